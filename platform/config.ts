@@ -1,0 +1,156 @@
+import { resolve } from 'node:path';
+import { availableParallelism } from 'node:os';
+
+/**
+ * The only reader of process.env. Every process (api, worker, CLI, embedded start) calls
+ * loadConfig() once; a bad value stops the process with a message naming the variable.
+ */
+
+export const DEFAULT_TIER_LIMITS = {
+  free: 1_000,
+  academia: 10_000,
+  premium: 50_000,
+  ultra: 200_000,
+  enterprise: 1_000_000,
+  demo: 100,
+} as const;
+
+export type Tier = keyof typeof DEFAULT_TIER_LIMITS;
+export const TIERS = Object.keys(DEFAULT_TIER_LIMITS) as Tier[];
+
+export interface S3Config {
+  endpoint?: string;
+  region: string;
+  bucket: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle: boolean;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  /** Public base URL used in links (downloads, run links). */
+  publicUrl: string;
+  dataDir: string;
+  logLevel: string;
+  /** PostgreSQL URL; undefined means the embedded PGlite database under dataDir. */
+  databaseUrl?: string;
+  pgliteDir: string;
+  temporal: {
+    /** Undefined means: start the embedded dev server. */
+    address?: string;
+    namespace: string;
+    cli?: string;
+    embeddedPort: number;
+    embeddedUiPort: number;
+    dbFile: string;
+    taskQueuePrefix: string;
+  };
+  /** Undefined means the local object store under dataDir/objects. */
+  s3?: S3Config;
+  objectsDir: string;
+  catalogDir: string;
+  /** Catalog ids served; empty means every catalog found in catalogDir. */
+  catalogs: string[];
+  engineThreads: number;
+  tierLimits: Record<string, number>;
+  toolsDir: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`invalid configuration: ${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const v = Number(raw);
+  if (!Number.isInteger(v) || v < min || v > max) throw new ConfigError(name, `expected an integer in [${min}, ${max}], got ${JSON.stringify(raw)}`);
+  return v;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (/^(1|true|yes)$/i.test(raw)) return true;
+  if (/^(0|false|no)$/i.test(raw)) return false;
+  throw new ConfigError(name, `expected true or false, got ${JSON.stringify(raw)}`);
+}
+
+function str(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+function tierLimits(env: Env): Record<string, number> {
+  const limits: Record<string, number> = { ...DEFAULT_TIER_LIMITS };
+  const raw = str(env, 'TIER_LIMITS');
+  if (!raw) return limits;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError('TIER_LIMITS', 'expected a JSON object such as {"free": 500}');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('TIER_LIMITS', 'expected a JSON object');
+  for (const [tier, limit] of Object.entries(parsed)) {
+    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(tier)) throw new ConfigError('TIER_LIMITS', `bad tier name ${JSON.stringify(tier)}`);
+    if (!Number.isInteger(limit) || (limit as number) < 0) throw new ConfigError('TIER_LIMITS', `limit of ${tier} must be a non-negative integer`);
+    limits[tier] = limit as number;
+  }
+  return limits;
+}
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const dataDir = resolve(cwd, str(env, 'DATA_DIR') ?? 'data');
+  const host = str(env, 'HOST') ?? '127.0.0.1';
+  const port = int(env, 'PORT', 8000, 0, 65535);
+  const databaseUrl = str(env, 'DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL', 'expected a postgres:// URL');
+  const s3Bucket = str(env, 'S3_BUCKET');
+  const s3Endpoint = str(env, 'S3_ENDPOINT');
+  if (s3Endpoint && !/^https?:\/\//.test(s3Endpoint)) throw new ConfigError('S3_ENDPOINT', 'expected an http(s):// URL');
+  const s3: S3Config | undefined = s3Bucket
+    ? {
+        endpoint: s3Endpoint,
+        region: str(env, 'S3_REGION') ?? 'us-east-1',
+        bucket: s3Bucket,
+        accessKeyId: str(env, 'S3_ACCESS_KEY_ID'),
+        secretAccessKey: str(env, 'S3_SECRET_ACCESS_KEY'),
+        forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', Boolean(s3Endpoint)),
+      }
+    : undefined;
+  if (s3Endpoint && !s3) throw new ConfigError('S3_BUCKET', 'S3_ENDPOINT is set but S3_BUCKET is not');
+  const catalogs = (str(env, 'CATALOGS') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return {
+    host,
+    port,
+    publicUrl: (str(env, 'PUBLIC_URL') ?? `http://${host}:${port}`).replace(/\/$/, ''),
+    dataDir,
+    logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    databaseUrl,
+    pgliteDir: resolve(dataDir, 'pglite'),
+    temporal: {
+      address: str(env, 'TEMPORAL_ADDRESS'),
+      namespace: str(env, 'TEMPORAL_NAMESPACE') ?? 'default',
+      cli: str(env, 'TEMPORAL_CLI'),
+      embeddedPort: int(env, 'TEMPORAL_PORT', 7233, 1, 65535),
+      embeddedUiPort: int(env, 'TEMPORAL_UI_PORT', 8233, 1, 65535),
+      dbFile: resolve(dataDir, 'temporal.db'),
+      taskQueuePrefix: str(env, 'TASK_QUEUE_PREFIX') ?? 'molsearch',
+    },
+    s3,
+    objectsDir: resolve(dataDir, 'objects'),
+    catalogDir: resolve(cwd, str(env, 'CATALOG_DIR') ?? resolve(dataDir, 'catalogs')),
+    catalogs,
+    engineThreads: int(env, 'ENGINE_THREADS', Math.max(1, Math.min(availableParallelism(), 8)), 1, 256),
+    tierLimits: tierLimits(env),
+    toolsDir: resolve(cwd, str(env, 'TOOLS_DIR') ?? '.tools'),
+  };
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, DEFAULT_TIER_LIMITS } from '../../platform/config.ts';
+
+describe('loadConfig', () => {
+  it('uses embedded defaults when nothing is set', () => {
+    const c = loadConfig({}, '/srv/app');
+    expect(c.port).toBe(8000);
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.temporal.address).toBeUndefined();
+    expect(c.s3).toBeUndefined();
+    expect(c.dataDir).toBe('/srv/app/data');
+    expect(c.tierLimits).toEqual(DEFAULT_TIER_LIMITS);
+  });
+
+  it('names the variable of a bad value', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
+    expect(() => loadConfig({ S3_ENDPOINT: 'http://127.0.0.1:9000' })).toThrow(/S3_BUCKET/);
+    expect(() => loadConfig({ TIER_LIMITS: '{"free": -1}' })).toThrow(/TIER_LIMITS/);
+  });
+
+  it('merges tier limit overrides over the defaults', () => {
+    const c = loadConfig({ TIER_LIMITS: '{"free": 5, "lab": 77}' });
+    expect(c.tierLimits.free).toBe(5);
+    expect(c.tierLimits.lab).toBe(77);
+    expect(c.tierLimits.premium).toBe(DEFAULT_TIER_LIMITS.premium);
+  });
+
+  it('configures S3 with path-style addressing when an endpoint is given', () => {
+    const c = loadConfig({ S3_BUCKET: 'b', S3_ENDPOINT: 'http://127.0.0.1:9000' });
+    expect(c.s3).toMatchObject({ bucket: 'b', endpoint: 'http://127.0.0.1:9000', forcePathStyle: true });
+  });
+});
