@@ -9,6 +9,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     globalSetup: ['test/global-setup.ts'],
-    reporters: ['default'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

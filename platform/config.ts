@@ -58,10 +58,13 @@ export interface Config {
   toolsDir: string;
 }
 
+/** Thrown at start-up when an environment variable has a value the service cannot use. */
 export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
     super(`invalid configuration: ${variable}: ${message}`);
     this.name = 'ConfigError';
+    this.variable = variable;
   }
 }
 

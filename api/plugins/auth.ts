@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../../platform/errors.ts';
+
+export interface Account {
+  id: string;
+  user: string;
+  tier: string;
+  keyId: string;
+}
+
+export type AuthResult = { ok: true; account: Account } | { ok: false; reason: 'missing' | 'unknown' | 'expired' | 'revoked' };
+
+export interface UsageResult {
+  allowed: boolean;
+  limit: number;
+  used: number;
+  remaining: number;
+  resetAt: Date;
+  secondsToReset: number;
+}
+
+/** What the API needs from the accounts store (implemented by store/accounts.ts). */
+export interface AccountsPort {
+  authenticate(key: string): Promise<AuthResult>;
+  consumeRequest(accountId: string, tier: string, now?: Date): Promise<UsageResult>;
+  usageStatus(accountId: string, tier: string, now?: Date): Promise<UsageResult>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    account?: Account;
+    usage?: UsageResult;
+  }
+  interface FastifyContextConfig {
+    /** false for the public probes and documents; every other route requires a key. */
+    auth?: boolean;
+  }
+}
+
+const REASONS = {
+  missing: 'API key missing: send it in the X-API-Key header',
+  unknown: 'invalid API key',
+  expired: 'API key expired',
+  revoked: 'API key revoked',
+} as const;
+
+/**
+ * Authenticates every route that does not opt out, then counts the request against the account's
+ * daily budget (one atomic increment). Header lookup is case-insensitive, as HTTP requires.
+ */
+export function registerAuth(app: FastifyInstance, accounts: AccountsPort): void {
+  app.decorateRequest('account', undefined);
+  app.decorateRequest('usage', undefined);
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (request.routeOptions.config?.auth === false) return;
+    const url = request.routeOptions.url;
+    if (!url) return; // 404s are answered without authentication
+    if (url === '/docs' || url.startsWith('/docs/')) return; // the interactive documentation is public
+    const raw = request.headers['x-api-key'];
+    const key = (Array.isArray(raw) ? raw[0] : raw)?.trim() ?? '';
+    const result = key ? await accounts.authenticate(key) : ({ ok: false, reason: 'missing' } as const);
+    if (!result.ok) throw new AppError('unauthorized', REASONS[result.reason]);
+    request.account = result.account;
+    request.log = request.log.child({ user: result.account.user, key_id: result.account.keyId });
+    const client = request.headers['x-dmc-client'];
+    if (client) request.log = request.log.child({ client: String(client).slice(0, 100), client_version: String(request.headers['x-dmc-client-version'] ?? '').slice(0, 50) });
+    const usage = await accounts.consumeRequest(result.account.id, result.account.tier);
+    request.usage = usage;
+    if (!usage.allowed) {
+      throw new AppError('credit_limit_exceeded', `daily request limit of ${usage.limit} reached for tier ${result.account.tier}; it resets at ${usage.resetAt.toISOString()}`, {
+        retryAfterSeconds: usage.secondsToReset,
+      });
+    }
+  });
+}

@@ -1,0 +1,71 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_STATUS, type FieldIssue } from '../../platform/errors.ts';
+
+/** Which error body a request gets: v2 routes answer the envelope, everything else FastAPI-shaped. */
+export function isV2(request: FastifyRequest): boolean {
+  return request.url.startsWith('/api/v2');
+}
+
+type AjvError = { instancePath: string; message?: string; keyword: string; params: Record<string, unknown> };
+
+/** Turns Fastify/Ajv validation errors into field issues whose `loc` names the parameter. */
+export function issuesFromValidation(err: FastifyError): FieldIssue[] {
+  const raw = (err as { validationContext?: string }).validationContext ?? 'querystring';
+  // FastAPI names the query string 'query'; clients match on that.
+  const context = raw === 'querystring' ? 'query' : raw;
+  const list = ((err as { validation?: AjvError[] }).validation ?? []) as AjvError[];
+  return list.map((v) => {
+    const path = v.instancePath.split('/').filter(Boolean).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+    if (v.keyword === 'required' && typeof v.params.missingProperty === 'string') path.push(v.params.missingProperty);
+    if (v.keyword === 'additionalProperties' && typeof v.params.additionalProperty === 'string') path.push(v.params.additionalProperty);
+    let msg = v.message ?? 'invalid value';
+    if (v.keyword === 'enum' && Array.isArray(v.params.allowedValues)) msg = `must be one of: ${v.params.allowedValues.join(', ')}`;
+    if (v.keyword === 'additionalProperties') msg = 'unknown field';
+    return { loc: [context, ...path], msg, type: `value_error.${v.keyword}` };
+  });
+}
+
+function v2Body(request: FastifyRequest, code: string, message: string, retryable: boolean, issues?: FieldIssue[]) {
+  const error: Record<string, unknown> = { code, message, request_id: request.id, retryable };
+  if (issues?.length) error.details = issues.map((i) => ({ path: jsonPath(i.loc), message: i.msg, type: i.type }));
+  return { error };
+}
+
+/** `["body","items",3,"id"]` → `$.items[3].id` (the JSON path of the offending field). */
+export function jsonPath(loc: (string | number)[]): string {
+  const rest = loc[0] === 'body' || loc[0] === 'query' || loc[0] === 'params' ? loc.slice(1) : loc;
+  return '$' + rest.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
+}
+
+/** The single error handler: stable codes to statuses, 5xx details hidden. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
+    const v2 = isV2(request);
+    if (err instanceof AppError) {
+      if (err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds));
+      if (err.status >= 500) request.log.error({ err }, 'request failed');
+      if (v2) return reply.status(err.status).send(v2Body(request, err.code, err.message, err.retryable, err.issues));
+      if (err.status === 422 && err.issues.length) return reply.status(422).send({ detail: err.issues });
+      return reply.status(err.status).send({ detail: err.message });
+    }
+    const fe = err as FastifyError;
+    if (fe.validation) {
+      const issues = issuesFromValidation(fe);
+      if (v2) return reply.status(422).send(v2Body(request, 'validation_error', issues.map((i) => `${jsonPath(i.loc)}: ${i.msg}`).join('; '), false, issues));
+      return reply.status(422).send({ detail: issues });
+    }
+    const status = fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500 ? fe.statusCode : 500;
+    if (status === 500) request.log.error({ err }, 'unhandled error');
+    const message = status === 500 ? 'internal server error' : fe.message;
+    const code = status === 500 ? 'internal' : status === 413 ? 'payload_too_large' : status === 404 ? 'not_found' : 'validation_error';
+    if (v2) return reply.status(status).send(v2Body(request, code, message, status >= 500));
+    return reply.status(status).send({ detail: message });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const message = `no route ${request.method} ${request.url.split('?')[0]}`;
+    if (isV2(request)) return reply.status(404).send(v2Body(request, 'not_found', message, false));
+    return reply.status(404).send({ detail: 'Not Found' });
+  });
+}
+
+export { ERROR_STATUS };

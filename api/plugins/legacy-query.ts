@@ -1,0 +1,16 @@
+import type { FastifyRequest } from 'fastify';
+
+/**
+ * Old clients send booleans as True/False and `search_quality=very accurate`. Normalising them
+ * before schema validation lets the schemas (and so the OpenAPI document) declare real types.
+ */
+export function normalizeLegacyQuery(request: FastifyRequest): void {
+  if (request.url.startsWith('/api/v2')) return;
+  const q = request.query as Record<string, unknown> | undefined;
+  if (!q || typeof q !== 'object') return;
+  for (const [k, v] of Object.entries(q)) {
+    if (v === 'True' || v === 'TRUE') q[k] = 'true';
+    else if (v === 'False' || v === 'FALSE') q[k] = 'false';
+    else if (k === 'search_quality' && typeof v === 'string') q[k] = v.trim().replace(/\s+/g, '_');
+  }
+}

@@ -1,0 +1,136 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { randomUUID } from 'node:crypto';
+import { validationError } from '../../../platform/errors.ts';
+import type { SearchService, SearchType, SimilarityResult } from '../../services/search-service.ts';
+import {
+  BoolParam,
+  checkDatabases,
+  checkFilters,
+  checkNeighbors,
+  checkOrderings,
+  FilteringSchema,
+  OrderingSchema,
+  SAMPLE_SMILES,
+  SearchQualitySchema,
+  SearchTypeSchema,
+} from './params.ts';
+
+const NeighborSchema = Type.Object(
+  {
+    smiles: Type.String(),
+    id: Type.String(),
+    database: Type.String(),
+    db_id: Type.String(),
+    similarity: Type.Number(),
+  },
+  { additionalProperties: true, description: 'A neighbour: score keys per metric (e.g. "Morgan Tanimoto") and descriptor/property keys when requested' },
+);
+
+const SearchResultSchema = Type.Object({
+  neighbors: Type.Array(NeighborSchema),
+  canonicalized_query: Type.String(),
+  remarks: Type.String(),
+  search_info: Type.Object({
+    search_type: Type.Array(Type.String()),
+    db_names: Type.Array(Type.String()),
+    search_id: Type.String(),
+    count: Type.Integer(),
+  }),
+});
+
+const simpleQuery = {
+  search_input: Type.String({ default: SAMPLE_SMILES, description: 'Query molecule (SMILES)' }),
+  search_type: Type.Array(SearchTypeSchema, { default: ['espsim_shape'] }),
+  search_quality: Type.Optional(SearchQualitySchema),
+  db_names: Type.Optional(Type.Array(Type.String(), { description: 'Databases to search (at most 2); see /available_databases' })),
+  n_neighbors: Type.Integer({ default: 30, description: 'Number of neighbours (at most 100)' }),
+};
+
+const MolsearchSimpleQuery = Type.Object(simpleQuery);
+const MolsearchQuery = Type.Object({
+  ...simpleQuery,
+  descriptors: BoolParam(true, 'Add the 11 descriptors to each neighbour'),
+  properties: BoolParam(true, 'Add the 22 predicted ADMET properties to each neighbour'),
+  filter_molecules: BoolParam(false, 'Apply the filters named in `filtering`'),
+  order_molecules: BoolParam(true, 'Order by the keys named in `ordering`'),
+  filtering: FilteringSchema,
+  ordering: OrderingSchema,
+});
+type MolsearchQueryT = Static<typeof MolsearchQuery>;
+
+const BatchQuery = Type.Object({
+  search_type: Type.Union([SearchTypeSchema], { default: 'espsim_shape' }),
+  n_neighbors: Type.Integer({ default: 30 }),
+  search_input: Type.Array(Type.String(), { description: 'Query molecules (SMILES), repeated parameter' }),
+  db_names: Type.Optional(Type.Array(Type.String())),
+  search_mode: Type.Union([Type.Literal('centroid'), Type.Literal('batch')], { default: 'centroid' }),
+});
+type BatchQueryT = Static<typeof BatchQuery>;
+
+export const MAX_BATCH_INPUTS = 100;
+
+function payload(result: SimilarityResult, searchTypes: string[], dbNames: string[]) {
+  return {
+    neighbors: result.rows,
+    canonicalized_query: result.canonical,
+    remarks: result.remarks.join(' '),
+    search_info: { search_type: searchTypes, db_names: dbNames, search_id: `search_${randomUUID()}`, count: result.rows.length },
+  };
+}
+
+async function molsearch(search: SearchService, q: Partial<MolsearchQueryT> & Static<typeof MolsearchSimpleQuery>) {
+  const searchTypes = [...new Set(q.search_type)] as SearchType[];
+  const k = checkNeighbors(q.n_neighbors);
+  const dbNames = checkDatabases(search, q.db_names, searchTypes);
+  const filters = q.filter_molecules ? checkFilters(search, q.filtering ?? []) : [];
+  const ordering = q.order_molecules === false ? [] : checkOrderings(search, q.ordering ?? ['Similarity']);
+  if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
+  const result = await search.similarity({
+    smiles: q.search_input,
+    dbNames,
+    k,
+    descriptors: q.descriptors ?? false,
+    properties: q.properties ?? false,
+    filters,
+    ordering,
+  });
+  return payload(result, searchTypes, dbNames);
+}
+
+/** GET /molsearch, /molsearch_simple and /batch_search over the search service. */
+export function registerSearchRoutes(app: FastifyInstance, search: SearchService): void {
+  app.get('/molsearch', { schema: { tags: ['legacy search'], summary: 'Similarity search (at most 100 molecules, 2 databases)', querystring: MolsearchQuery, response: { 200: SearchResultSchema } } }, async (request) =>
+    molsearch(search, request.query as MolsearchQueryT),
+  );
+  app.get('/molsearch_simple', { schema: { tags: ['legacy search'], summary: 'Similarity search without descriptors, properties or filters', querystring: MolsearchSimpleQuery, response: { 200: SearchResultSchema } } }, async (request) =>
+    molsearch(search, request.query as Static<typeof MolsearchSimpleQuery>),
+  );
+  app.get(
+    '/batch_search',
+    {
+      schema: {
+        tags: ['legacy search'],
+        summary: 'Batch (N neighbours per input) or centroid (neighbours of the mean fingerprint) search',
+        querystring: BatchQuery,
+        response: { 200: Type.Union([Type.Array(SearchResultSchema), SearchResultSchema]) },
+      },
+    },
+    async (request) => {
+      const q = request.query as BatchQueryT;
+      const searchTypes = [q.search_type as SearchType];
+      const k = checkNeighbors(q.n_neighbors);
+      const dbNames = checkDatabases(search, q.db_names, searchTypes);
+      const inputs = (q.search_input ?? []).map((s) => s.trim());
+      if (inputs.length === 0) throw validationError(['query', 'search_input'], 'at least one SMILES is required');
+      if (inputs.length > MAX_BATCH_INPUTS) throw validationError(['query', 'search_input'], `at most ${MAX_BATCH_INPUTS} inputs per batch search, got ${inputs.length}`, 'value_error.too_many');
+      const base = { dbNames, k, descriptors: false, properties: false, filters: [], ordering: ['Similarity' as const] };
+      if (q.search_mode === 'batch') {
+        const results = await search.batch({ ...base, smiles: inputs });
+        return results.map((r) => payload(r, searchTypes, dbNames));
+      }
+      const result = await search.centroid({ ...base, smiles: inputs });
+      return payload(result, searchTypes, dbNames);
+    },
+  );
+}

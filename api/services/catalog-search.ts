@@ -1,0 +1,128 @@
+import type { Logger } from '../../platform/logger.ts';
+import { invalidSmiles } from '../../platform/errors.ts';
+import { canonicalize, getRDKit, parseMolecule, tanimoto, DESCRIPTOR_NAMES, FP_BYTES, type RDKitModule } from '../../engine/chem/index.ts';
+import { ADMET_NAMES, rowRecord, type Catalog, type ShardData } from '../../engine/catalog/index.ts';
+import type { Hit, SearchPool } from '../../engine/search/index.ts';
+import { createSolventFilter } from '../../engine/filters/solvents.ts';
+import type { DatabaseInfo, FilterName, NeighborRow, OrderingName, SearchService, SimilarityRequest, SimilarityResult } from './search-service.ts';
+
+/** How many extra candidates to fetch when filters may drop some, so `k` survive when possible. */
+const FILTER_OVERFETCH = (k: number) => Math.min(5000, k * 4 + 50);
+
+export interface CatalogSearchDeps {
+  catalogs: Catalog[];
+  pool: SearchPool;
+  log: Logger;
+  rd?: RDKitModule;
+}
+
+function databaseInfo(c: Catalog): DatabaseInfo {
+  const m = c.manifest;
+  return {
+    id: m.id,
+    name: m.name,
+    vendor: m.vendor,
+    website: m.website,
+    contact: m.contact,
+    release: m.release,
+    kind: 'enumerated',
+    molecules: m.counts.molecules,
+    searchTypes: ['morgan'],
+    hasPredictions: Boolean(m.models),
+    license: (m as { license?: string }).license,
+    source: (m as { source?: string }).source,
+  };
+}
+
+/** The search service over catalogs held by the engine pool (the implementation of SearchService). */
+export async function createCatalogSearchService(deps: CatalogSearchDeps): Promise<SearchService> {
+  const rd = deps.rd ?? (await getRDKit());
+  const { pool } = deps;
+  const byId = new Map(deps.catalogs.map((c) => [c.manifest.id, c]));
+  const infos = deps.catalogs.map(databaseInfo);
+  const isSolvent = createSolventFilter((s) => canonicalize(rd, s));
+
+  function parseQuery(smiles: string, loc: (string | number)[]) {
+    const parsed = parseMolecule(rd, smiles);
+    if ('error' in parsed) throw invalidSmiles(loc, smiles, `SMILES (${parsed.error})`);
+    return parsed;
+  }
+
+  function toRow(hit: Hit, queryFp: Uint8Array | undefined, req: Pick<SimilarityRequest, 'descriptors' | 'properties'>): NeighborRow {
+    const shard = pool.shard(hit.catalog, hit.shard) as ShardData;
+    const rec = rowRecord(shard, hit.row, ['product_id', 'smiles', ...(req.descriptors ? DESCRIPTOR_NAMES : []), ...(req.properties && byId.get(hit.catalog)?.manifest.models ? ADMET_NAMES : [])]);
+    // The kernel scores in float32; recompute the exact double from the row's bits for the answer.
+    const fp = shard.fingerprints.subarray(hit.row * FP_BYTES, (hit.row + 1) * FP_BYTES);
+    const similarity = queryFp ? tanimoto(queryFp, fp) : hit.similarity;
+    const { product_id, smiles, ...rest } = rec;
+    return {
+      smiles: String(smiles),
+      id: String(product_id),
+      database: hit.catalog,
+      db_id: String(product_id),
+      similarity,
+      'Morgan Tanimoto': similarity,
+      ...rest,
+    } as NeighborRow;
+  }
+
+  function finish(hits: Hit[], queryFp: Uint8Array | undefined, req: Pick<SimilarityRequest, 'descriptors' | 'properties' | 'filters' | 'ordering' | 'k' | 'dbNames'>, canonical: string): SimilarityResult {
+    let rows = hits.map((h) => toRow(h, queryFp, req));
+    const remarks: string[] = [];
+    if (req.filters.includes('No solvents')) {
+      const before = rows.length;
+      rows = rows.filter((r) => !isSolvent(r.smiles));
+      if (rows.length < before) remarks.push(`${before - rows.length} solvent(s) removed by the 'No solvents' filter.`);
+    }
+    // 'Similarity' and 'Morgan Tanimoto' are the same key for a Morgan search: best first, ties by id.
+    if (req.ordering.length) rows.sort((a, b) => b.similarity - a.similarity || a.database.localeCompare(b.database) || a.id.localeCompare(b.id));
+    if (rows.length > req.k) rows = rows.slice(0, req.k);
+    if (req.properties && req.dbNames.some((d) => !byId.get(d)?.manifest.models)) remarks.push('Predicted ADMET properties are not available for this database release.');
+    return { canonical, rows, remarks };
+  }
+
+  return {
+    databases: () => infos,
+    defaultDatabase: () => infos[0]?.id ?? '',
+    availableFilters: (): FilterName[] => ['No solvents'],
+    availableOrderings: (): OrderingName[] => ['Similarity', 'Morgan Tanimoto'],
+    ready: () => infos.length > 0,
+    async similarity(req) {
+      const q = parseQuery(req.smiles, ['query', 'search_input']);
+      const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
+      const hits = await pool.knn({ catalogs: req.dbNames, query: q.fp, k });
+      return finish(hits, q.fp, req, q.canonicalSmiles);
+    },
+    async batch(req) {
+      const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
+      const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
+      const all = await pool.knnMany({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });
+      return all.map((hits, i) => finish(hits, qs[i].fp, req, qs[i].canonicalSmiles));
+    },
+    async centroid(req) {
+      const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
+      const hits = await pool.centroid({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k: req.k });
+      const canonicalInputs = qs.map((q) => q.canonicalSmiles);
+      return { ...finish(hits, undefined, req, canonicalInputs.join('.')), canonicalInputs };
+    },
+    async random(n) {
+      const total = deps.catalogs.reduce((s, c) => s + c.manifest.counts.molecules, 0);
+      const out: { smiles: string; id: string; database: string }[] = [];
+      for (let i = 0; i < n && total > 0; i++) {
+        let r = Math.floor(Math.random() * total);
+        for (const c of deps.catalogs) {
+          if (r >= c.manifest.counts.molecules) {
+            r -= c.manifest.counts.molecules;
+            continue;
+          }
+          let s = 0;
+          while (r >= c.manifest.shards[s].rows) r -= c.manifest.shards[s++].rows;
+          const rec = rowRecord(pool.shard(c.manifest.id, s) as ShardData, r, ['smiles', 'product_id']);
+          out.push({ smiles: String(rec.smiles), id: String(rec.product_id), database: c.manifest.id });
+          break;
+        }
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * Files of a user: uploads into, and /search_file outputs to, the user's own area of the object
+ * store (`users/<account>/files/<path>`). A path is a relative key inside that area: anything that
+ * could leave it ('..', '.', absolute paths, drive letters, backslashes, control characters) is
+ * a 422 before any read or write. The object store holds no links, and keys are never joined into
+ * file-system paths by this code (the local store re-checks every key).
+ */
+import { Readable } from 'node:stream';
+import { validationError } from '../../platform/errors.ts';
+import type { ObjectStore } from '../../platform/object-store/index.ts';
+import type { Db } from '../../store/db.ts';
+import { createUploads, type UploadRecord } from '../../store/jobs.ts';
+import type { SearchService, SimilarityResult } from './search-service.ts';
+import { ulid } from './jobs-ids.ts';
+
+export const MAX_UPLOAD_BYTES = 16 * 1024 * 1024;
+export const MAX_FILE_MOLECULES = 1000;
+
+/** Checks a user-given path and returns it normalised; throws a 422 naming `field` otherwise. */
+export function checkUserPath(raw: string, field: string): string {
+  const p = raw.trim();
+  const bad = (msg: string) => validationError(['query', field], msg, 'value_error.path');
+  if (!p) throw bad('a path is required');
+  if (p.length > 256) throw bad('path longer than 256 characters');
+  if (p.startsWith('/') || p.startsWith('~') || /^[A-Za-z]:/.test(p)) throw bad('absolute paths are not allowed: give a path inside your own file area');
+  if (/[\\\0-\x1f\x7f]/.test(p)) throw bad('backslashes and control characters are not allowed');
+  const segs = p.split('/');
+  if (segs.some((s) => s === '' || s === '.' || s === '..')) throw bad("'..', '.' and empty segments are not allowed: the path must stay inside your own file area");
+  if (segs.length > 8) throw bad('at most 8 path segments');
+  if (!segs.every((s) => /^[\w .()+,=@-]+$/.test(s))) throw bad('path segments may hold letters, digits, spaces and . _ - ( ) + , = @ only');
+  return p;
+}
+
+/** The object key of a user's file. */
+export const userFileKey = (accountId: string, path: string): string => `users/${accountId}/files/${path}`;
+
+/** Minimal CSV line splitter (RFC 4180 quotes). */
+function splitCsvLine(line: string, sep: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quoted) {
+      if (c === '"' && line[i + 1] === '"') { cur += '"'; i++; } else if (c === '"') quoted = false; else cur += c;
+    } else if (c === '"') quoted = true;
+    else if (c === sep) { out.push(cur); cur = ''; } else cur += c;
+  }
+  out.push(cur);
+  return out;
+}
+
+/** The SMILES of column `col` of a CSV/TSV text (header row required). */
+export function readSmilesColumn(text: string, col: string): string[] {
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
+  if (!lines.length) throw validationError(['query', 'input_file'], 'the file is empty');
+  const sep = lines[0].includes('\t') ? '\t' : ',';
+  const header = splitCsvLine(lines[0], sep).map((h) => h.trim());
+  const idx = header.indexOf(col);
+  if (idx < 0) throw validationError(['query', 'smiles_col'], `column ${JSON.stringify(col)} not found; columns: ${header.join(', ')}`);
+  const smiles = lines.slice(1).map((l) => (splitCsvLine(l, sep)[idx] ?? '').trim()).filter(Boolean);
+  if (smiles.length > MAX_FILE_MOLECULES) throw validationError(['query', 'input_file'], `at most ${MAX_FILE_MOLECULES} molecules per file (got ${smiles.length}); use /submit_molsearch per molecule for larger work`);
+  if (!smiles.length) throw validationError(['query', 'input_file'], `no SMILES in column ${col}`);
+  return smiles;
+}
+
+const csvCell = (v: unknown): string => {
+  const s = v === null || v === undefined ? '' : String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+};
+
+export interface FileServiceDeps {
+  db: Db;
+  objects: ObjectStore;
+  search: SearchService;
+}
+
+/** Creates the file service (uploads and /search_file). */
+export function createFileService(deps: FileServiceDeps) {
+  const uploads = createUploads(deps.db);
+  return {
+    uploads,
+    /** Stores `body` at the user's `path` (overwriting) and records the upload. */
+    async upload(accountId: string, rawPath: string, body: Uint8Array): Promise<UploadRecord> {
+      const path = checkUserPath(rawPath, 'path');
+      if (body.length > MAX_UPLOAD_BYTES) throw validationError(['body'], `at most ${MAX_UPLOAD_BYTES} bytes per upload`);
+      const objectKey = userFileKey(accountId, path);
+      await deps.objects.put(objectKey, body, 'application/octet-stream');
+      return uploads.record({ id: `up_${ulid()}`, accountId, path, objectKey, bytes: body.length });
+    },
+
+    /**
+     * Similarity search for every SMILES of an uploaded file; writes a CSV of the neighbours to
+     * the user's `outputFile` and answers the results.
+     */
+    async searchFile(accountId: string, req: { inputFile: string; outputFile?: string; smilesCol: string; dbNames: string[]; k: number; searchType: string }) {
+      const input = checkUserPath(req.inputFile, 'input_file');
+      const output = checkUserPath(req.outputFile?.trim() ? req.outputFile : `${input.replace(/\.[^./]*$/, '')}_results.csv`, 'output_file');
+      const key = userFileKey(accountId, input);
+      const size = await deps.objects.head(key);
+      if (size === undefined) throw validationError(['query', 'input_file'], `no file ${JSON.stringify(input)} in your file area; upload it first with POST /upload_file`, 'value_error.not_found');
+      if (size > MAX_UPLOAD_BYTES) throw validationError(['query', 'input_file'], 'file too large');
+      const smiles = readSmilesColumn(Buffer.from(await deps.objects.getBytes(key)).toString('utf8'), req.smilesCol);
+      const results: SimilarityResult[] = await deps.search.batch({ smiles, dbNames: req.dbNames, k: req.k, descriptors: false, properties: false, filters: [], ordering: ['Similarity'] });
+      const lines = ['query_smiles,rank,smiles,id,database,db_id,similarity'];
+      results.forEach((r, q) => r.rows.forEach((n, rank) => lines.push([smiles[q], rank + 1, n.smiles, n.id, n.database, n.db_id, n.similarity].map(csvCell).join(','))));
+      await deps.objects.putStream(userFileKey(accountId, output), Readable.from([lines.join('\r\n') + '\r\n']), 'text/csv; charset=utf-8');
+      return {
+        input_file: input,
+        output_file: output,
+        search_type: req.searchType,
+        db_names: req.dbNames,
+        count: smiles.length,
+        results: results.map((r, q) => ({ query: smiles[q], canonicalized_query: r.canonical, neighbors: r.rows })),
+      };
+    },
+  };
+}
+
+export type FileService = ReturnType<typeof createFileService>;

@@ -1,0 +1,103 @@
+/**
+ * Paging job results: the prop_ranges check (unknown keys are a 422 that lists the valid keys),
+ * an LRU of decoded results (paging 100 pages decodes the Arrow file once), and the
+ * column-oriented page of the client contract.
+ */
+import { validationError } from '../../platform/errors.ts';
+import type { ObjectStore } from '../../platform/object-store/index.ts';
+import { decodeJobResult, PROPERTY_KEYS, resultView, type JobResult, type ResultFilter, type ResultView } from '../../engine/export/index.ts';
+import { DEFAULT_RANGE, round5 } from '../../engine/export/result-view.ts';
+
+export type PropRanges = Record<string, { min: number; max: number }>;
+
+/** Validates a prop_ranges body member: known keys only, numeric min <= max, spec defaults filled in. */
+export function checkPropRanges(raw: unknown, loc: (string | number)[] = ['body', 'prop_ranges']): PropRanges {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw validationError(loc, 'must be an object mapping a property key to {min, max}');
+  const out: PropRanges = {};
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (!PROPERTY_KEYS.includes(key)) throw validationError([...loc, key], `unknown property key ${JSON.stringify(key)}; valid keys: ${PROPERTY_KEYS.join(', ')}`);
+    const v = (value ?? {}) as Record<string, unknown>;
+    if (typeof v !== 'object' || Array.isArray(v)) throw validationError([...loc, key], 'must be an object {min, max}');
+    const num = (x: unknown, def: number, name: string): number => {
+      if (x === undefined || x === null) return def;
+      const n = typeof x === 'string' && x.trim() !== '' ? Number(x) : x;
+      if (typeof n !== 'number' || !Number.isFinite(n)) throw validationError([...loc, key, name], 'must be a number');
+      return n;
+    };
+    const min = num(v.min, DEFAULT_RANGE.min, 'min');
+    const max = num(v.max, DEFAULT_RANGE.max, 'max');
+    if (min > max) throw validationError([...loc, key], `min (${min}) is greater than max (${max})`);
+    out[key] = { min, max };
+  }
+  return out;
+}
+
+/** An LRU of decoded job results keyed by object key (results never change once written). */
+export function createResultCache(objects: ObjectStore, capacity = 4) {
+  const entries = new Map<string, Promise<JobResult>>();
+  return {
+    get(key: string): Promise<JobResult> {
+      let p = entries.get(key);
+      if (p) {
+        entries.delete(key);
+        entries.set(key, p);
+        return p;
+      }
+      p = objects.getBytes(key).then(decodeJobResult);
+      entries.set(key, p);
+      p.catch(() => entries.delete(key));
+      while (entries.size > capacity) entries.delete(entries.keys().next().value!);
+      return p;
+    },
+  };
+}
+export type ResultCache = ReturnType<typeof createResultCache>;
+
+export interface PageRequest extends ResultFilter {
+  pageNum: number;
+  pageSize: number;
+  includeProperties: boolean;
+  /** When non-empty, only these ids are paged. */
+  neighborIds: string[];
+}
+
+export type Page = Record<string, (string | number | boolean | null)[]>;
+
+/** The empty page: every column present with no rows (a job that is still running). */
+export function emptyPage(includeProperties: boolean): Page {
+  const page: Page = { smiles: [], id: [], database: [], db_id: [], similarity: [], in_prop_range: [] };
+  if (includeProperties) for (const k of PROPERTY_KEYS) page[k] = [];
+  return page;
+}
+
+/** One page (0-based) of a result, column-oriented, filters applied on read. */
+export function buildPage(r: JobResult, req: PageRequest, view: ResultView = resultView(r, req)): Page {
+  const page = emptyPage(req.includeProperties);
+  let indices = view.indices;
+  let flags = view.inRange;
+  if (req.neighborIds.length) {
+    const wanted = new Set(req.neighborIds);
+    const keep: number[] = [];
+    for (let j = 0; j < indices.length; j++) if (wanted.has(r.id[indices[j]])) keep.push(j);
+    indices = Int32Array.from(keep, (j) => view.indices[j]);
+    flags = Uint8Array.from(keep, (j) => view.inRange[j]);
+  }
+  const start = req.pageNum * req.pageSize;
+  const end = Math.min(indices.length, start + req.pageSize);
+  const props = req.includeProperties ? PROPERTY_KEYS.map((k, j) => ({ k, col: r.props[j] })) : [];
+  for (let j = start; j < end; j++) {
+    const i = indices[j];
+    page.smiles.push(r.smiles[i]);
+    page.id.push(r.id[i]);
+    page.database.push(r.database[i]);
+    page.db_id.push(r.dbId[i]);
+    page.similarity.push(round5(r.similarity[i]));
+    page.in_prop_range.push(flags[j] === 1);
+    for (const p of props) {
+      const v = p.col[i];
+      page[p.k].push(Number.isNaN(v) ? null : v);
+    }
+  }
+  return page;
+}

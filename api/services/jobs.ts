@@ -1,0 +1,195 @@
+/**
+ * The legacy job life cycle as the API sees it: submit (a job row + a Temporal workflow whose id
+ * is the job name), status, info, the caller's jobs, revoke, and pages of the result. Every read
+ * is scoped to the caller: another user's job is a 404 everywhere.
+ */
+import type { WorkflowClient } from '@temporalio/client';
+import { AppError, invalidSmiles, notFound, validationError } from '../../platform/errors.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { ObjectStore } from '../../platform/object-store/index.ts';
+import type { Db } from '../../store/db.ts';
+import { createJobs, FINAL_JOB_STATUSES, type JobRecord, type Jobs, type JobStatus } from '../../store/jobs.ts';
+import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
+import { resultView, type JobResult, type ResultView } from '../../engine/export/index.ts';
+import { taskQueue } from '../../workflows/contracts.ts';
+import { JOB_WORKFLOWS, type JobQueues, type MolsearchJobInput } from '../../workflows/jobs-contracts.ts';
+import { JOB_NAME_PATTERN, newJobName } from './jobs-ids.ts';
+import { buildPage, createResultCache, emptyPage, type Page, type PageRequest } from './jobs-page.ts';
+
+export const MAX_JOB_NEIGHBORS = 100_000;
+
+export interface JobServiceDeps {
+  db: Db;
+  objects: ObjectStore;
+  workflows: WorkflowClient;
+  taskQueuePrefix: string;
+  log: Logger;
+  /** Shard scans a job runs at once. */
+  scanConcurrency?: number;
+}
+
+export interface SubmitRequest {
+  smiles: string;
+  dbNames: string[];
+  k: number;
+  searchType: string;
+  searchQuality: string;
+  includeProperties: boolean;
+}
+
+/** The job as /user_jobs and the job-info endpoint show it. */
+export interface JobView {
+  job_name: string;
+  status: JobStatus;
+  kind: string;
+  parameters: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  rows: number | null;
+  error: string | null;
+  progress: { shards_done: number | null; shards_total: number | null };
+}
+
+const toView = (j: JobRecord): JobView => ({
+  job_name: j.id,
+  status: j.status,
+  kind: j.kind,
+  parameters: j.params,
+  created_at: j.createdAt.toISOString(),
+  updated_at: j.updatedAt.toISOString(),
+  finished_at: j.finishedAt ? j.finishedAt.toISOString() : null,
+  rows: j.rows,
+  error: j.error,
+  progress: { shards_done: j.progress.shardsDone ?? null, shards_total: j.progress.shardsTotal ?? null },
+});
+
+/** Temporal's terminal states → the legacy status a job in that state must show. */
+const CLOSED_STATUS: Record<string, JobStatus | undefined> = {
+  COMPLETED: 'SUCCESS',
+  FAILED: 'FAILURE',
+  TERMINATED: 'FAILURE',
+  TIMED_OUT: 'FAILURE',
+  CANCELLED: 'REVOKED',
+};
+
+/** Creates the job service. */
+export function createJobService(deps: JobServiceDeps) {
+  const jobs: Jobs = createJobs(deps.db);
+  const results = createResultCache(deps.objects);
+  const views = new Map<string, ResultView>();
+  const queues: JobQueues = { scan: taskQueue(deps.taskQueuePrefix, 'scan'), export: taskQueue(deps.taskQueuePrefix, 'export') };
+
+  async function own(accountId: string, jobName: string): Promise<JobRecord> {
+    if (!JOB_NAME_PATTERN.test(jobName)) throw notFound(`job ${JSON.stringify(jobName.slice(0, 100))}`);
+    const job = await jobs.get(jobName, accountId);
+    if (!job) throw notFound(`job ${jobName}`);
+    return job;
+  }
+
+  /**
+   * Reconciles a non-final job with its workflow: a workflow that closed without recording its
+   * outcome (terminated, timed out, crashed before bookkeeping) must not leave the job pending.
+   */
+  async function reconcile(job: JobRecord): Promise<JobRecord> {
+    if (FINAL_JOB_STATUSES.includes(job.status)) return job;
+    try {
+      const d = await deps.workflows.getHandle(job.id).describe();
+      const closed = CLOSED_STATUS[d.status.name];
+      if (!closed) return job;
+      if (closed === 'SUCCESS') return (await jobs.get(job.id)) ?? job; // the workflow recorded it
+      return (await jobs.update(job.id, { status: closed, error: closed === 'FAILURE' ? `job ${d.status.name.toLowerCase()}` : undefined })) ?? job;
+    } catch (err) {
+      if ((err as Error).name === 'WorkflowNotFoundError' && Date.now() - job.createdAt.getTime() > 60_000) {
+        return (await jobs.update(job.id, { status: 'FAILURE', error: 'job was never started' })) ?? job;
+      }
+      deps.log.warn({ err, job: job.id }, 'could not describe job workflow');
+      return job;
+    }
+  }
+
+  return {
+    jobs,
+    queues,
+    /** Validates the query, records the job and starts its workflow; returns the job name. */
+    async submit(accountId: string, req: SubmitRequest): Promise<string> {
+      if (!Number.isInteger(req.k) || req.k < 1) throw validationError(['query', 'n_neighbors'], 'must be at least 1');
+      if (req.k > MAX_JOB_NEIGHBORS) throw validationError(['query', 'n_neighbors'], `at most ${MAX_JOB_NEIGHBORS} neighbours per job (got ${req.k})`, 'value_error.too_large');
+      const parsed = parseMolecule(await getRDKit(), req.smiles);
+      if ('error' in parsed) throw invalidSmiles(['query', 'search_input'], req.smiles);
+      const jobName = newJobName();
+      const params = {
+        search_input: req.smiles,
+        canonical_smiles: parsed.canonicalSmiles,
+        search_type: req.searchType,
+        search_quality: req.searchQuality,
+        db_names: req.dbNames,
+        n_neighbors: req.k,
+        include_properties: req.includeProperties,
+      };
+      await jobs.create({ id: jobName, accountId, kind: 'molsearch', params });
+      const input: MolsearchJobInput = { jobName, smiles: req.smiles, dbNames: req.dbNames, k: req.k, queues, concurrency: deps.scanConcurrency };
+      try {
+        await deps.workflows.start(JOB_WORKFLOWS.molsearch, { workflowId: jobName, taskQueue: taskQueue(deps.taskQueuePrefix, 'orchestration'), args: [input] });
+      } catch (err) {
+        await jobs.update(jobName, { status: 'FAILURE', error: 'the job could not be started' });
+        throw new AppError('unavailable', 'the job service is unavailable; retry later', { cause: err });
+      }
+      deps.log.info({ job: jobName, k: req.k, dbs: req.dbNames }, 'job submitted');
+      return jobName;
+    },
+
+    async status(accountId: string, jobName: string): Promise<JobStatus> {
+      return (await reconcile(await own(accountId, jobName))).status;
+    },
+
+    async info(accountId: string, jobName: string): Promise<JobView> {
+      return toView(await reconcile(await own(accountId, jobName)));
+    },
+
+    async list(accountId: string): Promise<JobView[]> {
+      return (await jobs.list(accountId)).map(toView);
+    },
+
+    /** Cancels the workflow (its activities stop at their next heartbeat) and marks the job REVOKED. */
+    async revoke(accountId: string, jobName: string): Promise<JobStatus> {
+      const job = await own(accountId, jobName);
+      if (FINAL_JOB_STATUSES.includes(job.status)) return job.status;
+      try {
+        await deps.workflows.getHandle(jobName).cancel();
+      } catch (err) {
+        deps.log.warn({ err, job: jobName }, 'cancel of job workflow failed');
+      }
+      return (await jobs.update(jobName, { status: 'REVOKED', error: 'revoked by the user' }))?.status ?? 'REVOKED';
+    },
+
+    /** The owned, successful job's decoded result (cached). */
+    async result(accountId: string, jobName: string): Promise<{ job: JobRecord; result?: JobResult }> {
+      const job = await reconcile(await own(accountId, jobName));
+      if (job.status !== 'SUCCESS' || !job.resultKey) return { job };
+      return { job, result: await results.get(job.resultKey) };
+    },
+
+    /**
+     * One page of a job. A job still running answers the empty page; a failed or revoked job is
+     * a 409 with the reason (so polling clients stop).
+     */
+    async page(accountId: string, jobName: string, req: PageRequest): Promise<Page> {
+      const { job, result } = await this.result(accountId, jobName);
+      if (job.status === 'FAILURE' || job.status === 'REVOKED') {
+        throw new AppError('conflict', `job ${jobName} ended in ${job.status}${job.error ? `: ${job.error}` : ''}`);
+      }
+      if (!result) return emptyPage(req.includeProperties);
+      const vkey = `${job.resultKey}|${req.simTh}|${req.dMin}|${req.dMax}|${JSON.stringify(req.propRanges)}`;
+      let view = views.get(vkey);
+      if (!view) {
+        view = resultView(result, req);
+        views.set(vkey, view);
+        while (views.size > 16) views.delete(views.keys().next().value!);
+      }
+      return buildPage(result, req, view);
+    },
+  };
+}
+
+export type JobService = ReturnType<typeof createJobService>;

@@ -1,0 +1,80 @@
+/**
+ * The search capability as the HTTP layers see it. Legacy routes and v2 routes are thin adapters
+ * over this one service; the implementation (catalog-search.ts) drives the engine.
+ */
+
+export const SEARCH_TYPES = ['morgan', 'espsim_electrostatic', 'espsim_shape', 'synthongpt'] as const;
+export type SearchType = (typeof SEARCH_TYPES)[number];
+
+export const SEARCH_QUALITIES = ['fast', 'accurate', 'very_accurate', '100', '1000', '10000'] as const;
+export type SearchQuality = (typeof SEARCH_QUALITIES)[number];
+
+/** Legacy filters: every value the interface names; AVAILABLE_FILTERS are the ones served now. */
+export const FILTERS = ['No solvents', 'Lipinsky', 'QED', 'PAINS', 'Substructure', 'Superstructure'] as const;
+export type FilterName = (typeof FILTERS)[number];
+
+export const ORDERINGS = ['Similarity', 'Morgan Tanimoto', 'Shapesim Dissimilarity', 'Espsim Dissimilarity'] as const;
+export type OrderingName = (typeof ORDERINGS)[number];
+
+/** Score key that each search type adds to a neighbour row, besides `similarity`. */
+export const METRIC_KEYS: Record<SearchType, string> = {
+  morgan: 'Morgan Tanimoto',
+  espsim_shape: 'Shape Similarity',
+  espsim_electrostatic: 'Electrostatic Similarity',
+  synthongpt: 'Synthon Score',
+};
+
+export interface DatabaseInfo {
+  id: string;
+  name: string;
+  vendor: string;
+  website: string;
+  contact: string;
+  release: string;
+  kind: 'enumerated' | 'synthon';
+  molecules: number;
+  searchTypes: SearchType[];
+  hasPredictions: boolean;
+  license?: string;
+  source?: string;
+}
+
+export type NeighborRow = {
+  smiles: string;
+  id: string;
+  database: string;
+  db_id: string;
+  similarity: number;
+} & Record<string, string | number | boolean | null>;
+
+export interface SimilarityRequest {
+  smiles: string;
+  dbNames: string[];
+  k: number;
+  descriptors: boolean;
+  properties: boolean;
+  /** Legacy filters to apply (already validated against what is available). */
+  filters: FilterName[];
+  ordering: OrderingName[];
+}
+
+export interface SimilarityResult {
+  canonical: string;
+  rows: NeighborRow[];
+  remarks: string[];
+}
+
+export interface SearchService {
+  databases(): DatabaseInfo[];
+  /** The database searched when a client names none. */
+  defaultDatabase(): string;
+  availableFilters(): FilterName[];
+  availableOrderings(): OrderingName[];
+  similarity(req: SimilarityRequest): Promise<SimilarityResult>;
+  /** One result per input SMILES, in input order. */
+  batch(req: Omit<SimilarityRequest, 'smiles'> & { smiles: string[] }): Promise<SimilarityResult[]>;
+  /** Neighbours of the mean fingerprint of the inputs. */
+  centroid(req: Omit<SimilarityRequest, 'smiles'> & { smiles: string[] }): Promise<SimilarityResult & { canonicalInputs: string[] }>;
+  random(n: number, seed?: number): Promise<{ smiles: string; id: string; database: string }[]>;
+  ready(): boolean;
+}

@@ -1,0 +1,114 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
+import { resolveTemporalCli } from '../platform/temporal/cli.ts';
+import { startDevServer, type DevServer } from '../platform/temporal/dev-server.ts';
+import { openObjectStore, type ObjectStore } from '../platform/object-store/index.ts';
+import { openStore, type Store } from '../store/index.ts';
+import { ensureBundledCatalogs, listCatalogs, type Catalog } from '../engine/catalog/index.ts';
+import { createSearchPool, type SearchPool } from '../engine/search/index.ts';
+import { buildApp } from '../api/app.ts';
+import { createCatalogSearchService } from '../api/services/catalog-search.ts';
+import { createActivities } from '../activities/index.ts';
+import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
+import { legacyJobsPlugin } from '../api/routes/legacy/jobs-plugin.ts';
+
+export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+export interface Stack {
+  app: FastifyInstance;
+  url: string;
+  store: Store;
+  objects: ObjectStore;
+  temporalAddress: string;
+  catalogs: Catalog[];
+  /** Stops in reverse order: HTTP drains first, then the worker, the pool, the store, Temporal. */
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  worker?: boolean;
+  /** Build missing bundled catalogs into config.catalogDir before serving. */
+  ensureCatalogs?: boolean;
+  listen?: boolean;
+}
+
+/** Opens the Temporal server (embedded or configured) and returns its address. */
+async function openTemporal(config: Config, log: Logger): Promise<{ address: string; server?: DevServer }> {
+  if (config.temporal.address) return { address: config.temporal.address };
+  const cli = resolveTemporalCli({ explicit: config.temporal.cli, toolsDir: config.toolsDir, log: (m) => log.info(m) });
+  log.info({ cli, port: config.temporal.embeddedPort, db: config.temporal.dbFile }, 'starting embedded Temporal dev server');
+  const server = await startDevServer({
+    cli,
+    port: config.temporal.embeddedPort,
+    uiPort: config.temporal.embeddedUiPort,
+    dbFile: config.temporal.dbFile,
+    namespace: config.temporal.namespace,
+    logFile: resolve(config.dataDir, 'temporal.log'),
+  });
+  return { address: server.address, server };
+}
+
+/** Composes and starts the service: the one place that wires capabilities together. */
+export async function startStack(config: Config, log: Logger, opts: StackOptions = {}): Promise<Stack> {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch((err) => log.warn({ err }, 'error during shutdown'));
+  };
+  try {
+    const temporal = await openTemporal(config, log);
+    if (temporal.server) cleanups.push(() => temporal.server!.stop());
+    if (opts.ensureCatalogs ?? true) await ensureBundledCatalogs({ catalogDir: config.catalogDir, repoRoot: REPO_ROOT, log });
+    const store = await openStore({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, tierLimits: config.tierLimits }, log);
+    cleanups.push(() => store.close());
+    const objects = await openObjectStore(config);
+    const catalogs = (await listCatalogs(config.catalogDir)).filter((c) => !config.catalogs.length || config.catalogs.includes(c.manifest.id));
+    const pool = createSearchPool({ threads: config.engineThreads, log });
+    cleanups.push(() => pool.close());
+    for (const c of catalogs) await pool.loadCatalog(c);
+    log.info({ catalogs: catalogs.map((c) => c.manifest.id) }, 'catalogs loaded');
+    const search = await createCatalogSearchService({ catalogs, pool, log });
+    const connection = await Connection.connect({ address: temporal.address });
+    cleanups.push(() => connection.close());
+
+    let workers: RunningWorkers | undefined;
+    if (opts.worker ?? true) {
+      workers = await startWorkers({
+        address: temporal.address,
+        namespace: config.temporal.namespace,
+        prefix: config.temporal.taskQueuePrefix,
+        activities: createActivities({ log, store, objects, catalogDir: config.catalogDir }),
+        log,
+      });
+      cleanups.push(() => workers!.shutdown());
+    }
+
+    const workflowClient = new Client({ connection, namespace: config.temporal.namespace }).workflow;
+    const app = await buildApp({
+      log,
+      accounts: store.accounts,
+      search,
+      plugins: [
+        legacyJobsPlugin({ db: store.db, objects, workflows: workflowClient, taskQueuePrefix: config.temporal.taskQueuePrefix, publicUrl: config.publicUrl, search, log }),
+      ],
+      health: [
+        { name: 'temporal', check: async () => void (await connection.workflowService.getSystemInfo({})) },
+        { name: 'database', check: async () => void (await store.db.query('SELECT 1')) },
+        { name: 'object_store', check: async () => void (await objects.list('health-probe/')) },
+        { name: 'catalogs', check: async () => { if (!catalogs.length || !search.ready()) throw new Error('no catalog loaded'); } },
+      ],
+    });
+    cleanups.push(() => app.close());
+    let url = '';
+    if (opts.listen ?? true) {
+      url = await app.listen({ host: config.host, port: config.port });
+    }
+    return { app, url, store, objects, temporalAddress: temporal.address, catalogs, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,65 @@
+// Lint = the dependency boundaries of the conventions guide, plus TypeScript's recommended rules.
+import tseslint from 'typescript-eslint';
+
+const restrict = (patterns) => ['error', { patterns }];
+const FRAMEWORKS = [
+  { group: ['@temporalio/*'], message: 'engine/ imports no Temporal' },
+  { group: ['fastify', '@fastify/*'], message: 'engine/ imports no Fastify' },
+  { group: ['@aws-sdk/*'], message: 'engine/ imports no AWS SDK' },
+];
+const layer = (dir) => ({ group: [`**/${dir}/**`, `../${dir}/*`, `../../${dir}/*`, `../../../${dir}/*`] });
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.tools/**', 'data/**', 'models/.venv/**', 'bench/out/**', 'coverage/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['engine/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([
+        ...FRAMEWORKS,
+        { ...layer('api'), message: 'engine/ must not import api/' },
+        { ...layer('workflows'), message: 'engine/ must not import workflows/' },
+        { ...layer('activities'), message: 'engine/ must not import activities/' },
+        { ...layer('worker'), message: 'engine/ must not import worker/' },
+        { ...layer('store'), message: 'engine/ must not import store/' },
+      ]),
+    },
+  },
+  {
+    files: ['api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([
+        { group: ['@temporalio/worker', '@temporalio/workflow', '@temporalio/activity'], message: 'api/ talks to Temporal through @temporalio/client only' },
+        { ...layer('activities'), message: 'api/ must not import activities/' },
+        { ...layer('worker'), message: 'api/ must not import worker/' },
+        { group: ['**/workflows/*', '!**/workflows/contracts.ts'], message: 'api/ imports only workflows/contracts.ts' },
+      ]),
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([
+        { group: ['node:*', 'fs', 'path', 'os', 'crypto', 'child_process', 'worker_threads', 'stream', 'http', 'net'], message: 'workflows run in the deterministic sandbox: no Node built-ins' },
+        { ...layer('engine'), message: 'workflows reach the engine through activities' },
+        { ...layer('api'), message: 'workflows must not import api/' },
+        { ...layer('store'), message: 'workflows must not import store/' },
+      ]),
+    },
+  },
+  {
+    files: ['activities/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([
+        { ...layer('api'), message: 'activities must not import api/' },
+        { ...layer('worker'), message: 'activities must not import worker/' },
+      ]),
+    },
+  },
+);

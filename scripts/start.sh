@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The start command: installs what the service needs (Node 22 if the system's is older, npm
+# packages, the Temporal CLI) and starts everything on embedded defaults. Extra arguments and
+# environment variables (see .env.example) pass through.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$ROOT"
+bash scripts/setup.sh
+exec node bin/molsearch.ts start "$@"

@@ -1,0 +1,68 @@
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Runtime, Worker, DefaultLogger, type LogLevel } from '@temporalio/worker';
+import type { Logger } from '../platform/logger.ts';
+import { taskQueue, type TaskQueueKind } from '../workflows/contracts.ts';
+
+export interface RunningWorkers {
+  /** Resolves when every worker has stopped. */
+  done: Promise<void>;
+  /** Stops polling, lets running activities finish (bounded by Temporal's grace time), then resolves. */
+  shutdown(): Promise<void>;
+}
+
+let runtimeInstalled = false;
+
+/** Routes the Temporal core's logs into pino, once per process. */
+function installRuntime(log: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const level = (log.level === 'debug' || log.level === 'trace' ? 'DEBUG' : 'WARN') as LogLevel;
+  Runtime.install({
+    logger: new DefaultLogger(level, (entry) => {
+      const fn = entry.level === 'ERROR' ? 'error' : entry.level === 'WARN' ? 'warn' : 'debug';
+      log[fn]({ ...entry.meta, temporal: true }, entry.message);
+    }),
+  });
+}
+
+/**
+ * Starts one Temporal worker per task-queue kind on a shared connection. Workflows come from the
+ * bundle of workflows/index.ts; activities are the plain functions of createActivities().
+ */
+export async function startWorkers(opts: {
+  address: string;
+  namespace: string;
+  prefix: string;
+  activities: Record<string, (...args: never[]) => Promise<unknown>>;
+  kinds?: TaskQueueKind[];
+  log: Logger;
+  maxConcurrentScans?: number;
+}): Promise<RunningWorkers> {
+  installRuntime(opts.log);
+  const connection = await NativeConnection.connect({ address: opts.address });
+  const kinds = opts.kinds ?? (['orchestration', 'scan', 'export'] as TaskQueueKind[]);
+  const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+  const workers = await Promise.all(
+    kinds.map((kind) =>
+      Worker.create({
+        connection,
+        namespace: opts.namespace,
+        taskQueue: taskQueue(opts.prefix, kind),
+        workflowsPath: kind === 'orchestration' ? workflowsPath : undefined,
+        activities: opts.activities,
+        maxConcurrentActivityTaskExecutions: kind === 'scan' ? (opts.maxConcurrentScans ?? 4) : 20,
+        shutdownGraceTime: '10s',
+      }),
+    ),
+  );
+  const done = Promise.all(workers.map((w) => w.run())).then(async () => {
+    await connection.close();
+  });
+  return {
+    done,
+    async shutdown() {
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+      await done;
+    },
+  };
+}
