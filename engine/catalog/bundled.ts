@@ -1,0 +1,74 @@
+/**
+ * The sample catalogs shipped in the repo (catalogs/bundled.json + catalogs/sources/): built on
+ * first start into the service's catalog directory.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { openCatalog } from './reader.ts';
+import { buildCatalog } from './build/build-catalog.ts';
+
+export interface BundledCatalog {
+  id: string;
+  name: string;
+  vendor: string;
+  website: string;
+  contact: string;
+  release: string;
+  /** Path relative to catalogs/. */
+  source: string;
+  smiles_col: string;
+  id_col: string;
+  selection?: string;
+}
+
+/** Reads catalogs/bundled.json under repoRoot. */
+export async function readBundledList(repoRoot: string): Promise<BundledCatalog[]> {
+  const doc = JSON.parse(await readFile(join(repoRoot, 'catalogs', 'bundled.json'), 'utf8')) as { catalogs: BundledCatalog[] };
+  return doc.catalogs;
+}
+
+export interface EnsureBundledOptions {
+  catalogDir: string;
+  repoRoot: string;
+  log?: { info(obj: object, msg?: string): void };
+  threads?: number;
+  /** Only these ids (default: all bundled). */
+  only?: readonly string[];
+  progress?: boolean;
+}
+
+/**
+ * Builds every bundled catalog that catalogDir/<id> does not hold as a valid catalog (an
+ * interrupted earlier build resumes). Returns the ids it built.
+ */
+export async function ensureBundledCatalogs(opts: EnsureBundledOptions): Promise<string[]> {
+  const built: string[] = [];
+  for (const c of await readBundledList(opts.repoRoot)) {
+    if (opts.only && !opts.only.includes(c.id)) continue;
+    const dir = join(opts.catalogDir, c.id);
+    try {
+      await openCatalog(dir);
+      continue;
+    } catch {
+      // missing or incomplete: build it
+    }
+    opts.log?.info({ catalog: c.id, dir }, 'building bundled catalog');
+    const r = await buildCatalog({
+      input: join(opts.repoRoot, 'catalogs', c.source),
+      outDir: dir,
+      id: c.id,
+      name: c.name,
+      vendor: c.vendor,
+      website: c.website,
+      contact: c.contact,
+      release: c.release,
+      smilesCol: c.smiles_col,
+      idCol: c.id_col,
+      threads: opts.threads,
+      progress: opts.progress,
+    });
+    opts.log?.info({ catalog: c.id, molecules: r.manifest.counts.molecules, seconds: r.seconds }, 'built bundled catalog');
+    built.push(c.id);
+  }
+  return built;
+}

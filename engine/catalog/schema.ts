@@ -1,0 +1,109 @@
+/**
+ * The catalog format, declared once: format version, manifest shape, shard columns and the Arrow
+ * schema (with self-describing metadata). Readers reject anything that does not match.
+ */
+import { Field, FixedSizeBinary, Float32, Float64, Schema, Uint16, Utf8, type DataType } from 'apache-arrow';
+import { DESCRIPTOR_NAMES } from '../chem/descriptors.ts';
+import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
+
+/** Format version written into every manifest and shard; readers reject others. */
+export const CATALOG_FORMAT = 'molsearch-catalog/1';
+export const MANIFEST_FILE = 'manifest.json';
+/** Default maximum rows per shard. */
+export const DEFAULT_SHARD_ROWS = 65_536;
+
+/** The 22 predicted ADMET columns (TDC ADMET group endpoints), in the order of the spec's table. */
+export const ADMET_NAMES = [
+  'caco2_wang',
+  'clearance_hepatocyte_az',
+  'clearance_microsome_az',
+  'half_life_obach',
+  'ld50_zhu',
+  'lipophilicity_astrazeneca',
+  'ppbr_az',
+  'solubility_aqsoldb',
+  'vdss_lombardo',
+  'ames',
+  'bbb_martins',
+  'bioavailability_ma',
+  'cyp2c9_substrate_carbonmangels',
+  'cyp2c9_veith',
+  'cyp2d6_substrate_carbonmangels',
+  'cyp2d6_veith',
+  'cyp3a4_substrate_carbonmangels',
+  'cyp3a4_veith',
+  'dili',
+  'herg',
+  'hia_hou',
+  'pgp_broccatelli',
+] as const;
+export type AdmetName = (typeof ADMET_NAMES)[number];
+
+export const CATALOG_KINDS = ['enumerated'] as const;
+export type CatalogKind = (typeof CATALOG_KINDS)[number];
+
+export interface ColumnSpec {
+  name: string;
+  /** Arrow type as text: utf8, fixed_size_binary[256], uint16, float64, float32. */
+  type: 'utf8' | `fixed_size_binary[${number}]` | 'uint16' | 'float64' | 'float32';
+  nullable: boolean;
+}
+
+/** Shard columns in file order. */
+export const COLUMNS: readonly ColumnSpec[] = [
+  { name: 'product_id', type: 'utf8', nullable: false },
+  { name: 'smiles', type: 'utf8', nullable: false },
+  { name: 'fp', type: `fixed_size_binary[${FP_BYTES}]`, nullable: false },
+  { name: 'popcount', type: 'uint16', nullable: false },
+  ...DESCRIPTOR_NAMES.map((name) => ({ name, type: 'float64' as const, nullable: false })),
+  { name: 'scaffold', type: 'utf8', nullable: false },
+  { name: 'price', type: 'float64', nullable: true },
+  ...ADMET_NAMES.map((name) => ({ name, type: 'float32' as const, nullable: true })),
+];
+
+function arrowType(t: ColumnSpec['type']): DataType {
+  if (t === 'utf8') return new Utf8();
+  if (t === 'uint16') return new Uint16();
+  if (t === 'float64') return new Float64();
+  if (t === 'float32') return new Float32();
+  return new FixedSizeBinary(Number(/\[(\d+)\]/.exec(t)![1]));
+}
+
+/** Metadata keys stored on the Arrow schema of each shard. */
+export const SCHEMA_METADATA_KEYS = { format: 'molsearch.format', fingerprint: 'molsearch.fingerprint', rdkit: 'molsearch.rdkit_version' } as const;
+
+/** The Arrow schema of a shard, with format, fingerprint and RDKit version as schema metadata. */
+export function shardSchema(rdkitVersion: string): Schema {
+  const metadata = new Map<string, string>([
+    [SCHEMA_METADATA_KEYS.format, CATALOG_FORMAT],
+    [SCHEMA_METADATA_KEYS.fingerprint, JSON.stringify(MORGAN_FP)],
+    [SCHEMA_METADATA_KEYS.rdkit, rdkitVersion],
+  ]);
+  return new Schema(COLUMNS.map((c) => new Field(c.name, arrowType(c.type), c.nullable)), metadata);
+}
+
+export interface ShardInfo {
+  file: string;
+  rows: number;
+  popcount_min: number;
+  popcount_max: number;
+  sha256: string;
+}
+
+export interface CatalogManifest {
+  format: typeof CATALOG_FORMAT;
+  id: string;
+  name: string;
+  vendor: string;
+  website: string;
+  contact: string;
+  kind: CatalogKind;
+  release: string;
+  created_at: string;
+  counts: { input_rows: number; molecules: number; rejected: number; duplicates: number };
+  fingerprint: { kind: 'morgan'; radius: number; nBits: number; rdkit_version: string };
+  columns: ColumnSpec[];
+  /** ADMET model versions by column, or null when the ADMET columns are empty (all null). */
+  models: Record<string, string> | null;
+  shards: ShardInfo[];
+}

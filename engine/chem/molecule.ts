@@ -1,0 +1,114 @@
+/**
+ * Parsing a SMILES into the plain data the catalog and the search need. All RDKit objects are
+ * freed before returning; callers only see strings, numbers and typed arrays.
+ */
+import type { RDKitModule, RDKitMol } from './rdkit.ts';
+import { descriptorsFromRDKit, type Descriptors } from './descriptors.ts';
+import { MORGAN_DETAILS, popcount } from './fingerprint.ts';
+import { molBlockFormalCharge, parseMolBlock } from './molblock.ts';
+import { murckoScaffoldFromMolBlock } from './scaffold.ts';
+
+/** Longest SMILES accepted, in characters. */
+export const MAX_SMILES_LENGTH = 1000;
+
+export interface ParsedMolecule {
+  canonicalSmiles: string;
+  /** Morgan r=2, 2048 bits, packed (256 bytes). */
+  fp: Uint8Array;
+  popcount: number;
+  descriptors: Descriptors;
+  /** Bemis-Murcko scaffold, canonical SMILES; '' for acyclic molecules. */
+  scaffold: string;
+}
+
+export type ParseResult = ParsedMolecule | { error: string };
+
+/** Why a SMILES is rejected before or after parsing; `undefined` when it is acceptable. */
+function precheck(smiles: string): string | undefined {
+  if (smiles.trim() === '') return 'empty SMILES';
+  if (smiles.length > MAX_SMILES_LENGTH) return `SMILES longer than ${MAX_SMILES_LENGTH} characters`;
+  return undefined;
+}
+
+function getMol(rd: RDKitModule, smiles: string): RDKitMol | null {
+  try {
+    const mol = rd.get_mol(smiles);
+    if (mol && !mol.is_valid()) {
+      mol.delete();
+      return null;
+    }
+    return mol;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Parses one SMILES and computes canonical SMILES, Morgan fingerprint, the 11 descriptors and the
+ * scaffold. Returns `{ error }` (never throws for bad input) for empty, over-long, unparsable
+ * SMILES and for molecules without heavy atoms.
+ */
+export function parseMolecule(rd: RDKitModule, smiles: string): ParseResult {
+  const bad = precheck(smiles);
+  if (bad) return { error: bad };
+  const mol = getMol(rd, smiles.trim());
+  if (!mol) return { error: 'unparsable SMILES' };
+  try {
+    if (mol.get_num_atoms(true) === 0) return { error: 'no heavy atoms' };
+    const canonicalSmiles = mol.get_smiles();
+    const fp = new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
+    const mb = parseMolBlock(mol.get_molblock());
+    const descriptors = descriptorsFromRDKit(mol.get_descriptors(), molBlockFormalCharge(mb));
+    const scaffold = murckoScaffoldFromMolBlock(rd, mb, canonicalSmiles, smiles.trim());
+    return { canonicalSmiles, fp, popcount: popcount(fp), descriptors, scaffold };
+  } catch (err) {
+    return { error: `RDKit failed: ${(err as Error).message}` };
+  } finally {
+    mol.delete();
+  }
+}
+
+/** Canonical SMILES (RDKit's, as Python `Chem.MolToSmiles`), or `undefined` when unparsable. */
+export function canonicalize(rd: RDKitModule, smiles: string): string | undefined {
+  if (precheck(smiles)) return undefined;
+  const mol = getMol(rd, smiles.trim());
+  if (!mol) return undefined;
+  try {
+    return mol.get_smiles();
+  } finally {
+    mol.delete();
+  }
+}
+
+export interface SubstructureMatch {
+  atoms: number[];
+  bonds: number[];
+}
+
+/**
+ * The first match of a SMARTS (or, failing that, SMILES) query in a molecule, as atom and bond
+ * indices of the molecule parsed from `molSmiles`; `null` when there is no match. Throws an Error
+ * with `code` 'invalid_smiles' when the molecule or the query cannot be parsed.
+ */
+export function matchSubstructure(rd: RDKitModule, molSmiles: string, query: string): SubstructureMatch | null {
+  const mol = getMol(rd, molSmiles);
+  if (!mol) throw Object.assign(new Error(`could not parse SMILES ${JSON.stringify(molSmiles)}`), { code: 'invalid_smiles' });
+  let q: RDKitMol | null = null;
+  try {
+    try {
+      q = rd.get_qmol(query);
+    } catch {
+      q = null;
+    }
+    if (!q || !q.is_valid()) {
+      q?.delete();
+      q = getMol(rd, query);
+    }
+    if (!q) throw Object.assign(new Error(`could not parse query ${JSON.stringify(query)}`), { code: 'invalid_smiles' });
+    const m = JSON.parse(mol.get_substruct_match(q)) as Partial<SubstructureMatch>;
+    return m.atoms && m.atoms.length ? { atoms: m.atoms, bonds: m.bonds ?? [] } : null;
+  } finally {
+    q?.delete();
+    mol.delete();
+  }
+}
