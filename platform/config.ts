@@ -53,6 +53,8 @@ export interface Config {
   catalogDir: string;
   /** Catalog ids served; empty means every catalog found in catalogDir. */
   catalogs: string[];
+  /** Build the bundled sample catalogs missing from catalogDir at start (default true). */
+  buildBundledCatalogs: boolean;
   engineThreads: number;
   tierLimits: Record<string, number>;
   toolsDir: string;
@@ -152,6 +154,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     objectsDir: resolve(dataDir, 'objects'),
     catalogDir: resolve(cwd, str(env, 'CATALOG_DIR') ?? resolve(dataDir, 'catalogs')),
     catalogs,
+    buildBundledCatalogs: bool(env, 'BUILD_BUNDLED_CATALOGS', true),
     engineThreads: int(env, 'ENGINE_THREADS', Math.max(1, Math.min(availableParallelism(), 8)), 1, 256),
     tierLimits: tierLimits(env),
     toolsDir: resolve(cwd, str(env, 'TOOLS_DIR') ?? '.tools'),

@@ -3,8 +3,9 @@ import { invalidSmiles } from '../../platform/errors.ts';
 import { canonicalize, getRDKit, parseMolecule, tanimoto, DESCRIPTOR_NAMES, FP_BYTES, type RDKitModule } from '../../engine/chem/index.ts';
 import { ADMET_NAMES, rowRecord, type Catalog, type ShardData } from '../../engine/catalog/index.ts';
 import type { Hit, SearchPool } from '../../engine/search/index.ts';
-import { createSolventFilter } from '../../engine/filters/solvents.ts';
-import type { DatabaseInfo, FilterName, NeighborRow, OrderingName, SearchService, SimilarityRequest, SimilarityResult } from './search-service.ts';
+import { createFilterPool, createSolventFilter, type FilterPool } from '../../engine/filters/index.ts';
+import { createCatalogFilters } from './catalog-filters.ts';
+import { FILTERS, type DatabaseInfo, type FilterName, type NeighborRow, type OrderingName, type SearchService, type SimilarityRequest, type SimilarityResult } from './search-service.ts';
 
 /** How many extra candidates to fetch when filters may drop some, so `k` survive when possible. */
 const FILTER_OVERFETCH = (k: number) => Math.min(5000, k * 4 + 50);
@@ -14,6 +15,8 @@ export interface CatalogSearchDeps {
   pool: SearchPool;
   log: Logger;
   rd?: RDKitModule;
+  /** RDKit worker threads for the QED, PAINS and structure filters (default: one lazily started thread). */
+  filterPool?: FilterPool;
 }
 
 function databaseInfo(c: Catalog): DatabaseInfo {
@@ -41,6 +44,7 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
   const byId = new Map(deps.catalogs.map((c) => [c.manifest.id, c]));
   const infos = deps.catalogs.map(databaseInfo);
   const isSolvent = createSolventFilter((s) => canonicalize(rd, s));
+  const filters = createCatalogFilters({ isSolvent, filterPool: deps.filterPool ?? createFilterPool({ threads: 1 }) });
 
   function parseQuery(smiles: string, loc: (string | number)[]) {
     const parsed = parseMolecule(rd, smiles);
@@ -66,17 +70,12 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     } as NeighborRow;
   }
 
-  function finish(hits: Hit[], queryFp: Uint8Array | undefined, req: Pick<SimilarityRequest, 'descriptors' | 'properties' | 'filters' | 'ordering' | 'k' | 'dbNames'>, canonical: string): SimilarityResult {
-    let rows = hits.map((h) => toRow(h, queryFp, req));
-    const remarks: string[] = [];
-    if (req.filters.includes('No solvents')) {
-      const before = rows.length;
-      rows = rows.filter((r) => !isSolvent(r.smiles));
-      if (rows.length < before) remarks.push(`${before - rows.length} solvent(s) removed by the 'No solvents' filter.`);
-    }
+  async function finish(hits: Hit[], queryFp: Uint8Array | undefined, req: Pick<SimilarityRequest, 'descriptors' | 'properties' | 'filters' | 'ordering' | 'k' | 'dbNames'>, canonical: string): Promise<SimilarityResult> {
+    const candidates = hits.map((h) => ({ row: toRow(h, queryFp, req), shard: pool.shard(h.catalog, h.shard) as ShardData, index: h.row }));
     // 'Similarity' and 'Morgan Tanimoto' are the same key for a Morgan search: best first, ties by id.
-    if (req.ordering.length) rows.sort((a, b) => b.similarity - a.similarity || a.database.localeCompare(b.database) || a.id.localeCompare(b.id));
-    if (rows.length > req.k) rows = rows.slice(0, req.k);
+    // Ordering first lets the filters stop as soon as the best k survivors are known.
+    if (req.ordering.length) candidates.sort(({ row: a }, { row: b }) => b.similarity - a.similarity || a.database.localeCompare(b.database) || a.id.localeCompare(b.id));
+    const { rows, remarks } = await filters.apply(candidates, req.filters, canonical, req.k);
     if (req.properties && req.dbNames.some((d) => !byId.get(d)?.manifest.models)) remarks.push('Predicted ADMET properties are not available for this database release.');
     return { canonical, rows, remarks };
   }
@@ -84,7 +83,7 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
   return {
     databases: () => infos,
     defaultDatabase: () => infos[0]?.id ?? '',
-    availableFilters: (): FilterName[] => ['No solvents'],
+    availableFilters: (): FilterName[] => [...FILTERS],
     availableOrderings: (): OrderingName[] => ['Similarity', 'Morgan Tanimoto'],
     ready: () => infos.length > 0,
     async similarity(req) {
@@ -97,13 +96,14 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
       const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
       const all = await pool.knnMany({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });
-      return all.map((hits, i) => finish(hits, qs[i].fp, req, qs[i].canonicalSmiles));
+      return Promise.all(all.map((hits, i) => finish(hits, qs[i].fp, req, qs[i].canonicalSmiles)));
     },
     async centroid(req) {
       const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
-      const hits = await pool.centroid({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k: req.k });
+      const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
+      const hits = await pool.centroid({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });
       const canonicalInputs = qs.map((q) => q.canonicalSmiles);
-      return { ...finish(hits, undefined, req, canonicalInputs.join('.')), canonicalInputs };
+      return { ...(await finish(hits, undefined, req, canonicalInputs.join('.'))), canonicalInputs };
     },
     async random(n) {
       const total = deps.catalogs.reduce((s, c) => s + c.manifest.counts.molecules, 0);

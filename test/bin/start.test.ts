@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createConnection } from 'node:net';
+import { buildReferenceCatalog } from '../support/fixture-catalog.ts';
+import { freePort } from '../support/ports.ts';
+
+/**
+ * The start command as a user runs it: a real process tree (API, worker, Temporal dev server child,
+ * PGlite under DATA_DIR), serving /molsearch with the key it prints, and stopping cleanly.
+ */
+let catalogDir: string;
+let dataDir: string;
+let smiles: string;
+
+beforeAll(async () => {
+  const built = await buildReferenceCatalog({ id: 'startcat', take: (_m, i) => i < 60 });
+  catalogDir = built.dir;
+  smiles = built.reference.molecules[5].input;
+  dataDir = await mkdtemp(join(tmpdir(), 'start-data-'));
+});
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  key: string;
+  out: () => string;
+  temporalPort: number;
+}
+
+async function start(): Promise<Started> {
+  const [port, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+  const child = spawn(process.execPath, ['bin/molsearch.ts', 'start'], {
+    env: { ...process.env, DATA_DIR: dataDir, CATALOG_DIR: catalogDir, BUILD_BUNDLED_CATALOGS: 'false', PORT: String(port), TEMPORAL_PORT: String(temporalPort), TEMPORAL_UI_PORT: String(uiPort), LOG_LEVEL: 'warn', ENGINE_THREADS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const deadline = Date.now() + 90_000;
+  while (!/development key:\s+(\S+)/.test(out)) {
+    if (child.exitCode !== null) throw new Error(`start exited early: ${out}`);
+    if (Date.now() > deadline) throw new Error(`start did not come up: ${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const key = /development key:\s+(\S+)/.exec(out)![1];
+  const url = /is up at (\S+)/.exec(out)![1];
+  return { child, url, key, out: () => out, temporalPort };
+}
+
+async function stop(s: Started): Promise<number | null> {
+  const exited = new Promise<number | null>((r) => s.child.once('exit', (code) => r(code)));
+  s.child.kill('SIGTERM');
+  return await exited;
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = createConnection({ host: '127.0.0.1', port });
+    sock.once('connect', () => (sock.destroy(), resolve(true)));
+    sock.once('error', () => resolve(false));
+  });
+}
+
+let first: Started | undefined;
+afterAll(async () => {
+  if (first && first.child.exitCode === null) first.child.kill('SIGKILL');
+});
+
+describe('molsearch start (embedded defaults)', () => {
+  it('prints the URL and a development key that serves /molsearch, and is healthy', async () => {
+    first = await start();
+    const res = await fetch(`${first.url}/molsearch?search_input=${encodeURIComponent(smiles)}&search_type=morgan&n_neighbors=3`, { headers: { 'X-API-Key': first.key } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { neighbors: { similarity: number; database: string }[] };
+    expect(body.neighbors).toHaveLength(3);
+    expect(body.neighbors[0]).toMatchObject({ similarity: 1, database: 'startcat' });
+    const health = await fetch(`${first.url}/health`);
+    expect(health.status).toBe(200);
+    expect(((await health.json()) as { checks: Record<string, { ok: boolean }> }).checks).toMatchObject({ temporal: { ok: true }, database: { ok: true }, object_store: { ok: true }, catalogs: { ok: true } });
+  });
+
+  it('stops on SIGTERM with exit code 0 and takes its Temporal child down', async () => {
+    expect(await stop(first!)).toBe(0);
+    expect(await portOpen(first!.temporalPort)).toBe(false);
+  });
+
+  it('keeps the same development key across a restart on the same data directory', async () => {
+    const again = await start();
+    try {
+      expect(again.key).toBe(first!.key);
+      expect(again.out()).toMatch(/from data\/dev-api-key/);
+    } finally {
+      expect(await stop(again)).toBe(0);
+    }
+  });
+});
