@@ -1,0 +1,57 @@
+/**
+ * Applicability domain of one ADMET model, as trained (models/domain.py is the reference): a molecule
+ * is in domain when a few physchem descriptors lie inside the training set's [min, max] and the
+ * share of its Morgan bits rarely or never seen in training does not exceed a calibrated threshold.
+ */
+import { ADMET_DESCRIPTOR_NAMES, ADMET_FEATURE_LENGTH, ADMET_N_BITS } from './features.ts';
+
+/** One endpoint's entry of models/onnx/domain.json. */
+export interface DomainRecord {
+  descriptor_box: Record<string, [number, number]>;
+  /** Seen-bit mask, base64, packed like MinimalLib fingerprints (bit i in byte i >> 3, LSB first). */
+  seen_bits_b64: string;
+  max_unseen_bit_fraction: number;
+}
+
+/** A domain test prepared for fast repeated use. */
+export interface DomainCheck {
+  seen: Uint8Array;
+  box: { index: number; lo: number; hi: number }[];
+  maxUnseen: number;
+}
+
+/** Decodes a domain.json record; throws when it names an unknown descriptor or has a bad mask. */
+export function prepareDomainCheck(rec: DomainRecord): DomainCheck {
+  const seen = new Uint8Array(Buffer.from(rec.seen_bits_b64, 'base64'));
+  if (seen.length * 8 !== ADMET_N_BITS) throw new Error(`seen-bit mask has ${seen.length * 8} bits, expected ${ADMET_N_BITS}`);
+  const box = Object.entries(rec.descriptor_box).map(([name, [lo, hi]]) => {
+    const i = ADMET_DESCRIPTOR_NAMES.indexOf(name);
+    if (i < 0) throw new Error(`domain box names unknown descriptor ${name}`);
+    return { index: ADMET_N_BITS + i, lo, hi };
+  });
+  return { seen, box, maxUnseen: rec.max_unseen_bit_fraction };
+}
+
+/**
+ * Writes 1 (in domain) or 0 for each of the `n` feature rows into `out`. Pure and synchronous;
+ * the arithmetic mirrors models/domain.py (float32 features compared as doubles).
+ */
+export function checkDomain(check: DomainCheck, features: Float32Array, n: number, out: Uint8Array): void {
+  for (let r = 0; r < n; r++) {
+    const base = r * ADMET_FEATURE_LENGTH;
+    let on = 0;
+    let unseen = 0;
+    for (let b = 0; b < ADMET_N_BITS; b++) {
+      if (features[base + b] > 0.5) {
+        on++;
+        if (((check.seen[b >> 3] >> (b & 7)) & 1) === 0) unseen++;
+      }
+    }
+    let ok = (on > 0 ? unseen / on : 0) <= check.maxUnseen;
+    for (const { index, lo, hi } of check.box) {
+      const v = features[base + index];
+      if (!(v >= lo && v <= hi)) ok = false;
+    }
+    out[r] = ok ? 1 : 0;
+  }
+}
