@@ -5,13 +5,19 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { resolveTemporalCli } from '../platform/temporal/cli.ts';
-import { startDevServer, type DevServer } from '../platform/temporal/dev-server.ts';
+import { startDevServer, waitForTemporal, type DevServer } from '../platform/temporal/dev-server.ts';
 import { openObjectStore, type ObjectStore } from '../platform/object-store/index.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { ensureBundledCatalogs, listCatalogs, type Catalog } from '../engine/catalog/index.ts';
 import { createSearchPool, type SearchPool } from '../engine/search/index.ts';
 import { buildApp } from '../api/app.ts';
+import { v2Routes } from '../api/routes/v2/index.ts';
+import { createRunService } from '../api/v2/runs-service.ts';
+import { createRunsRepository } from '../store/runs.ts';
+import { catalogRegistry } from '../engine/selection/index.ts';
+import { createSubstructureRunner } from '../engine/substructure/index.ts';
 import { createCatalogSearchService } from '../api/services/catalog-search.ts';
+import { createFilterPool } from '../engine/filters/index.ts';
 import { createActivities } from '../activities/index.ts';
 import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
 import { legacyJobsPlugin } from '../api/routes/legacy/jobs-plugin.ts';
@@ -34,11 +40,33 @@ export interface StackOptions {
   /** Build missing bundled catalogs into config.catalogDir before serving. */
   ensureCatalogs?: boolean;
   listen?: boolean;
+  /** Aborting during start-up stops what was started (e.g. the Temporal child) and rejects. */
+  signal?: AbortSignal;
+}
+
+/** Rejects as soon as `signal` aborts, so a long start-up step (a catalog build) can be left. */
+function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return p;
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(new Error('start-up aborted'));
+    const onAbort = () => reject(new Error('start-up aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** Opens the Temporal server (embedded or configured) and returns its address. */
 async function openTemporal(config: Config, log: Logger): Promise<{ address: string; server?: DevServer }> {
   if (config.temporal.address) return { address: config.temporal.address };
+  const address = `127.0.0.1:${config.temporal.embeddedPort}`;
+  try {
+    // A dev server left behind by a killed start (same port, same file) is reused, not fought over.
+    await waitForTemporal(address, 500);
+    log.warn({ address }, 'reusing the Temporal dev server already listening on the embedded port');
+    return { address };
+  } catch {
+    /* nothing there: start one */
+  }
   const cli = resolveTemporalCli({ explicit: config.temporal.cli, toolsDir: config.toolsDir, log: (m) => log.info(m) });
   log.info({ cli, port: config.temporal.embeddedPort, db: config.temporal.dbFile }, 'starting embedded Temporal dev server');
   const server = await startDevServer({
@@ -61,7 +89,10 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
   try {
     const temporal = await openTemporal(config, log);
     if (temporal.server) cleanups.push(() => temporal.server!.stop());
-    if (opts.ensureCatalogs ?? true) await ensureBundledCatalogs({ catalogDir: config.catalogDir, repoRoot: REPO_ROOT, log });
+    if (opts.ensureCatalogs ?? config.buildBundledCatalogs) {
+      const only = config.catalogs.length ? config.catalogs : undefined;
+      await abortable(ensureBundledCatalogs({ catalogDir: config.catalogDir, repoRoot: REPO_ROOT, log, threads: config.engineThreads, only }), opts.signal);
+    }
     const store = await openStore({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, tierLimits: config.tierLimits }, log);
     cleanups.push(() => store.close());
     const objects = await openObjectStore(config);
@@ -70,9 +101,15 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     cleanups.push(() => pool.close());
     for (const c of catalogs) await pool.loadCatalog(c);
     log.info({ catalogs: catalogs.map((c) => c.manifest.id) }, 'catalogs loaded');
-    const search = await createCatalogSearchService({ catalogs, pool, log });
+    const filterPool = createFilterPool({ threads: 1 });
+    cleanups.push(() => filterPool.close());
+    const search = await createCatalogSearchService({ catalogs, pool, log, filterPool });
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.push(() => connection.close());
+    // v2: one library registry (catalogs opened on first use) shared by the API and in-process workers.
+    const libraries = catalogRegistry(config.catalogDir, { ids: config.catalogs, pool });
+    const substructure = createSubstructureRunner();
+    cleanups.push(() => substructure.close());
 
     let workers: RunningWorkers | undefined;
     if (opts.worker ?? true) {
@@ -80,7 +117,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
         address: temporal.address,
         namespace: config.temporal.namespace,
         prefix: config.temporal.taskQueuePrefix,
-        activities: createActivities({ log, store, objects, catalogDir: config.catalogDir }),
+        activities: createActivities({ log, store, objects, catalogDir: config.catalogDir, libraries }),
         log,
       });
       cleanups.push(() => workers!.shutdown());
@@ -92,6 +129,14 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       accounts: store.accounts,
       search,
       plugins: [
+        v2Routes({
+          libraries,
+          runs: createRunsRepository(store.db),
+          runService: createRunService({ runs: createRunsRepository(store.db), libraries, objects, temporal: new Client({ connection, namespace: config.temporal.namespace }), taskQueuePrefix: config.temporal.taskQueuePrefix }),
+          objects,
+          substructure,
+          publicUrl: config.publicUrl,
+        }),
         legacyJobsPlugin({ db: store.db, objects, workflows: workflowClient, taskQueuePrefix: config.temporal.taskQueuePrefix, publicUrl: config.publicUrl, search, log }),
       ],
       health: [

@@ -19,6 +19,8 @@ function installRuntime(log: Logger): void {
   const level = (log.level === 'debug' || log.level === 'trace' ? 'DEBUG' : 'WARN') as LogLevel;
   Runtime.install({
     logger: new DefaultLogger(level, (entry) => {
+      // Activity-only queues poll no workflows by design; that notice is not a warning here.
+      if (entry.message.startsWith('No workflows registered')) return;
       const fn = entry.level === 'ERROR' ? 'error' : entry.level === 'WARN' ? 'warn' : 'debug';
       log[fn]({ ...entry.meta, temporal: true }, entry.message);
     }),

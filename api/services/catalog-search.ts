@@ -82,7 +82,8 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
 
   return {
     databases: () => infos,
-    defaultDatabase: () => infos[0]?.id ?? '',
+    // The largest catalog is the default, as the vendor's flagship database would be.
+    defaultDatabase: () => [...infos].sort((a, b) => b.molecules - a.molecules)[0]?.id ?? '',
     availableFilters: (): FilterName[] => [...FILTERS],
     availableOrderings: (): OrderingName[] => ['Similarity', 'Morgan Tanimoto'],
     ready: () => infos.length > 0,

@@ -1,0 +1,92 @@
+/**
+ * The synchronous scan of one shard (or a row segment of it) for one prepared query: BitBound band
+ * order, the fused threshold kernel in chunks, and a bounded heap. Pure apart from writing its own
+ * scratch slot of the kernel memory; used by pool workers and in-process alike.
+ */
+import { bandOrder } from './bitbound.ts';
+import type { Kernel } from './kernel.ts';
+import type { PreparedQuery } from './query.ts';
+import { createTopKHeap, type ShardTopK } from './topk.ts';
+
+/** Rows per kernel call: bounds the candidate buffers and how stale the heap floor gets. */
+export const CHUNK_ROWS = 8192;
+
+/** Scratch slot layout (bytes from the slot start): query, centroid weights, candidate rows, candidate scores. */
+export const SLOT = {
+  query: 0,
+  weights: 512,
+  rows: 512 + 2048 * 8,
+  scores: 512 + 2048 * 8 + CHUNK_ROWS * 4,
+  bytes: 512 + 2048 * 8 + CHUNK_ROWS * 8,
+} as const;
+
+/** Where a popcount-sorted shard's columns live in a kernel memory, plus its band offsets. */
+export interface ShardRef {
+  fpPtr: number;
+  pcPtr: number;
+  rows: number;
+  /** popcountOffsets() of the shard's popcount column. */
+  offsets: Int32Array;
+}
+
+export interface ScanOptions {
+  k: number;
+  /** Minimum similarity (inclusive, compared as f32). */
+  threshold?: number;
+  /** Known lower bound on the final k-th score (e.g. from other shards): rows below it are skipped. Inclusive. */
+  floor?: number;
+  rowStart?: number;
+  rowEnd?: number;
+}
+
+export interface ScanResult extends ShardTopK {
+  /** Rows the kernel actually scored (what BitBound left). */
+  scanned: number;
+}
+
+function bandOf(offsets: Int32Array, row: number): number {
+  let lo = 0;
+  let hi = offsets.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (offsets[mid] <= row) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * Top-k rows of shard rows [rowStart, rowEnd) for query q, exact: equal to scoring every row and
+ * sorting by (score desc, row asc), restricted to scores >= max(threshold, floor). Visits popcount
+ * bands in decreasing bound order and stops when the bound falls below the current k-th score.
+ * `slotPtr` is this thread's scratch slot (SLOT.bytes) in kernel.memory.
+ */
+export function scanTopK(kernel: Kernel, slotPtr: number, shard: ShardRef, q: PreparedQuery, opts: ScanOptions): ScanResult {
+  const rowStart = opts.rowStart ?? 0;
+  const rowEnd = opts.rowEnd ?? shard.rows;
+  const heap = createTopKHeap(opts.k);
+  if (opts.k <= 0 || rowEnd <= rowStart) return { ...heap.finish(), scanned: 0 };
+  const buffer = kernel.memory.buffer;
+  if (q.kind === 'tanimoto') new Uint8Array(buffer, slotPtr + SLOT.query, 256).set(q.fp);
+  else new Float64Array(buffer, slotPtr + SLOT.weights, 2048).set(q.weights);
+  const outRows = new Int32Array(buffer, slotPtr + SLOT.rows, CHUNK_ROWS);
+  const outScores = new Float32Array(buffer, slotPtr + SLOT.scores, CHUNK_ROWS);
+  const base = Math.max(opts.threshold === undefined ? -Infinity : Math.fround(opts.threshold), opts.floor ?? -Infinity);
+  let cur = base;
+  let scanned = 0;
+  const bands = bandOrder(q.bounds, bandOf(shard.offsets, rowStart), bandOf(shard.offsets, rowEnd - 1), base);
+  for (const b of bands) {
+    if (q.bounds[b] < cur) break;
+    const hi = Math.min(shard.offsets[b + 1], rowEnd);
+    for (let s = Math.max(shard.offsets[b], rowStart); s < hi; s += CHUNK_ROWS) {
+      const e = Math.min(hi, s + CHUNK_ROWS);
+      const n = q.kind === 'tanimoto'
+        ? kernel.scoreAbove(slotPtr + SLOT.query, shard.fpPtr, shard.pcPtr, s, e, q.popcount, cur, slotPtr + SLOT.rows, slotPtr + SLOT.scores)
+        : kernel.centroidAbove(slotPtr + SLOT.weights, q.weightsSq, shard.fpPtr, shard.pcPtr, s, e, cur, slotPtr + SLOT.rows, slotPtr + SLOT.scores);
+      scanned += e - s;
+      for (let i = 0; i < n; i++) heap.push(outRows[i], outScores[i]);
+      cur = Math.max(base, heap.floor());
+    }
+  }
+  return { ...heap.finish(), scanned };
+}

@@ -1,0 +1,114 @@
+/**
+ * Getting shard bytes into kernel memory, and the in-process single-shard scan for job activities.
+ * A shard file is read straight into a shared WasmMemory (no intermediate Buffer) and the
+ * catalog reader parses a view of it, so the fingerprint and popcount columns the kernel scans are
+ * the very bytes Arrow sees.
+ */
+import type { WasmMemory } from './wasm/wasm-api.ts';
+import { openSync, readSync, closeSync, fstatSync } from 'node:fs';
+import { popcountOffsets } from './bitbound.ts';
+import { createSharedMemory, instantiateKernel, type Kernel } from './kernel.ts';
+import { prepareTanimoto, type PreparedQuery } from './query.ts';
+import { SLOT, scanTopK, type ScanResult, type ShardRef } from './scan.ts';
+
+/** The columns of a parsed shard the search needs (structurally the catalog reader's ShardData). */
+export interface ShardLike {
+  index: number;
+  rows: number;
+  fingerprints: Uint8Array;
+  popcounts: Uint16Array;
+}
+
+/** The catalog reader's readShard: parses an Arrow IPC shard file from any Uint8Array without copying fp/popcount. */
+export type ReadShard<S extends ShardLike = ShardLike> = (bytes: Uint8Array, index: number) => S;
+
+/** Reads `len` bytes of file `path` into memory at `ptr`, directly into the memory's buffer. */
+export function readFileInto(path: string, memory: WasmMemory, ptr: number, len: number): void {
+  const fd = openSync(path, 'r');
+  try {
+    const view = new Uint8Array(memory.buffer, ptr, len);
+    let done = 0;
+    while (done < len) {
+      const n = readSync(fd, view, done, len - done, done);
+      if (n === 0) throw new Error(`unexpected end of ${path} after ${done} of ${len} bytes`);
+      done += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** File size in bytes. */
+export function fileSize(path: string): number {
+  const fd = openSync(path, 'r');
+  try {
+    return fstatSync(fd).size;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface ScanContext {
+  kernel: Kernel;
+  slotPtr: number;
+  ref: ShardRef;
+}
+
+const kernels = new WeakMap<WasmMemory, Kernel>();
+const slotOf = new WeakMap<ArrayBufferLike, { memory: WasmMemory; slotPtr: number }>();
+const contexts = new WeakMap<ShardLike, ScanContext>();
+
+function kernelFor(memory: WasmMemory): Kernel {
+  let k = kernels.get(memory);
+  if (!k) kernels.set(memory, (k = instantiateKernel(memory)));
+  return k;
+}
+
+/**
+ * Loads one shard file into a private kernel memory (one scratch slot + the file) and parses it
+ * with `readShard`. The result scans in place with scanShardTopK: the file is read once, never copied.
+ */
+export function loadShardForScan<S extends ShardLike>(path: string, index: number, readShard: ReadShard<S>): S {
+  const len = fileSize(path);
+  const memory = createSharedMemory(SLOT.bytes + len);
+  readFileInto(path, memory, SLOT.bytes, len);
+  const buffer = memory.buffer;
+  slotOf.set(buffer, { memory, slotPtr: 0 });
+  return readShard(new Uint8Array(buffer, SLOT.bytes, len), index);
+}
+
+function contextFor(shard: ShardLike): ScanContext {
+  let ctx = contexts.get(shard);
+  if (ctx) return ctx;
+  const offsets = popcountOffsets(shard.popcounts);
+  const home = slotOf.get(shard.fingerprints.buffer);
+  if (home && shard.popcounts.buffer === shard.fingerprints.buffer) {
+    const ref = { fpPtr: shard.fingerprints.byteOffset, pcPtr: shard.popcounts.byteOffset, rows: shard.rows, offsets };
+    ctx = { kernel: kernelFor(home.memory), slotPtr: home.slotPtr, ref };
+  } else {
+    // Not loaded by loadShardForScan (e.g. parsed from a Buffer): copy the two columns once.
+    const fpBytes = shard.rows * 256;
+    const memory = createSharedMemory(SLOT.bytes + fpBytes + shard.rows * 2 + 8);
+    const fpPtr = SLOT.bytes;
+    const pcPtr = fpPtr + fpBytes;
+    new Uint8Array(memory.buffer, fpPtr, fpBytes).set(shard.fingerprints.subarray(0, fpBytes));
+    new Uint16Array(memory.buffer, pcPtr, shard.rows).set(shard.popcounts.subarray(0, shard.rows));
+    ctx = { kernel: kernelFor(memory), slotPtr: 0, ref: { fpPtr, pcPtr, rows: shard.rows, offsets } };
+  }
+  contexts.set(shard, ctx);
+  return ctx;
+}
+
+/**
+ * Exact top-k rows of one shard for a query fingerprint (256 bytes) or a prepared query, on the
+ * calling thread: rows sorted by (similarity desc, row asc), similarity >= threshold when given.
+ * `floor` (optional, inclusive) is a k-th score already reached on other shards: rows below it
+ * are skipped, which lets BitBound prune more; the merged result stays exact. Also reports how
+ * many rows were scored. For job activities that scan shard by shard and merge with mergeTopK.
+ * Synchronous and CPU-bound: call it from a worker, never from an API event loop.
+ */
+export function scanShardTopK(shard: ShardLike, query: Uint8Array | PreparedQuery, k: number, threshold?: number, floor?: number): ScanResult {
+  const ctx = contextFor(shard);
+  const q = query instanceof Uint8Array ? prepareTanimoto(query) : query;
+  return scanTopK(ctx.kernel, ctx.slotPtr, ctx.ref, q, { k, threshold, floor });
+}
