@@ -21,6 +21,8 @@ import { createFilterPool } from '../engine/filters/index.ts';
 import { createActivities } from '../activities/index.ts';
 import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
 import { legacyJobsPlugin } from '../api/routes/legacy/jobs-plugin.ts';
+import { legacyPredictPlugin } from '../api/routes/legacy/predict.ts';
+import { createAdmetService } from '../api/services/admet.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -123,6 +125,9 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       cleanups.push(() => workers!.shutdown());
     }
 
+    // ADMET for query molecules: predictor threads start on the first /predict_array request.
+    const admet = createAdmetService({ objects, publicUrl: config.publicUrl, log });
+    cleanups.push(() => admet.close());
     const workflowClient = new Client({ connection, namespace: config.temporal.namespace }).workflow;
     const app = await buildApp({
       log,
@@ -137,6 +142,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
           substructure,
           publicUrl: config.publicUrl,
         }),
+        legacyPredictPlugin(admet),
         legacyJobsPlugin({ db: store.db, objects, workflows: workflowClient, taskQueuePrefix: config.temporal.taskQueuePrefix, publicUrl: config.publicUrl, search, log }),
       ],
       health: [

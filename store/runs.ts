@@ -62,7 +62,8 @@ export interface CreateRunInput {
   metadata: Record<string, string>;
   idempotencyKey: string;
   items: { id: string; input_index: number }[];
-  expiresAt: Date;
+  /** Retention: expires_at = created_at + this many seconds. */
+  retentionSeconds: number;
 }
 
 const RUN_COLUMNS = 'id, account_id, kind, status, document, specification_hash, metadata, progress, last_event_sequence, idempotency_key, created_at, updated_at, expires_at';
@@ -107,8 +108,8 @@ export function createRunsRepository(db: Db) {
         }
         const [run] = await tx.query<RunRow>(
           `INSERT INTO runs (id, account_id, kind, status, document, specification_hash, metadata, progress, idempotency_key, expires_at)
-           VALUES ($1, $2, $3, 'queued', $4::jsonb, $5, $6::jsonb, $7::jsonb, $8, $9) RETURNING ${RUN_COLUMNS}`,
-          [input.id, input.accountId, input.kind, JSON.stringify(input.document), input.specificationHash, JSON.stringify(input.metadata), JSON.stringify(emptyProgress(input.items.length)), input.idempotencyKey, input.expiresAt],
+           VALUES ($1, $2, $3, 'queued', $4::jsonb, $5, $6::jsonb, $7::jsonb, $8, now() + make_interval(secs => $9)) RETURNING ${RUN_COLUMNS}`,
+          [input.id, input.accountId, input.kind, JSON.stringify(input.document), input.specificationHash, JSON.stringify(input.metadata), JSON.stringify(emptyProgress(input.items.length)), input.idempotencyKey, input.retentionSeconds],
         );
         for (let i = 0; i < input.items.length; i += 500) {
           const chunk = input.items.slice(i, i + 500);

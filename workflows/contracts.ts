@@ -26,3 +26,61 @@ export const workflowIds = {
   download: (downloadId: string) => downloadId,
   run: (runId: string) => runId,
 };
+
+// Legacy jobs and downloads (issue 3).
+
+export const JOB_WORKFLOWS = {
+  molsearch: 'molsearchJobWorkflow',
+  download: 'prepareDownloadWorkflow',
+} as const;
+
+/** Full task-queue names the workflow routes its activities to. */
+export interface JobQueues {
+  scan: string;
+  export: string;
+}
+
+export interface MolsearchJobInput {
+  jobName: string;
+  smiles: string;
+  dbNames: string[];
+  /** Neighbours wanted (1..100,000). */
+  k: number;
+  queues: JobQueues;
+  /** Shard scans running at once (default 4). */
+  concurrency?: number;
+}
+
+export interface MolsearchJobResult {
+  status: 'SUCCESS';
+  resultKey: string;
+  rows: number;
+}
+
+/** Download filters (the same as paging: engine/export ResultFilter) and columns. */
+export interface DownloadOptions {
+  simTh: number;
+  dMin: number;
+  dMax: number;
+  propRanges: Record<string, { min: number; max: number }>;
+  includeProperties: boolean;
+  includeMetadata: boolean;
+}
+
+export interface PrepareDownloadInput {
+  downloadId: string;
+  jobName: string;
+  resultKey: string;
+  formats: ('csv' | 'json' | 'xlsx' | 'sdf')[];
+  /** Object key prefix of the files, e.g. users/<account>/downloads/<id>/; the file is <prefix><job>.<format>. */
+  keyPrefix: string;
+  options: DownloadOptions;
+  queues: JobQueues;
+}
+
+export interface PrepareDownloadResult {
+  keys: Record<string, string>;
+}
+
+// v2 runs: workflow name, input, events (kept in their own file, re-exported for the API).
+export * from './run-contracts.ts';

@@ -11,8 +11,7 @@ import type { ObjectStore } from '../../platform/object-store/index.ts';
 import type { Db } from '../../store/db.ts';
 import { createDownloads, type DownloadRecord, type Downloads } from '../../store/downloads.ts';
 import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat } from '../../engine/export/index.ts';
-import { taskQueue } from '../../workflows/contracts.ts';
-import { JOB_WORKFLOWS, type DownloadOptions, type PrepareDownloadInput } from '../../workflows/jobs-contracts.ts';
+import { JOB_WORKFLOWS, taskQueue, type DownloadOptions, type PrepareDownloadInput } from '../../workflows/contracts.ts';
 import { DOWNLOAD_ID_PATTERN, newDownloadId } from './jobs-ids.ts';
 import type { JobService } from './jobs.ts';
 

@@ -11,8 +11,7 @@ import type { Db } from '../../store/db.ts';
 import { createJobs, FINAL_JOB_STATUSES, type JobRecord, type Jobs, type JobStatus } from '../../store/jobs.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import { resultView, type JobResult, type ResultView } from '../../engine/export/index.ts';
-import { taskQueue } from '../../workflows/contracts.ts';
-import { JOB_WORKFLOWS, type JobQueues, type MolsearchJobInput } from '../../workflows/jobs-contracts.ts';
+import { JOB_WORKFLOWS, taskQueue, type JobQueues, type MolsearchJobInput } from '../../workflows/contracts.ts';
 import { JOB_NAME_PATTERN, newJobName } from './jobs-ids.ts';
 import { buildPage, createResultCache, emptyPage, type Page, type PageRequest } from './jobs-page.ts';
 

@@ -7,7 +7,24 @@ import { startStack } from '../stack.ts';
 export async function runStart(_argv: string[], opts: { worker?: boolean } = {}): Promise<number> {
   const config = loadConfig();
   const log = createLogger({ level: config.logLevel, name: 'molsearch' });
-  const stack = await startStack(config, log, { worker: opts.worker ?? true });
+  // Signals during start-up (a first-run catalog build takes minutes) must still stop the
+  // Temporal child; the builder checkpoints, so the next start resumes.
+  const startup = new AbortController();
+  const early = (signal: string) => {
+    log.info({ signal }, 'interrupted during start-up');
+    startup.abort();
+  };
+  process.once('SIGINT', early);
+  process.once('SIGTERM', early);
+  let stack;
+  try {
+    stack = await startStack(config, log, { worker: opts.worker ?? true, signal: startup.signal });
+  } catch (err) {
+    if (startup.signal.aborted) process.exit(130);
+    throw err;
+  }
+  process.off('SIGINT', early);
+  process.off('SIGTERM', early);
   const { key, created } = await ensureDevKey(stack.store, config.dataDir);
   const base = stack.url.replace('0.0.0.0', '127.0.0.1');
   process.stdout.write(

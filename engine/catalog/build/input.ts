@@ -51,11 +51,18 @@ function splitQuoted(line: string, sep: string): string[] {
   for (let i = 0; i < line.length; i++) {
     const ch = line[i];
     if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') (cur += '"'), i++;
+      if (ch === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      }
       else if (ch === '"') quoted = false;
       else cur += ch;
     } else if (ch === '"') quoted = true;
-    else if (line.startsWith(sep, i)) (out.push(cur), (cur = ''), (i += sep.length - 1));
+    else if (line.startsWith(sep, i)) {
+      out.push(cur);
+      cur = '';
+      i += sep.length - 1;
+    }
     else cur += ch;
   }
   out.push(cur);

@@ -1,0 +1,139 @@
+/**
+ * Download activities: stream a job result into one export format and upload it (multipart on S3),
+ * and record the download's status. The result file is read once; rows are produced lazily, so
+ * no formatted output is ever held whole in memory.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Logger } from '../platform/logger.ts';
+import type { ObjectStore } from '../platform/object-store/index.ts';
+import type { Downloads, DownloadStatus } from '../store/downloads.ts';
+import { getRDKit } from '../engine/chem/index.ts';
+import {
+  BASE_COLUMNS,
+  decodeJobResult,
+  EXPORT_CONTENT_TYPES,
+  exportStream,
+  PROPERTY_KEYS,
+  resultView,
+  type ExportColumn,
+  type ExportFormat,
+  type ExportValue,
+  type JobResult,
+  type ResultFilter,
+} from '../engine/export/index.ts';
+import { round5 } from '../engine/export/result-view.ts';
+import { INVALID_INPUT } from './jobs.ts';
+
+export interface ExportOptionsInput extends ResultFilter {
+  includeProperties: boolean;
+  /** Adds the job name, query and database columns of provenance to every row. */
+  includeMetadata: boolean;
+}
+
+export interface ExportInput {
+  downloadId: string;
+  jobName: string;
+  resultKey: string;
+  format: ExportFormat;
+  /** Object key to write (under the owner's downloads area). */
+  key: string;
+  options: ExportOptionsInput;
+}
+
+export interface ExportResult {
+  key: string;
+  bytes: number;
+  rows: number;
+}
+
+export interface DownloadRecordInput {
+  downloadId: string;
+  status?: DownloadStatus;
+  keys?: Record<string, string>;
+  error?: string;
+}
+
+export interface ExportActivityDeps {
+  log: Logger;
+  downloads?: Downloads;
+  objects?: ObjectStore;
+}
+
+/** Columns of an export: the page columns (in page order), properties and metadata when asked. */
+export function exportColumns(opts: Pick<ExportOptionsInput, 'includeProperties' | 'includeMetadata'>): ExportColumn[] {
+  const cols: ExportColumn[] = BASE_COLUMNS.map((name) => ({ name, type: name === 'similarity' ? 'number' : 'string' }));
+  cols.push({ name: 'in_prop_range', type: 'boolean' });
+  if (opts.includeProperties) for (const k of PROPERTY_KEYS) cols.push({ name: k, type: 'number' });
+  if (opts.includeMetadata) cols.push({ name: 'job_name', type: 'string' }, { name: 'query_smiles', type: 'string' });
+  return cols;
+}
+
+function heartbeat(details?: unknown): void {
+  try {
+    Context.current().heartbeat(details);
+  } catch {
+    // called outside an activity (tests, benches)
+  }
+}
+
+/** The download activities over the worker's object store and downloads store. */
+export function createExportActivities(deps: ExportActivityDeps) {
+  const objects = () => {
+    if (!deps.objects) throw new Error('export activities need an object store');
+    return deps.objects;
+  };
+  return {
+    /** Streams one format of a job result to `key` (rows filtered as the download asked). */
+    async exportJobResult(input: ExportInput): Promise<ExportResult> {
+      const store = objects();
+      let result: JobResult;
+      try {
+        result = decodeJobResult(await store.getBytes(input.resultKey));
+      } catch (err) {
+        if ((await store.head(input.resultKey)) === undefined) throw ApplicationFailure.create({ message: `job ${input.jobName} has no result`, type: INVALID_INPUT, nonRetryable: true });
+        throw err;
+      }
+      const view = resultView(result, input.options);
+      const query = result.metadata['molsearch.query'] ?? '';
+      const { includeProperties, includeMetadata } = input.options;
+      const columns = exportColumns(input.options);
+      function* rows(): Generator<ExportValue[]> {
+        for (let j = 0; j < view.indices.length; j++) {
+          const i = view.indices[j];
+          const row: ExportValue[] = [result.smiles[i], result.id[i], result.database[i], result.dbId[i], round5(result.similarity[i]), view.inRange[j] === 1];
+          if (includeProperties) for (const col of result.props) row.push(col[i]);
+          if (includeMetadata) row.push(input.jobName, query);
+          if ((j & 4095) === 4095) heartbeat({ row: j });
+          yield row;
+        }
+      }
+      let molblock: ((s: string) => string | undefined) | undefined;
+      if (input.format === 'sdf') {
+        const rd = await getRDKit();
+        molblock = (smiles) => {
+          const mol = rd.get_mol(smiles);
+          if (!mol) return undefined;
+          try {
+            return mol.is_valid() ? mol.get_molblock() : undefined;
+          } finally {
+            mol.delete();
+          }
+        };
+      }
+      const stream = exportStream(input.format, columns, rows(), { molblock });
+      const { bytes } = await store.putStream(input.key, stream, EXPORT_CONTENT_TYPES[input.format]);
+      deps.log.info({ download: input.downloadId, format: input.format, rows: view.indices.length, bytes }, 'export written');
+      return { key: input.key, bytes, rows: view.indices.length };
+    },
+
+    /** Records a download's status and finished files. */
+    async downloadRecord(input: DownloadRecordInput): Promise<void> {
+      if (!deps.downloads) throw new Error('export activities need the downloads store');
+      const { downloadId, ...u } = input;
+      await deps.downloads.update(downloadId, u);
+    },
+  };
+}
+
+export type ExportActivities = ReturnType<typeof createExportActivities>;

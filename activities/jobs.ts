@@ -1,0 +1,192 @@
+/**
+ * Activities of legacy molsearch jobs: prepare (parse the query, list shards), scan one shard into a
+ * small top-k part in the object store, merge parts into the result file, and record status in
+ * the metadata store. Input errors are non-retryable failures of type `invalid_input`; anything
+ * else is thrown plainly so Temporal retries it.
+ */
+import { Context } from '@temporalio/activity';
+import type { Table } from 'apache-arrow';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Logger } from '../platform/logger.ts';
+import type { ObjectStore } from '../platform/object-store/index.ts';
+import type { Jobs, JobUpdate } from '../store/jobs.ts';
+import { getRDKit, parseMolecule } from '../engine/chem/index.ts';
+import { decodeJobResult, encodeJobResult } from '../engine/export/index.ts';
+import { scanShardTopK } from '../engine/search/shard-memory.ts';
+import { createShardCache, decodePart, encodePart, type ShardCache } from './jobs-shards.ts';
+import { joinResult, mergeParts, type MergePart } from './jobs-merge.ts';
+
+export const INVALID_INPUT = 'invalid_input';
+
+export interface JobActivityDeps {
+  log: Logger;
+  jobs?: Jobs;
+  objects?: ObjectStore;
+  catalogDir?: string;
+}
+
+export interface ShardRef {
+  catalog: string;
+  shard: number;
+  rows: number;
+}
+
+export interface JobPrepareInput {
+  jobName: string;
+  smiles: string;
+  dbNames: string[];
+}
+export interface JobPrepareResult {
+  /** Query fingerprint, base64 (256 bytes: small enough for history). */
+  fp: string;
+  canonical: string;
+  shards: ShardRef[];
+}
+
+export interface JobScanInput {
+  jobName: string;
+  catalog: string;
+  shard: number;
+  fp: string;
+  k: number;
+}
+export interface JobScanResult {
+  key: string;
+  count: number;
+  minScore: number;
+}
+
+export interface JobMergeInput {
+  jobName: string;
+  parts: (ShardRef & { key: string })[];
+  k: number;
+  /** Query fingerprint, base64, for the exact similarities of the kept rows. */
+  fp: string;
+  query: string;
+}
+export interface JobMergeResult {
+  key: string;
+  rows: number;
+}
+
+export interface JobRecordInput extends JobUpdate {
+  jobName: string;
+}
+
+/** Object keys of a job's files (deterministic, so a retried activity overwrites its own output). */
+export const jobKeys = {
+  part: (job: string, catalog: string, shard: number) => `jobs/${job}/parts/${catalog}-${shard}.bin`,
+  result: (job: string) => `jobs/${job}/result.arrow`,
+};
+
+const invalid = (msg: string) => ApplicationFailure.create({ message: msg, type: INVALID_INPUT, nonRetryable: true });
+
+function need<T>(v: T | undefined, what: string): T {
+  if (v === undefined) throw new Error(`job activities need ${what} (not configured in this worker)`);
+  return v;
+}
+
+/** Heartbeats when running inside an activity; a no-op when called directly (tests, benches). */
+function beat(details?: unknown): void {
+  try {
+    Context.current().heartbeat(details);
+  } catch {
+    // not in an activity context
+  }
+}
+
+function cancelled(): boolean {
+  try {
+    return Context.current().cancellationSignal.aborted;
+  } catch {
+    return false;
+  }
+}
+
+/** The job activities over the worker's store, object store and catalog directory. */
+export function createJobActivities(deps: JobActivityDeps) {
+  let cache: ShardCache | undefined;
+  const shards = () => (cache ??= createShardCache(need(deps.catalogDir, 'catalogDir')));
+  const objects = () => need(deps.objects, 'an object store');
+
+  return {
+    /** Parses the query (invalid → non-retryable) and lists the shards of the named catalogs. */
+    async jobPrepare(input: JobPrepareInput): Promise<JobPrepareResult> {
+      const rd = await getRDKit();
+      const parsed = parseMolecule(rd, input.smiles);
+      if ('error' in parsed) throw invalid(`invalid search_input ${JSON.stringify(input.smiles.slice(0, 200))}: ${parsed.error}`);
+      if (!input.dbNames.length) throw invalid('no database to search');
+      const refs: ShardRef[] = [];
+      for (const id of input.dbNames) {
+        let catalog;
+        try {
+          catalog = await shards().catalog(id);
+        } catch (err) {
+          throw invalid(`unknown database ${JSON.stringify(id)}: ${(err as Error).message}`);
+        }
+        catalog.manifest.shards.forEach((s, i) => refs.push({ catalog: id, shard: i, rows: s.rows }));
+      }
+      return { fp: Buffer.from(parsed.fp).toString('base64'), canonical: parsed.canonicalSmiles, shards: refs };
+    },
+
+    /**
+     * Top-k rows of one shard, written as a part to the object store; returns only its key and
+     * size. Idempotent: a part already written by an earlier attempt is reused.
+     */
+    async jobScanShard(input: JobScanInput): Promise<JobScanResult> {
+      const key = jobKeys.part(input.jobName, input.catalog, input.shard);
+      const store = objects();
+      beat({ stage: 'start' });
+      if ((await store.head(key)) !== undefined) {
+        const part = decodePart(await store.getBytes(key));
+        return { key, count: part.rows.length, minScore: part.rows.length ? part.scores[part.rows.length - 1] : 0 };
+      }
+      const shard = await shards().shard(input.catalog, input.shard);
+      if (cancelled()) throw new Error('cancelled');
+      const fp = new Uint8Array(Buffer.from(input.fp, 'base64'));
+      if (fp.length !== 256) throw invalid('query fingerprint must be 256 bytes');
+      const top = scanShardTopK(shard, fp, input.k);
+      beat({ stage: 'scanned', rows: top.rows.length });
+      await store.put(key, encodePart(top.rows, top.scores), 'application/octet-stream');
+      return { key, count: top.rows.length, minScore: top.rows.length ? top.scores[top.rows.length - 1] : 0 };
+    },
+
+    /** Merges the parts (unique by product id), joins the catalog columns, writes result.arrow. */
+    async jobMerge(input: JobMergeInput): Promise<JobMergeResult> {
+      const store = objects();
+      const key = jobKeys.result(input.jobName);
+      // A retry after the result was written (and parts deleted) must not redo the merge.
+      if ((await store.head(key)) !== undefined) return { key, rows: decodeJobResult(await store.getBytes(key)).rows };
+      const parts: MergePart[] = [];
+      const tables: Table[] = [];
+      const fingerprints: Uint8Array[] = [];
+      for (const p of input.parts) {
+        const part = decodePart(await store.getBytes(p.key));
+        parts.push({ catalog: p.catalog, shard: p.shard, rows: part.rows, scores: part.scores });
+        const shard = await shards().shard(p.catalog, p.shard);
+        tables.push(shard.table);
+        fingerprints.push(shard.fingerprints);
+        beat({ stage: 'read', shard: p.shard });
+      }
+      const ids = tables.map((t) => t.getChild('product_id')!);
+      const merged = mergeParts(parts, input.k, (p, row) => ids[p].get(row) as string);
+      const queryFp = new Uint8Array(Buffer.from(input.fp, 'base64'));
+      const result = joinResult(merged, parts.map((p, i) => ({ catalog: p.catalog, table: tables[i], fingerprints: fingerprints[i] })), queryFp);
+      result.metadata = { 'molsearch.job': input.jobName, 'molsearch.query': input.query, 'molsearch.k': String(input.k) };
+      beat({ stage: 'merged', rows: result.rows });
+      await store.put(key, encodeJobResult(result), 'application/vnd.apache.arrow.file');
+      // Parts are only needed until the result exists; failing to delete them is harmless.
+      await Promise.all(input.parts.map((p) => store.delete(p.key).catch(() => {})));
+      return { key, rows: result.rows };
+    },
+
+    /** Records status, progress or the outcome of a job (final statuses are never overwritten). */
+    async jobRecord(input: JobRecordInput): Promise<void> {
+      const { jobName, ...update } = input;
+      await need(deps.jobs, 'the jobs store').update(jobName, update);
+      deps.log.info({ job: jobName, ...update }, 'job updated');
+    },
+  };
+}
+
+export type JobActivities = ReturnType<typeof createJobActivities>;

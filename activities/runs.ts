@@ -1,0 +1,95 @@
+/**
+ * Activities of v2 runs: execute one item (a selection) and record it, append events, record a
+ * failed item, cancel open items. Every one is idempotent, so Temporal's retries and a re-executed
+ * item after a lost worker change nothing but the attempt count.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { AppError } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { ObjectStore } from '../platform/object-store/index.ts';
+import type { RunsRepository } from '../store/runs.ts';
+import { documentHash, executeSelection, itemSelection, libraryFacts, normalizeSelection, parseRunDocument, runItemIds, selectionDatabaseId, type LibraryRegistry, type RunDocument } from '../engine/selection/index.ts';
+import type { ExecuteItemInput, ExecuteItemResult, RunEventRecord } from '../workflows/run-contracts.ts';
+
+export interface RunActivityDeps {
+  log: Logger;
+  runs?: RunsRepository;
+  objects?: ObjectStore;
+  libraries?: LibraryRegistry;
+}
+
+/** Object key of one item's result document. */
+export const runItemResultKey = (runId: string, itemId: string) => `runs/${runId}/items/${encodeURIComponent(itemId)}.json`;
+
+/** The run activities; each throws a plain Error (retried) when its dependencies are missing. */
+export function createRunActivities(deps: RunActivityDeps) {
+  const need = <T>(v: T | undefined, what: string): T => {
+    if (!v) throw new Error(`run activities need ${what}`);
+    return v;
+  };
+  const documents = new Map<string, { doc: RunDocument; ids: string[] }>();
+  const loadDocument = async (runId: string) => {
+    let entry = documents.get(runId);
+    if (!entry) {
+      const raw = await need(deps.runs, 'the metadata store').document(runId);
+      if (!raw) throw ApplicationFailure.nonRetryable(`run ${runId} not found`, 'input_error');
+      const doc = parseRunDocument(raw);
+      entry = { doc, ids: runItemIds(doc) };
+      if (documents.size > 100) documents.clear();
+      documents.set(runId, entry);
+    }
+    return entry;
+  };
+
+  return {
+    /** Appends events (sequence numbers assigned by the workflow); re-appending is a no-op. */
+    async runAppendEvents(input: { runId: string; events: RunEventRecord[] }): Promise<void> {
+      await need(deps.runs, 'the metadata store').appendEvents(input.runId, input.events);
+    },
+
+    /**
+     * Executes one item: the item's selection over its library, the result document written to
+     * runs/<run>/items/<item>.json, the item row updated. Input problems (bad SMILES, unavailable
+     * capability) make the item failed without retry; other errors are thrown and retried.
+     */
+    async runExecuteItem(input: ExecuteItemInput): Promise<ExecuteItemResult> {
+      const runs = need(deps.runs, 'the metadata store');
+      const objects = need(deps.objects, 'the object store');
+      const libraries = need(deps.libraries, 'the catalogs');
+      const attempt = await runs.startItem(input.runId, input.itemId);
+      const { doc, ids } = await loadDocument(input.runId);
+      const index = ids.indexOf(input.itemId);
+      if (index < 0) throw ApplicationFailure.nonRetryable(`item ${input.itemId} is not in run ${input.runId}`, 'input_error');
+      try {
+        const { selection } = itemSelection(doc, index);
+        const lib = await libraries.get(selectionDatabaseId(selection, []));
+        if (!lib) throw new AppError('not_found', `database ${JSON.stringify(selection.database)} is not served`);
+        const normalized = normalizeSelection(selection, libraryFacts(lib), []);
+        const outcome = await executeSelection(lib, normalized);
+        const key = runItemResultKey(input.runId, input.itemId);
+        const selectionHash = documentHash(normalized);
+        await objects.put(key, JSON.stringify({ run_id: input.runId, item_id: input.itemId, input_index: index, selection_hash: selectionHash, database_release: lib.info.release, ...outcome }), 'application/json');
+        await runs.finishItem(input.runId, input.itemId, { status: 'succeeded', resultKey: key, result: { selection_hash: selectionHash, returned: outcome.counts.returned, counts: outcome.counts } });
+        deps.log.debug({ run: input.runId, item: input.itemId, attempt, returned: outcome.counts.returned }, 'run item executed');
+        return { status: 'succeeded', returned: outcome.counts.returned };
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        const error = { code: err.code, message: err.message };
+        await runs.finishItem(input.runId, input.itemId, { status: 'failed', error });
+        return { status: 'failed', error };
+      }
+    },
+
+    /** Records an item whose execution failed after every attempt (the workflow's verdict). */
+    async runRecordItemFailure(input: { runId: string; itemId: string; error: { code: string; message: string } }): Promise<void> {
+      await need(deps.runs, 'the metadata store').finishItem(input.runId, input.itemId, { status: 'failed', error: input.error });
+    },
+
+    /** Marks every unfinished item cancelled and returns the item counts by status. */
+    async runCancelItems(input: { runId: string }) {
+      return need(deps.runs, 'the metadata store').cancelOpenItems(input.runId);
+    },
+  };
+}
+
+export type RunActivities = ReturnType<typeof createRunActivities>;

@@ -1,0 +1,5 @@
+/** Public surface of engine/export: the job result file and the streaming export writers. */
+export { EXPORT_FORMATS, EXPORT_CONTENT_TYPES, type ExportFormat, type ExportColumn, type ExportValue } from './formats.ts';
+export { exportStream, csvStream, jsonStream, sdfStream, xlsxStream, type ExportOptions, type RowSource } from './writers.ts';
+export { JOB_RESULT_FORMAT, PROPERTY_KEYS, BASE_COLUMNS, allocJobResult, encodeJobResult, decodeJobResult, type JobResult } from './job-result.ts';
+export { resultView, inRange, type ResultFilter, type ResultView } from './result-view.ts';

@@ -1,0 +1,4 @@
+// Every workflow of the service, for the worker's bundle. One file per workflow.
+export { molsearchJobWorkflow } from './molsearch-job-workflow.ts';
+export { prepareDownloadWorkflow } from './prepare-download-workflow.ts';
+export { runWorkflow } from './run-workflow.ts';

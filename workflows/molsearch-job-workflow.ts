@@ -1,0 +1,66 @@
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import type { JobActivities, JobScanResult } from '../activities/jobs.ts';
+import type { MolsearchJobInput, MolsearchJobResult } from './contracts.ts';
+
+/** The reason a job failed, for the job info: the innermost application failure's message. */
+export function failureReason(err: unknown): string {
+  let e: unknown = err;
+  while (e instanceof ActivityFailure && e.cause) e = e.cause;
+  if (e instanceof ApplicationFailure || e instanceof Error) return e.message;
+  return String(e);
+}
+
+/**
+ * A legacy molsearch job (workflow id = job name): parses the query, scans every shard of the
+ * named catalogs (bounded concurrency, one activity per shard, each writing a small top-k part to
+ * the object store), merges the parts into result.arrow and records SUCCESS with the row count.
+ * An input error fails at once (FAILURE with the reason); cancellation records REVOKED.
+ * Only keys and counts pass through history.
+ */
+export async function molsearchJobWorkflow(input: MolsearchJobInput): Promise<MolsearchJobResult> {
+  const book = proxyActivities<JobActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 20 },
+  });
+  const scan = proxyActivities<JobActivities>({
+    taskQueue: input.queues.scan,
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: '10 seconds',
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '20s', maximumAttempts: 8, nonRetryableErrorTypes: ['invalid_input'] },
+  });
+  const record = (u: Omit<Parameters<JobActivities['jobRecord']>[0], 'jobName'>) => book.jobRecord({ jobName: input.jobName, ...u });
+  try {
+    const prep = await scan.jobPrepare({ jobName: input.jobName, smiles: input.smiles, dbNames: input.dbNames });
+    const total = prep.shards.length;
+    await record({ status: 'STARTED', progress: { shardsDone: 0, shardsTotal: total } });
+    const results: JobScanResult[] = new Array(total);
+    let next = 0;
+    let done = 0;
+    const lane = async (): Promise<void> => {
+      while (next < total) {
+        const i = next++;
+        const s = prep.shards[i];
+        results[i] = await scan.jobScanShard({ jobName: input.jobName, catalog: s.catalog, shard: s.shard, fp: prep.fp, k: input.k });
+        done++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency ?? 4, total)) }, lane));
+    await record({ progress: { shardsDone: done, shardsTotal: total } });
+    const merged = await scan.jobMerge({
+      jobName: input.jobName,
+      parts: prep.shards.map((s, i) => ({ ...s, key: results[i].key })),
+      k: input.k,
+      fp: prep.fp,
+      query: prep.canonical,
+    });
+    await record({ status: 'SUCCESS', resultKey: merged.key, rows: merged.rows });
+    return { status: 'SUCCESS', resultKey: merged.key, rows: merged.rows };
+  } catch (err) {
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(() => record({ status: 'REVOKED', error: 'revoked by the user' }));
+      throw err;
+    }
+    await record({ status: 'FAILURE', error: failureReason(err) });
+    throw err;
+  }
+}
