@@ -7,7 +7,7 @@ import { createJobActivities } from './jobs.ts';
 import { createExportActivities } from './exports.ts';
 import { createRunActivities } from './runs.ts';
 import { createRunsRepository } from '../store/runs.ts';
-import { catalogRegistry, type LibraryRegistry } from '../engine/selection/index.ts';
+import { catalogRegistry, type LibraryRegistry, type SelectionPool } from '../engine/selection/index.ts';
 
 /** What activities close over: small interfaces, created once per worker process. */
 export interface ActivityDeps {
@@ -20,6 +20,8 @@ export interface ActivityDeps {
   catalogDir?: string;
   /** Libraries v2 run items execute over (default: the catalogs of catalogDir, opened lazily). */
   libraries?: LibraryRegistry;
+  /** Threads for run items' selections (absent: run on the activity's thread). */
+  selectionPool?: SelectionPool;
 }
 
 /** The worker's activities, as plain async functions. Workflows type them with ReturnType<>. */
@@ -32,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
       runs: deps.store ? createRunsRepository(deps.store.db) : undefined,
       objects: deps.objects,
       libraries: deps.libraries ?? (deps.catalogDir ? catalogRegistry(deps.catalogDir) : undefined),
+      selectionPool: deps.selectionPool,
     }),
   };
 }

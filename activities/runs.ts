@@ -8,7 +8,7 @@ import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
 import type { RunsRepository } from '../store/runs.ts';
-import { documentHash, executeSelection, itemSelection, libraryFacts, normalizeSelection, parseRunDocument, runItemIds, selectionDatabaseId, type LibraryRegistry, type RunDocument } from '../engine/selection/index.ts';
+import { documentHash, executeSelectionIn, itemSelection, libraryFacts, normalizeSelection, parseRunDocument, runItemIds, selectionDatabaseId, type LibraryRegistry, type RunDocument, type SelectionPool } from '../engine/selection/index.ts';
 import type { ExecuteItemInput, ExecuteItemResult, RunEventRecord } from '../workflows/run-contracts.ts';
 
 export interface RunActivityDeps {
@@ -16,6 +16,8 @@ export interface RunActivityDeps {
   runs?: RunsRepository;
   objects?: ObjectStore;
   libraries?: LibraryRegistry;
+  /** Threads that execute item selections, so activities never block the worker's event loop (absent: in this thread). */
+  selectionPool?: SelectionPool;
 }
 
 /** Object key of one item's result document. */
@@ -65,7 +67,7 @@ export function createRunActivities(deps: RunActivityDeps) {
         const lib = await libraries.get(selectionDatabaseId(selection, []));
         if (!lib) throw new AppError('not_found', `database ${JSON.stringify(selection.database)} is not served`);
         const normalized = normalizeSelection(selection, libraryFacts(lib), []);
-        const outcome = await executeSelection(lib, normalized);
+        const outcome = await executeSelectionIn(deps.selectionPool, lib, normalized);
         const key = runItemResultKey(input.runId, input.itemId);
         const selectionHash = documentHash(normalized);
         await objects.put(key, JSON.stringify({ run_id: input.runId, item_id: input.itemId, input_index: index, selection_hash: selectionHash, database_release: lib.info.release, ...outcome }), 'application/json');

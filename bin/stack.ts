@@ -14,7 +14,7 @@ import { buildApp } from '../api/app.ts';
 import { v2Routes } from '../api/routes/v2/index.ts';
 import { createRunService } from '../api/v2/runs-service.ts';
 import { createRunsRepository } from '../store/runs.ts';
-import { catalogRegistry } from '../engine/selection/index.ts';
+import { catalogRegistry, createSelectionPool } from '../engine/selection/index.ts';
 import { createSubstructureRunner } from '../engine/substructure/index.ts';
 import { createCatalogSearchService } from '../api/services/catalog-search.ts';
 import { createFilterPool } from '../engine/filters/index.ts';
@@ -112,6 +112,9 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     const libraries = catalogRegistry(config.catalogDir, { ids: config.catalogs, pool });
     const substructure = createSubstructureRunner();
     cleanups.push(() => substructure.close());
+    // Selections (sync v2 and run items) execute on their own thread(s), never on this event loop.
+    const selectionPool = createSelectionPool({ threads: 1, log });
+    cleanups.push(() => selectionPool.close());
 
     let workers: RunningWorkers | undefined;
     if (opts.worker ?? true) {
@@ -119,7 +122,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
         address: temporal.address,
         namespace: config.temporal.namespace,
         prefix: config.temporal.taskQueuePrefix,
-        activities: createActivities({ log, store, objects, catalogDir: config.catalogDir, libraries }),
+        activities: createActivities({ log, store, objects, catalogDir: config.catalogDir, libraries, selectionPool }),
         log,
       });
       cleanups.push(() => workers!.shutdown());
@@ -140,6 +143,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
           runService: createRunService({ runs: createRunsRepository(store.db), libraries, objects, temporal: new Client({ connection, namespace: config.temporal.namespace }), taskQueuePrefix: config.temporal.taskQueuePrefix }),
           objects,
           substructure,
+          selectionPool,
           publicUrl: config.publicUrl,
         }),
         legacyPredictPlugin(admet),

@@ -42,6 +42,8 @@ export async function molsearchJobWorkflow(input: MolsearchJobInput): Promise<Mo
         const s = prep.shards[i];
         results[i] = await scan.jobScanShard({ jobName: input.jobName, catalog: s.catalog, shard: s.shard, fp: prep.fp, k: input.k });
         done++;
+        // Progress counters for job info; a handful of shards per job keeps history small.
+        if (done < total) await record({ progress: { shardsDone: done, shardsTotal: total } });
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency ?? 4, total)) }, lane));

@@ -1,7 +1,8 @@
 import type { Logger } from '../../platform/logger.ts';
 import { invalidSmiles } from '../../platform/errors.ts';
 import { canonicalize, getRDKit, parseMolecule, tanimoto, DESCRIPTOR_NAMES, FP_BYTES, type RDKitModule } from '../../engine/chem/index.ts';
-import { ADMET_NAMES, rowRecord, type Catalog, type ShardData } from '../../engine/catalog/index.ts';
+import { ADMET_NAMES, ADMET_OOD_COLUMN, rowRecord, type Catalog, type ShardData } from '../../engine/catalog/index.ts';
+import { oodNames } from '../../engine/admet/predict.ts';
 import type { Hit, SearchPool } from '../../engine/search/index.ts';
 import { createFilterPool, createSolventFilter, type FilterPool } from '../../engine/filters/index.ts';
 import { createCatalogFilters } from './catalog-filters.ts';
@@ -54,7 +55,15 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
 
   function toRow(hit: Hit, queryFp: Uint8Array | undefined, req: Pick<SimilarityRequest, 'descriptors' | 'properties'>): NeighborRow {
     const shard = pool.shard(hit.catalog, hit.shard) as ShardData;
-    const rec = rowRecord(shard, hit.row, ['product_id', 'smiles', ...(req.descriptors ? DESCRIPTOR_NAMES : []), ...(req.properties && byId.get(hit.catalog)?.manifest.models ? ADMET_NAMES : [])]);
+    // Property keys in the client contract's order: the 22 ADMET columns, then the 11 descriptors.
+    const withAdmet = req.properties && Boolean(byId.get(hit.catalog)?.manifest.models);
+    const rec = rowRecord(shard, hit.row, ['product_id', 'smiles', ...(withAdmet ? ADMET_NAMES : []), ...(req.descriptors ? DESCRIPTOR_NAMES : [])]);
+    if (req.properties) {
+      if (!withAdmet) for (const name of ADMET_NAMES) rec[name] = null;
+      // Endpoints whose applicability domain excludes this molecule: flagged, not silently served.
+      const ood = withAdmet && shard.table.getChild(ADMET_OOD_COLUMN) ? (shard.table.getChild(ADMET_OOD_COLUMN)!.get(hit.row) as number | null) : null;
+      (rec as Record<string, unknown>).admet_out_of_domain = ood === null ? null : oodNames(ood);
+    }
     // The kernel scores in float32; recompute the exact double from the row's bits for the answer.
     const fp = shard.fingerprints.subarray(hit.row * FP_BYTES, (hit.row + 1) * FP_BYTES);
     const similarity = queryFp ? tanimoto(queryFp, fp) : hit.similarity;

@@ -12,7 +12,7 @@ import {
 } from '../../engine/selection/index.ts';
 import { TERMINAL_RUN_STATUSES, type RunRow, type RunsRepository } from '../../store/runs.ts';
 import { taskQueue } from '../../workflows/contracts.ts';
-import { RUN_WORKFLOW, type RunWorkflowInput } from '../../workflows/run-contracts.ts';
+import { RUN_WORKFLOW, type RunWorkflowInput } from '../../workflows/contracts.ts';
 
 /** Runs are kept this long after creation (then GET answers 404 and the purge deletes them). */
 export const RUN_RETENTION_DAYS = 7;
@@ -116,7 +116,6 @@ export function createRunService(opts: RunServiceOptions) {
       const checked = await checkRunDocument(body, opts.libraries);
       const violation = runLimitViolation(checked);
       if (violation) throw new AppError('payload_too_large', violation);
-      const now = new Date();
       const { run, created } = await opts.runs.createOrGet({
         id: `run_${randomUUID().replace(/-/g, '')}`,
         accountId,
@@ -126,7 +125,7 @@ export function createRunService(opts: RunServiceOptions) {
         metadata: checked.doc.metadata,
         idempotencyKey,
         items: checked.itemIds.map((id, input_index) => ({ id, input_index })),
-        expiresAt: new Date(now.getTime() + RUN_RETENTION_DAYS * 86_400_000),
+        retentionSeconds: RUN_RETENTION_DAYS * 86_400,
       });
       if (run.status === 'queued' && run.last_event_sequence === 0) await startWorkflow(run, checked.itemIds);
       return { run, created };

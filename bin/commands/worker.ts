@@ -4,6 +4,7 @@ import { openObjectStore } from '../../platform/object-store/index.ts';
 import { openStore } from '../../store/index.ts';
 import { createActivities } from '../../activities/index.ts';
 import { startWorkers } from '../../worker/worker.ts';
+import { createSelectionPool } from '../../engine/selection/index.ts';
 import { TASK_QUEUES, type TaskQueueKind } from '../../workflows/contracts.ts';
 
 /**
@@ -22,11 +23,13 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   if (!config.databaseUrl) log.warn('DATABASE_URL is not set: this worker opens the PGlite directory, which no other process may hold');
   const store = await openStore({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, tierLimits: config.tierLimits }, log);
   const objects = await openObjectStore(config);
+  // Run items' selections execute on a thread, so the Temporal worker keeps heartbeating meanwhile.
+  const selectionPool = createSelectionPool({ threads: 1, log });
   const workers = await startWorkers({
     address: config.temporal.address,
     namespace: config.temporal.namespace,
     prefix: config.temporal.taskQueuePrefix,
-    activities: createActivities({ log, store, objects, catalogDir: config.catalogDir }),
+    activities: createActivities({ log, store, objects, catalogDir: config.catalogDir, selectionPool }),
     kinds,
     log,
   });
@@ -37,7 +40,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'worker shutting down');
-    workers.shutdown().then(() => store.close()).then(
+    workers.shutdown().then(() => selectionPool.close()).then(() => store.close()).then(
       () => process.exit(0),
       (err) => {
         log.error({ err }, 'worker shutdown failed');
@@ -48,6 +51,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   await workers.done;
+  await selectionPool.close();
   await store.close();
   return 0;
 }

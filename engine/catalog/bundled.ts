@@ -35,6 +35,8 @@ export interface EnsureBundledOptions {
   /** Only these ids (default: all bundled). */
   only?: readonly string[];
   progress?: boolean;
+  /** Predict the ADMET columns at build time (default true). */
+  admet?: boolean;
 }
 
 /**
@@ -66,6 +68,7 @@ export async function ensureBundledCatalogs(opts: EnsureBundledOptions): Promise
       idCol: c.id_col,
       threads: opts.threads,
       progress: opts.progress,
+      admet: opts.admet ?? true,
     });
     opts.log?.info({ catalog: c.id, molecules: r.manifest.counts.molecules, seconds: r.seconds }, 'built bundled catalog');
     built.push(c.id);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { tableFromIPC, type Table } from 'apache-arrow';
 import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
 import { CatalogError } from './errors.ts';
-import { CATALOG_FORMAT, COLUMNS, MANIFEST_FILE, SCHEMA_METADATA_KEYS, type CatalogManifest } from './schema.ts';
+import { CATALOG_FORMAT, COLUMNS, COLUMNS_WITHOUT_OOD, MANIFEST_FILE, SCHEMA_METADATA_KEYS, type CatalogManifest } from './schema.ts';
 
 export type { CatalogManifest, ShardInfo, ColumnSpec } from './schema.ts';
 
@@ -107,7 +107,8 @@ export function readShard(bytes: Uint8Array, index: number): ShardData {
     throw new CatalogError('catalog_format', `shard ${index}: format ${meta.get(SCHEMA_METADATA_KEYS.format)} is not ${CATALOG_FORMAT}`);
   }
   const names = table.schema.fields.map((f) => f.name);
-  if (names.join() !== COLUMNS.map((c) => c.name).join()) throw new CatalogError('catalog_format', `shard ${index}: unexpected columns`);
+  const got = names.join();
+  if (got !== COLUMNS.map((c) => c.name).join() && got !== COLUMNS_WITHOUT_OOD.map((c) => c.name).join()) throw new CatalogError('catalog_format', `shard ${index}: unexpected columns`);
   if (table.batches.length !== 1) throw new CatalogError('catalog_corrupt', `shard ${index}: ${table.batches.length} record batches, expected 1`);
   const rows = table.numRows;
   const fpData = table.batches[0].getChild('fp')!.data[0];
@@ -136,7 +137,8 @@ const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byt
 export function rowRecord(shard: ShardData, row: number, columns?: readonly string[]): Record<string, string | number | null> {
   if (row < 0 || row >= shard.rows) throw new RangeError(`row ${row} out of range 0..${shard.rows - 1}`);
   const out: Record<string, string | number | null> = {};
-  for (const name of columns ?? COLUMNS.filter((c) => c.name !== 'fp').map((c) => c.name)) {
+  // By default every stored column but `fp` (a catalog from before `admet_ood` simply lacks it).
+  for (const name of columns ?? COLUMNS.filter((c) => c.name !== 'fp' && shard.table.getChild(c.name)).map((c) => c.name)) {
     if (name === 'fp') {
       out.fp = hex(shard.fingerprints.subarray(row * FP_BYTES, (row + 1) * FP_BYTES));
       continue;

@@ -2,7 +2,7 @@
  * The catalog format, declared once: format version, manifest shape, shard columns and the Arrow
  * schema (with self-describing metadata). Readers reject anything that does not match.
  */
-import { Field, FixedSizeBinary, Float32, Float64, Schema, Uint16, Utf8, type DataType } from 'apache-arrow';
+import { Field, FixedSizeBinary, Float32, Float64, Schema, Uint16, Uint32, Utf8, type DataType } from 'apache-arrow';
 import { DESCRIPTOR_NAMES } from '../chem/descriptors.ts';
 import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
 
@@ -38,14 +38,16 @@ export const ADMET_NAMES = [
   'pgp_broccatelli',
 ] as const;
 export type AdmetName = (typeof ADMET_NAMES)[number];
+/** Name of the per-row out-of-domain bitmask column (bit i = ADMET_NAMES[i]). */
+export const ADMET_OOD_COLUMN = 'admet_ood';
 
 export const CATALOG_KINDS = ['enumerated'] as const;
 export type CatalogKind = (typeof CATALOG_KINDS)[number];
 
 export interface ColumnSpec {
   name: string;
-  /** Arrow type as text: utf8, fixed_size_binary[256], uint16, float64, float32. */
-  type: 'utf8' | `fixed_size_binary[${number}]` | 'uint16' | 'float64' | 'float32';
+  /** Arrow type as text: utf8, fixed_size_binary[256], uint16, uint32, float64, float32. */
+  type: 'utf8' | `fixed_size_binary[${number}]` | 'uint16' | 'uint32' | 'float64' | 'float32';
   nullable: boolean;
 }
 
@@ -59,11 +61,18 @@ export const COLUMNS: readonly ColumnSpec[] = [
   { name: 'scaffold', type: 'utf8', nullable: false },
   { name: 'price', type: 'float64', nullable: true },
   ...ADMET_NAMES.map((name) => ({ name, type: 'float32' as const, nullable: true })),
+  // Applicability domain of the predictions: bit i set = endpoint ADMET_NAMES[i] out of domain;
+  // null when the row has no predictions. Catalogs written before this column are still read.
+  { name: ADMET_OOD_COLUMN, type: 'uint32', nullable: true },
 ];
+
+/** The columns of catalogs written before the `admet_ood` column existed (still readable). */
+export const COLUMNS_WITHOUT_OOD: readonly ColumnSpec[] = COLUMNS.filter((c) => c.name !== ADMET_OOD_COLUMN);
 
 function arrowType(t: ColumnSpec['type']): DataType {
   if (t === 'utf8') return new Utf8();
   if (t === 'uint16') return new Uint16();
+  if (t === 'uint32') return new Uint32();
   if (t === 'float64') return new Float64();
   if (t === 'float32') return new Float32();
   return new FixedSizeBinary(Number(/\[(\d+)\]/.exec(t)![1]));

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { makeData, RecordBatch, Struct, Table, tableToIPC, type Data } from 'apache-arrow';
 import { DESCRIPTOR_NAMES } from '../chem/descriptors.ts';
 import { FP_BYTES } from '../chem/fingerprint.ts';
-import { ADMET_NAMES, shardSchema } from './schema.ts';
+import { ADMET_NAMES, ADMET_OOD_COLUMN, shardSchema } from './schema.ts';
 
 export interface ShardColumns {
   productIds: string[];
@@ -21,6 +21,10 @@ export interface ShardColumns {
   prices: Float64Array;
   /** ADMET predictions by column name (NaN = null); absent columns are all null. */
   admet: Record<string, Float32Array> | null;
+  /** Out-of-domain bitmask per row (bit i = ADMET_NAMES[i]); absent or null = all null. */
+  admetOod?: Uint32Array | null;
+  /** With admetOod: 1 where the row has predictions (its mask is stored), 0 where it is null. */
+  admetOodValid?: Uint8Array | null;
 }
 
 const encoder = new TextEncoder();
@@ -54,6 +58,17 @@ function floatData(field: Struct['children'][number], values: Float32Array | Flo
   return makeData({ type: field.type, length: values.length, nullCount, nullBitmap: bitmap, data: values } as never);
 }
 
+function maskData(field: Struct['children'][number], n: number, values: Uint32Array | null, valid: Uint8Array | null): Data {
+  const bitmap = new Uint8Array(Math.ceil(n / 8));
+  let nullCount = 0;
+  for (let i = 0; i < n; i++) {
+    if (values && (!valid || valid[i])) bitmap[i >> 3] |= 1 << (i & 7);
+    else nullCount++;
+  }
+  const data = values ?? new Uint32Array(n);
+  return makeData({ type: field.type, length: n, nullCount, nullBitmap: nullCount ? bitmap : undefined, data } as never);
+}
+
 /** Encodes the rows as one Arrow IPC file (single record batch) with the catalog schema. */
 export function encodeShard(cols: ShardColumns, rdkitVersion: string): Uint8Array {
   const schema = shardSchema(rdkitVersion);
@@ -69,6 +84,7 @@ export function encodeShard(cols: ShardColumns, rdkitVersion: string): Uint8Arra
   byName.set('scaffold', utf8Data(f('scaffold'), cols.scaffolds));
   byName.set('price', floatData(f('price'), cols.prices));
   for (const name of ADMET_NAMES) byName.set(name, floatData(f(name), cols.admet?.[name] ?? new Float32Array(n).fill(NaN)));
+  byName.set(ADMET_OOD_COLUMN, maskData(f(ADMET_OOD_COLUMN), n, cols.admetOod ?? null, cols.admetOodValid ?? null));
   const children = schema.fields.map((x) => byName.get(x.name)!);
   const data = makeData({ type: new Struct(schema.fields), length: n, nullCount: 0, children });
   return tableToIPC(new Table(schema, [new RecordBatch(schema, data)]), 'file');

@@ -19,6 +19,8 @@ export interface ParsedMolecule {
   descriptors: Descriptors;
   /** Bemis-Murcko scaffold, canonical SMILES; '' for acyclic molecules. */
   scaffold: string;
+  /** MinimalLib's full `get_descriptors()` record; only with `{ rdkitDescriptors: true }` (ADMET features reuse it). */
+  rdkitDescriptors?: Record<string, number>;
 }
 
 export type ParseResult = ParsedMolecule | { error: string };
@@ -48,7 +50,7 @@ function getMol(rd: RDKitModule, smiles: string): RDKitMol | null {
  * scaffold. Returns `{ error }` (never throws for bad input) for empty, over-long, unparsable
  * SMILES and for molecules without heavy atoms.
  */
-export function parseMolecule(rd: RDKitModule, smiles: string): ParseResult {
+export function parseMolecule(rd: RDKitModule, smiles: string, opts?: { rdkitDescriptors?: boolean }): ParseResult {
   const bad = precheck(smiles);
   if (bad) return { error: bad };
   const mol = getMol(rd, smiles.trim());
@@ -58,9 +60,12 @@ export function parseMolecule(rd: RDKitModule, smiles: string): ParseResult {
     const canonicalSmiles = mol.get_smiles();
     const fp = new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
     const mb = parseMolBlock(mol.get_molblock());
-    const descriptors = descriptorsFromRDKit(mol.get_descriptors(), molBlockFormalCharge(mb));
+    const json = mol.get_descriptors();
+    const descriptors = descriptorsFromRDKit(json, molBlockFormalCharge(mb));
     const scaffold = murckoScaffoldFromMolBlock(rd, mb, canonicalSmiles, smiles.trim());
-    return { canonicalSmiles, fp, popcount: popcount(fp), descriptors, scaffold };
+    const out: ParsedMolecule = { canonicalSmiles, fp, popcount: popcount(fp), descriptors, scaffold };
+    if (opts?.rdkitDescriptors) out.rdkitDescriptors = JSON.parse(json) as Record<string, number>;
+    return out;
   } catch (err) {
     return { error: `RDKit failed: ${(err as Error).message}` };
   } finally {

@@ -37,6 +37,11 @@ export interface ScanOptions {
   floor?: number;
   rowStart?: number;
   rowEnd?: number;
+  /**
+   * Row filter indexed by shard row (length >= rows): rows whose byte is 0 never enter the heap.
+   * Still exact: the heap floor (and so BitBound's early exit) only rises with accepted rows.
+   */
+  mask?: Uint8Array;
 }
 
 export interface ScanResult extends ShardTopK {
@@ -57,7 +62,8 @@ function bandOf(offsets: Int32Array, row: number): number {
 
 /**
  * Top-k rows of shard rows [rowStart, rowEnd) for query q, exact: equal to scoring every row and
- * sorting by (score desc, row asc), restricted to scores >= max(threshold, floor). Visits popcount
+ * sorting by (score desc, row asc), restricted to scores >= max(threshold, floor) and to rows the
+ * mask (when given) keeps. Visits popcount
  * bands in decreasing bound order and stops when the bound falls below the current k-th score.
  * `slotPtr` is this thread's scratch slot (SLOT.bytes) in kernel.memory.
  */
@@ -84,7 +90,12 @@ export function scanTopK(kernel: Kernel, slotPtr: number, shard: ShardRef, q: Pr
         ? kernel.scoreAbove(slotPtr + SLOT.query, shard.fpPtr, shard.pcPtr, s, e, q.popcount, cur, slotPtr + SLOT.rows, slotPtr + SLOT.scores)
         : kernel.centroidAbove(slotPtr + SLOT.weights, q.weightsSq, shard.fpPtr, shard.pcPtr, s, e, cur, slotPtr + SLOT.rows, slotPtr + SLOT.scores);
       scanned += e - s;
-      for (let i = 0; i < n; i++) heap.push(outRows[i], outScores[i]);
+      const mask = opts.mask;
+      if (mask) {
+        for (let i = 0; i < n; i++) if (mask[outRows[i]]) heap.push(outRows[i], outScores[i]);
+      } else {
+        for (let i = 0; i < n; i++) heap.push(outRows[i], outScores[i]);
+      }
       cur = Math.max(base, heap.floor());
     }
   }

@@ -104,11 +104,14 @@ function contextFor(shard: ShardLike): ScanContext {
  * calling thread: rows sorted by (similarity desc, row asc), similarity >= threshold when given.
  * `floor` (optional, inclusive) is a k-th score already reached on other shards: rows below it
  * are skipped, which lets BitBound prune more; the merged result stays exact. Also reports how
- * many rows were scored. For job activities that scan shard by shard and merge with mergeTopK.
- * Synchronous and CPU-bound: call it from a worker, never from an API event loop.
+ * many rows were scored. `mask` (optional, indexed by shard row) excludes rows whose byte is 0 from
+ * the result, exactly (masked k-NN). For job activities and selection threads that scan shard by
+ * shard and merge with mergeTopK. Synchronous and CPU-bound: call it from a worker, never from an
+ * API event loop.
  */
-export function scanShardTopK(shard: ShardLike, query: Uint8Array | PreparedQuery, k: number, threshold?: number, floor?: number): ScanResult {
+export function scanShardTopK(shard: ShardLike, query: Uint8Array | PreparedQuery, k: number, threshold?: number, floor?: number, mask?: Uint8Array): ScanResult {
+  if (mask && mask.length < shard.rows) throw new RangeError(`mask has ${mask.length} entries for ${shard.rows} rows`);
   const ctx = contextFor(shard);
   const q = query instanceof Uint8Array ? prepareTanimoto(query) : query;
-  return scanTopK(ctx.kernel, ctx.slotPtr, ctx.ref, q, { k, threshold, floor });
+  return scanTopK(ctx.kernel, ctx.slotPtr, ctx.ref, q, { k, threshold, floor, mask });
 }

@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import { Type, type TProperties } from '@sinclair/typebox';
 import { AppError, invalidSmiles, validationError } from '../../../platform/errors.ts';
 import { getRDKit, parseMolecule, type ParsedMolecule } from '../../../engine/chem/index.ts';
-import type { Library, LibraryRegistry } from '../../../engine/selection/index.ts';
+import type { Library, LibraryRegistry, SelectionPool } from '../../../engine/selection/index.ts';
 import type { RunsRepository } from '../../../store/runs.ts';
+import type { ObjectStore } from '../../../platform/object-store/index.ts';
 import type { RunService } from '../../v2/runs-service.ts';
 import type { SubstructureRunner } from '../../../engine/substructure/index.ts';
 
@@ -12,7 +13,10 @@ export interface V2Deps {
   libraries: LibraryRegistry;
   runs: RunsRepository;
   runService: RunService;
+  objects: ObjectStore;
   substructure: SubstructureRunner;
+  /** Worker threads that execute sync selections off the event loop (absent: in this thread, smaller cap). */
+  selectionPool?: SelectionPool;
   /** Prefix of links in run resources ('' gives relative links). */
   publicUrl?: string;
   /** How often the SSE stream polls the store for new events (ms, default 250). */
@@ -30,7 +34,7 @@ export const ErrorSchema = Type.Object({
 });
 export const WarningSchema = Type.Object({ code: Type.String(), message: Type.String() });
 /** v2 bodies are open objects in the response: clients keep unknown fields. */
-export const Open = (props: Parameters<typeof Type.Object>[0], description?: string) => Type.Object(props, { additionalProperties: true, description });
+export const Open = <T extends TProperties>(props: T, description?: string) => Type.Object(props, { additionalProperties: true, description });
 
 export const errorResponses = { 401: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 413: ErrorSchema, 422: ErrorSchema, 429: ErrorSchema, 503: ErrorSchema };
 

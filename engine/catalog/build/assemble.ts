@@ -36,6 +36,19 @@ export interface AssembleOptions {
   models?: Record<string, string>;
 }
 
+/** The 22 prediction columns and the out-of-domain masks of a shard's rows, from the chunk parts. */
+function gatherAdmet(refs: [number, number][], parts: Float32Array[], oods: Uint32Array[]): { admet: Record<string, Float32Array>; admetOod: Uint32Array } {
+  const ne = ADMET_NAMES.length;
+  const cols = ADMET_NAMES.map(() => new Float32Array(refs.length));
+  const admetOod = new Uint32Array(refs.length);
+  refs.forEach(([part, r], k) => {
+    const src = parts[part];
+    for (let e = 0; e < ne; e++) cols[e][k] = src[r * ne + e];
+    admetOod[k] = oods[part][r];
+  });
+  return { admet: Object.fromEntries(ADMET_NAMES.map((name, e) => [name, cols[e]])), admetOod };
+}
+
 const clean = (s: string): string => s.replace(/[\t\r\n]+/g, ' ');
 
 /** Writes shards, rejects.tsv and manifest.json into opts.dir from the saved chunks; returns the manifest. */
@@ -50,6 +63,9 @@ export async function assembleCatalog(opts: AssembleOptions): Promise<CatalogMan
   const popcounts: number[] = [];
   const fpParts: Uint8Array[] = [];
   const descParts: Float64Array[] = [];
+  // Predictions made by the build workers (checkpointed with their chunk); null when not predicted.
+  const admetParts: (Float32Array | null)[] = [];
+  const oodParts: (Uint32Array | null)[] = [];
   const rowRef: [number, number][] = []; // [part, row within part]
   let duplicates = 0;
   for (let c = 0; c < opts.chunks; c++) {
@@ -59,6 +75,8 @@ export async function assembleCatalog(opts: AssembleOptions): Promise<CatalogMan
     const part = fpParts.length;
     fpParts.push(r.fps);
     descParts.push(r.descriptors);
+    admetParts.push(r.admet ?? null);
+    oodParts.push(r.ood ?? null);
     for (let k = 0; k < r.lines.length; k++) {
       const first = firstId.get(r.smiles[k]);
       if (first !== undefined) {
@@ -94,7 +112,13 @@ export async function assembleCatalog(opts: AssembleOptions): Promise<CatalogMan
       for (let j = 0; j < nd; j++) descriptors[j][k] = descParts[part][r * nd + j];
     });
     const shardSmiles = rows.map((i) => smiles[i]);
-    const admet = opts.predictor ? await opts.predictor(shardSmiles) : null;
+    let admet: Record<string, Float32Array> | null = null;
+    let admetOod: Uint32Array | null = null;
+    if (admetParts.length && admetParts.every((a) => a !== null)) {
+      ({ admet, admetOod } = gatherAdmet(rows.map((i) => rowRef[i]), admetParts as Float32Array[], oodParts as Uint32Array[]));
+    } else if (opts.predictor) {
+      admet = await opts.predictor(shardSmiles);
+    }
     if (admet) modelsUsed = true;
     const bytes = encodeShard(
       {
@@ -106,6 +130,7 @@ export async function assembleCatalog(opts: AssembleOptions): Promise<CatalogMan
         scaffolds: rows.map((i) => scaffolds[i]),
         prices: Float64Array.from(rows, (i) => prices[i]),
         admet,
+        admetOod,
       },
       opts.rdkitVersion,
     );

@@ -3,10 +3,11 @@
  * checkpoints every parsed chunk under DIR/.build (a rerun resumes), then assembles the catalog.
  */
 import { availableParallelism } from 'node:os';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { rdkitVersion } from '../../chem/rdkit.ts';
-import { DEFAULT_SHARD_ROWS, MANIFEST_FILE, type CatalogManifest } from '../schema.ts';
+import { DEFAULT_MODEL_DIR } from '../../admet/onnx-pool.ts';
+import { ADMET_NAMES, DEFAULT_SHARD_ROWS, MANIFEST_FILE, type CatalogManifest } from '../schema.ts';
 import { assembleCatalog, type AdmetPredictor } from './assemble.ts';
 import { clearCheckpoints, hasChunk, prepareCheckpoints, saveChunk } from './checkpoint.ts';
 import { readInputRecords, type InputRecord } from './input.ts';
@@ -38,6 +39,11 @@ export interface BuildCatalogOptions {
   shardRows?: number;
   predictor?: AdmetPredictor;
   models?: Record<string, string>;
+  /**
+   * Predict the 22 ADMET columns (and the out-of-domain mask) with models/onnx inside the build
+   * workers (default false here; the CLI and the bundled catalogs turn it on). Overrides `predictor`.
+   */
+  admet?: boolean;
   /** Progress on stderr (default true). */
   progress?: boolean;
   /** Expected input rows, for the progress bar. */
@@ -56,6 +62,12 @@ export interface BuildCatalogResult {
   seconds: number;
 }
 
+/** The version of the committed ADMET models (models/onnx/manifest.json). */
+async function admetModelVersion(): Promise<string> {
+  const m = JSON.parse(await readFile(join(DEFAULT_MODEL_DIR, 'manifest.json'), 'utf8')) as { version: string };
+  return m.version;
+}
+
 /**
  * Builds (or resumes building) a catalog into opts.outDir. Throws CatalogError('catalog_build') for
  * unusable input columns, and the signal's reason when aborted; checkpoints survive either.
@@ -67,7 +79,9 @@ export async function buildCatalog(opts: BuildCatalogOptions): Promise<BuildCata
   await mkdir(dir, { recursive: true });
   // The old manifest goes first: from here until the new one is renamed in, DIR is not a catalog.
   await rm(join(dir, MANIFEST_FILE), { force: true });
-  const params = { input: resolve(opts.input), smilesCol: opts.smilesCol, idCol: opts.idCol, priceCol: opts.priceCol, delimiter: opts.delimiter, limit: opts.limit, chunkRows };
+  const admetVersion = opts.admet ? await admetModelVersion() : undefined;
+  // The ADMET flag and model version are part of the checkpoint key: predictions are saved with the chunks.
+  const params = { input: resolve(opts.input), smilesCol: opts.smilesCol, idCol: opts.idCol, priceCol: opts.priceCol, delimiter: opts.delimiter, limit: opts.limit, chunkRows, ...(admetVersion ? { admet: admetVersion } : {}) };
   await prepareCheckpoints(dir, params);
   const threads = Math.max(1, opts.threads ?? availableParallelism());
   const progress = createProgress(`building ${opts.id}`, opts.expectedRows ?? opts.limit, process.stderr, opts.progress ?? true);
@@ -86,7 +100,7 @@ export async function buildCatalog(opts: BuildCatalogOptions): Promise<BuildCata
       doneRows += records.length;
       return;
     }
-    pool ??= await createChunkPool(threads);
+    pool ??= await createChunkPool(threads, { admet: Boolean(admetVersion) });
     const p = pool.parse(chunk, records).then(async (r) => {
       await saveChunk(dir, r);
       parsed++;
@@ -125,8 +139,8 @@ export async function buildCatalog(opts: BuildCatalogOptions): Promise<BuildCata
     shardRows: opts.shardRows ?? DEFAULT_SHARD_ROWS,
     rdkitVersion: await rdkitVersion(),
     meta: { id: opts.id, name: opts.name, vendor: opts.vendor ?? '', website: opts.website ?? '', contact: opts.contact ?? '', release: opts.release ?? new Date().toISOString().slice(0, 10) },
-    predictor: opts.predictor,
-    models: opts.models,
+    predictor: admetVersion ? undefined : opts.predictor,
+    models: admetVersion ? Object.fromEntries(ADMET_NAMES.map((n) => [n, admetVersion])) : opts.models,
   });
   await clearCheckpoints(dir);
   const seconds = (Date.now() - t0) / 1000;

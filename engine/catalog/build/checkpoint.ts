@@ -25,6 +25,13 @@ export async function prepareCheckpoints(dir: string, params: Record<string, unk
   }
 }
 
+const b64 = (a: ArrayBufferView): string => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
+/** Decodes base64 into a fresh (aligned) buffer. */
+const unb64 = (s: string): ArrayBuffer => {
+  const b = Buffer.from(s, 'base64');
+  return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+};
+
 /** Saves a chunk result atomically. */
 export async function saveChunk(dir: string, r: ChunkResult): Promise<void> {
   const doc = {
@@ -32,6 +39,10 @@ export async function saveChunk(dir: string, r: ChunkResult): Promise<void> {
     fps: Buffer.from(r.fps.buffer, r.fps.byteOffset, r.fps.byteLength).toString('base64'),
     descriptors: Array.from(r.descriptors),
     prices: r.prices.map((p) => (Number.isNaN(p) ? null : p)),
+    // Predictions as raw little-endian bytes: exact, NaN kept, compact.
+    admet: r.admet ? b64(r.admet) : undefined,
+    ood: r.ood ? b64(r.ood) : undefined,
+    features: undefined,
   };
   const file = chunkFile(dir, r.chunk);
   await writeFile(`${file}.tmp`, JSON.stringify(doc));
@@ -46,10 +57,12 @@ export async function loadChunk(dir: string, chunk: number): Promise<ChunkResult
   } catch {
     return undefined;
   }
-  const doc = JSON.parse(text) as Omit<ChunkResult, 'fps' | 'descriptors' | 'prices'> & { fps: string; descriptors: number[]; prices: (number | null)[] };
+  const doc = JSON.parse(text) as Omit<ChunkResult, 'fps' | 'descriptors' | 'prices' | 'admet' | 'ood'> & { fps: string; descriptors: number[]; prices: (number | null)[]; admet?: string; ood?: string };
   const fps = Buffer.from(doc.fps, 'base64');
+  const { admet, ood, ...rest } = doc;
   return {
-    ...doc,
+    ...rest,
+    ...(admet !== undefined && ood !== undefined ? { admet: new Float32Array(unb64(admet)), ood: new Uint32Array(unb64(ood)) } : {}),
     fps: new Uint8Array(fps.buffer, fps.byteOffset, fps.byteLength),
     descriptors: Float64Array.from(doc.descriptors),
     prices: doc.prices.map((p) => p ?? NaN),

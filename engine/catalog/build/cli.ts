@@ -8,6 +8,7 @@ import { buildCatalog } from './build-catalog.ts';
 export const CATALOG_BUILD_USAGE = `usage: molsearch catalog build --input FILE --out DIR --id ID --name NAME
        [--smiles-col smiles] [--id-col id] [--price-col COL] [--delimiter ',' | tab]
        [--vendor V] [--website URL] [--contact C] [--release R] [--threads N] [--limit N] [--shard-rows N]
+       [--no-admet]   (skip the 22 ADMET predictions; they are computed by default)
 FILE is .csv, .tsv or .smi (headerless: columns by position, e.g. --smiles-col 0 --id-col 1), optionally .gz.
 A rerun with the same arguments resumes an interrupted build.`;
 
@@ -33,6 +34,7 @@ export async function runCatalogBuild(argv: string[]): Promise<number> {
         threads: { type: 'string' },
         limit: { type: 'string' },
         'shard-rows': { type: 'string' },
+        'no-admet': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -67,6 +69,7 @@ export async function runCatalogBuild(argv: string[]): Promise<number> {
       threads: int(values.threads),
       limit: int(values.limit),
       shardRows: int(values['shard-rows']),
+      admet: !values['no-admet'],
     });
     process.stdout.write(`${JSON.stringify({ id: r.manifest.id, counts: r.manifest.counts, shards: r.manifest.shards.length, seconds: r.seconds })}\n`);
     return 0;

@@ -7,6 +7,7 @@ import { parseMolecule } from '../../chem/molecule.ts';
 import { DESCRIPTOR_NAMES } from '../../chem/descriptors.ts';
 import { FP_BYTES } from '../../chem/fingerprint.ts';
 import type { InputRecord } from './input.ts';
+import { ADMET_FEATURE_LENGTH, writeAdmetFeatures } from '../../admet/features.ts';
 
 export interface RejectRow {
   line: number;
@@ -31,10 +32,21 @@ export interface ChunkResult {
   /** ok-rows * 11 descriptors, row-major. */
   descriptors: Float64Array;
   rejects: RejectRow[];
+  /** ADMET model features of the parsed rows (ok-rows * 2091), only when asked for; never saved. */
+  features?: Float32Array;
+  /** ok-rows * 22 predictions, row-major in ADMET_NAMES order (NaN = none); present when predicted. */
+  admet?: Float32Array;
+  /** Out-of-domain bitmask per parsed row (bit i = ADMET_NAMES[i]); present when predicted. */
+  ood?: Uint32Array;
 }
 
-/** Parses every record; unparsable ones and ones without an id become rejects with a reason. */
-export function parseChunk(rd: RDKitModule, chunk: number, records: readonly InputRecord[]): ChunkResult {
+/**
+ * Parses every record; unparsable ones and ones without an id become rejects with a reason. With
+ * `opts.features` it also writes the ADMET model features of each parsed row (same parse, same
+ * fingerprint, one `get_descriptors()` call).
+ */
+export function parseChunk(rd: RDKitModule, chunk: number, records: readonly InputRecord[], opts?: { features?: boolean }): ChunkResult {
+  const features = opts?.features ? new Float32Array(records.length * ADMET_FEATURE_LENGTH) : undefined;
   const nd = DESCRIPTOR_NAMES.length;
   const fps = new Uint8Array(records.length * FP_BYTES);
   const descriptors = new Float64Array(records.length * nd);
@@ -44,13 +56,14 @@ export function parseChunk(rd: RDKitModule, chunk: number, records: readonly Inp
       r.rejects.push({ line: rec.line, input: rec.raw, reason: 'missing id' });
       continue;
     }
-    const m = parseMolecule(rd, rec.smiles);
+    const m = parseMolecule(rd, rec.smiles, { rdkitDescriptors: features !== undefined });
     if ('error' in m) {
       r.rejects.push({ line: rec.line, input: rec.raw, reason: m.error });
       continue;
     }
     const k = r.lines.length;
     fps.set(m.fp, k * FP_BYTES);
+    if (features) writeAdmetFeatures(m.fp, m.rdkitDescriptors!, features, k);
     DESCRIPTOR_NAMES.forEach((name, j) => (descriptors[k * nd + j] = m.descriptors[name]));
     r.lines.push(rec.line);
     r.inputs.push(rec.raw);
@@ -62,5 +75,6 @@ export function parseChunk(rd: RDKitModule, chunk: number, records: readonly Inp
   }
   r.fps = fps.slice(0, r.lines.length * FP_BYTES);
   r.descriptors = descriptors.slice(0, r.lines.length * nd);
+  if (features) r.features = features.subarray(0, r.lines.length * ADMET_FEATURE_LENGTH);
   return r;
 }

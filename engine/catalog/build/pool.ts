@@ -15,13 +15,13 @@ interface Task {
   reject: (e: Error) => void;
 }
 
-/** Starts `threads` workers; resolves once every worker has loaded RDKit. */
-export async function createChunkPool(threads: number): Promise<ChunkPool> {
+/** Starts `threads` workers; resolves once every worker has loaded RDKit (and, with `admet`, the ADMET models). */
+export async function createChunkPool(threads: number, opts?: { admet?: boolean }): Promise<ChunkPool> {
   const queue: Task[] = [];
   const idle: Worker[] = [];
   const busy = new Map<Worker, Task>();
   let failed: Error | undefined;
-  const workers = Array.from({ length: Math.max(1, threads) }, () => new Worker(new URL('./worker.ts', import.meta.url)));
+  const workers = Array.from({ length: Math.max(1, threads) }, () => new Worker(new URL('./worker.ts', import.meta.url), { workerData: { admet: Boolean(opts?.admet) } }));
   const pump = (): void => {
     while (idle.length && queue.length) {
       const w = idle.pop()!;

@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, selectionDoc, startHarness, type Harness } from './harness.ts';
+import { allEvents, batchDoc, checkEvents, submit, waitTerminal } from './run-helpers.ts';
+
+// Real PostgreSQL (concurrent transactions), real Temporal dev server, workers in this process.
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ backend: 'postgres', worker: true, concurrency: 4 });
+}, 180_000);
+afterAll(() => h?.close(), 60_000);
+
+describe('POST /api/v2/runs', () => {
+  it('starts exactly one run for 50 concurrent submissions with the same key', async () => {
+    const doc = batchDoc(5);
+    const answers = await Promise.all(Array.from({ length: 50 }, () => submit(h, doc, 'race-key')));
+    expect(answers.map((a) => a.status)).toEqual(Array(50).fill(202));
+    const ids = new Set(answers.map((a) => a.body!.id));
+    expect(ids.size).toBe(1);
+    const [id] = ids;
+    const rows = await h.store.db.query<{ n: number }>("SELECT count(*) AS n FROM runs WHERE idempotency_key = 'race-key'");
+    expect(rows[0].n).toBe(1);
+    const run = await waitTerminal(h, id);
+    expect(run.status).toBe('completed');
+    const events = await allEvents(h, id);
+    checkEvents(events, 5);
+    expect(events.filter((e) => e.type === 'item.succeeded').length).toBe(5);
+  });
+
+  it('answers 409 idempotency_conflict for the same key with another document', async () => {
+    expect((await submit(h, batchDoc(2), 'conflict-key')).status).toBe(202);
+    const r = await submit(h, batchDoc(3), 'conflict-key');
+    expect(r.status).toBe(409);
+    expect(r.body!.error).toMatchObject({ code: 'idempotency_conflict', retryable: false });
+  });
+
+  it('scopes keys to the caller', async () => {
+    const a = await submit(h, batchDoc(1), 'shared-key');
+    const b = await submit(h, batchDoc(1), 'shared-key', h.keys.bob);
+    expect(b.status).toBe(202);
+    expect(b.body!.id).not.toBe(a.body!.id);
+  });
+
+  it('requires an Idempotency-Key', async () => {
+    const r = await call(h, 'POST', '/api/v2/runs', { body: batchDoc(1) });
+    expect(r.status).toBe(422);
+    expect(r.body!.error.message).toContain('Idempotency-Key');
+  });
+
+  it('enforces the size limits with 413 and reports them in runs:estimate', async () => {
+    expect((await submit(h, batchDoc(1001, 1), 'too-many')).status).toBe(413);
+    expect((await submit(h, batchDoc(2, 201), 'too-deep')).status).toBe(413);
+    expect((await submit(h, batchDoc(600, 200), 'too-much')).status).toBe(413);
+    const est = await call(h, 'POST', '/api/v2/runs:estimate', { body: batchDoc(600, 200) });
+    expect(est.status).toBe(200);
+    expect(est.body).toMatchObject({ admissible: false, work: { items: 600, total_hits: 120_000 } });
+    const ok = await call(h, 'POST', '/api/v2/runs:estimate', { body: batchDoc(10, 5) });
+    expect(ok.body).toMatchObject({ admissible: true, work: { items: 10, hits_per_item: 5, total_hits: 50 } });
+  });
+
+  it('rejects unknown fields of the run document and of the template with their path', async () => {
+    const r = await submit(h, { ...batchDoc(1), colour: 1 }, 'bad-doc');
+    expect(r.status).toBe(422);
+    expect(r.body!.error.details[0].path).toBe('$.colour');
+    const t = batchDoc(1);
+    const r2 = await submit(h, { ...t, selection_template: { ...t.selection_template, portfolio: { limit: 3, extra: 1 } } }, 'bad-doc-2');
+    expect(r2.status).toBe(422);
+    expect(r2.body!.error.details[0].path).toBe('$.selection_template.portfolio.extra');
+  });
+});
+
+describe('a completed run', () => {
+  let id: string;
+  beforeAll(async () => {
+    const doc = batchDoc(12, 3);
+    doc.items[4].references = [{ id: 'q', structure: { format: 'smiles', value: 'C1CC(' } }]; // this item fails, the run continues
+    const r = await submit(h, doc, 'complete-key');
+    expect(r.body).toMatchObject({ object: 'run', schema_version: 'run/1', kind: 'selection_batch', status: 'queued', last_event_sequence: 0, metadata: { purpose: 'test' } });
+    expect(r.body!.progress).toEqual({ pending: 12, running: 0, succeeded: 0, failed: 0, cancelled: 0, total: 12 });
+    expect(new Date(r.body!.expires_at).getTime() - new Date(r.body!.created_at).getTime()).toBe(7 * 86_400_000);
+    id = r.body!.id;
+    await waitTerminal(h, id);
+  }, 120_000);
+
+  it('ends completed_with_errors with consistent progress, events and last_event_sequence', async () => {
+    const run = (await call(h, 'GET', `/api/v2/runs/${id}`)).body!;
+    expect(run.status).toBe('completed_with_errors');
+    expect(run.progress).toEqual({ pending: 0, running: 0, succeeded: 11, failed: 1, cancelled: 0, total: 12 });
+    const events = await allEvents(h, id);
+    checkEvents(events, 12);
+    expect(run.last_event_sequence).toBe(events[events.length - 1].sequence);
+    expect(events[events.length - 1]).toMatchObject({ type: 'run.completed_with_errors', status: 'completed_with_errors' });
+  });
+
+  it('serves an ETag and answers 304 to If-None-Match', async () => {
+    const a = await call(h, 'GET', `/api/v2/runs/${id}`);
+    const b = await call(h, 'GET', `/api/v2/runs/${id}`, { headers: { 'if-none-match': String(a.headers.etag) } });
+    expect(b.status).toBe(304);
+  });
+
+  it('pages items in input order with status and attempts, and filters by status', async () => {
+    const p1 = await call(h, 'GET', `/api/v2/runs/${id}/items?limit=5`);
+    const p2 = await call(h, 'GET', `/api/v2/runs/${id}/items?limit=50&cursor=${p1.body!.next_cursor}`);
+    const items = [...p1.body!.data, ...p2.body!.data];
+    expect(items.map((i) => i.input_index)).toEqual([...Array(12).keys()]);
+    expect(p2.body!.next_cursor).toBeNull();
+    expect(items[4]).toMatchObject({ id: 'item-0004', status: 'failed', error: { code: 'invalid_smiles' } });
+    expect(items[0]).toMatchObject({ status: 'succeeded', attempt_count: 1, error: null });
+    const failed = await call(h, 'GET', `/api/v2/runs/${id}/items?status_filter=failed`);
+    expect(failed.body!.data.map((i: { id: string }) => i.id)).toEqual(['item-0004']);
+  });
+
+  it('pages results by completion and by input order', async () => {
+    const byInput = await call(h, 'GET', `/api/v2/runs/${id}/results?order=input&limit=100`);
+    expect(byInput.body!.data.map((r: { input_index: number }) => r.input_index)).toEqual([0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11]);
+    expect(byInput.body!.data[0].results).toHaveLength(3);
+    expect(byInput.body!.data[0].results[0]).toMatchObject({ rank: 1, product_id: 'CHEMBL25', score: 1 });
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await call(h, 'GET', `/api/v2/runs/${id}/results?order=completion&limit=4${cursor ? `&cursor=${cursor}` : ''}`);
+      seen.push(...page.body!.data.map((r: { completion_sequence: number }) => r.completion_sequence));
+      cursor = page.body!.next_cursor;
+    } while (cursor);
+    expect(seen).toHaveLength(11);
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+  });
+
+  it('is invisible to another tenant', async () => {
+    for (const path of ['', '/items', '/results', '/events']) expect((await call(h, 'GET', `/api/v2/runs/${id}${path}`, { key: h.keys.bob })).status).toBe(404);
+    expect((await call(h, 'POST', `/api/v2/runs/${id}:cancel`, { key: h.keys.bob })).status).toBe(404);
+    const list = await call(h, 'GET', '/api/v2/runs', { key: h.keys.bob });
+    expect(list.body!.data.map((r: { id: string }) => r.id)).not.toContain(id);
+  });
+
+  it('lists runs newest first with cursor and status_filter', async () => {
+    const all: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await call(h, 'GET', `/api/v2/runs?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      all.push(...page.body!.data.map((r: { id: string }) => r.id));
+      cursor = page.body!.next_cursor;
+    } while (cursor);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all).toContain(id);
+    const filtered = await call(h, 'GET', '/api/v2/runs?status_filter=completed_with_errors');
+    expect(filtered.body!.data.map((r: { id: string }) => r.id)).toEqual([id]);
+  });
+
+  it('answers 404 once the retention has passed', async () => {
+    await h.store.db.query("UPDATE runs SET expires_at = now() - interval '1 second' WHERE id = $1", [id]);
+    expect((await call(h, 'GET', `/api/v2/runs/${id}`)).status).toBe(404);
+  });
+});
+
+describe('cancellation', () => {
+  it('cancels a running run: unfinished items cancelled, a final run.cancelled event', async () => {
+    const r = await submit(h, batchDoc(300, 2), 'cancel-key');
+    const id = r.body!.id;
+    for (let i = 0; ; i++) {
+      const e = await call(h, 'GET', `/api/v2/runs/${id}/events?after=0`);
+      if (e.body!.data.filter((x: { type: string }) => x.type === 'item.succeeded').length >= 3) break;
+      if (i > 600) throw new Error('run made no progress');
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    const c = await call(h, 'POST', `/api/v2/runs/${id}:cancel`);
+    expect(c.body).toMatchObject({ id });
+    expect(c.status).toBe(202);
+    const run = await waitTerminal(h, id);
+    expect(run.status).toBe('cancelled');
+    expect(run.progress.cancelled).toBeGreaterThan(0);
+    expect(run.progress.pending + run.progress.running).toBe(0);
+    const events = await allEvents(h, id);
+    checkEvents(events, 300);
+    expect(events[events.length - 1].type).toBe('run.cancelled');
+    const items = await call(h, 'GET', `/api/v2/runs/${id}/items?status_filter=cancelled&limit=1000`);
+    expect(items.body!.data.length).toBe(run.progress.cancelled);
+    expect((await call(h, 'POST', `/api/v2/runs/${id}:cancel`)).status).toBe(200);
+  }, 120_000);
+});
+
+describe('a selection run', () => {
+  it('runs kind selection as one item', async () => {
+    const r = await submit(h, { schema_version: 'run/1', kind: 'selection', selection: selectionDoc('CC(=O)Oc1ccccc1C(=O)O', 4) }, 'single-key');
+    expect(r.status).toBe(202);
+    const run = await waitTerminal(h, r.body!.id);
+    expect(run).toMatchObject({ status: 'completed', progress: { succeeded: 1, total: 1 } });
+    const res = await call(h, 'GET', `/api/v2/runs/${r.body!.id}/results`);
+    expect(res.body!.data[0]).toMatchObject({ item_id: 'selection', counts: { returned: 4 } });
+  });
+});
