@@ -9,7 +9,7 @@ import { startDevServer, waitForTemporal, type DevServer } from '../platform/tem
 import { openObjectStore, type ObjectStore } from '../platform/object-store/index.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { ensureBundledCatalogs, listCatalogs, type Catalog } from '../engine/catalog/index.ts';
-import { createSearchPool, type SearchPool } from '../engine/search/index.ts';
+import { createSearchPool } from '../engine/search/index.ts';
 import { buildApp } from '../api/app.ts';
 import { v2Routes } from '../api/routes/v2/index.ts';
 import { createRunService } from '../api/v2/runs-service.ts';

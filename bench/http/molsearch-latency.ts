@@ -6,6 +6,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { freePort } from '../../test/support/ports.ts';
 
 const { values } = parseArgs({
@@ -41,7 +43,12 @@ console.error(`service up in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
 const dbs = Object.keys((await (await fetch(`${base}/available_databases`, { headers })).json()) as Record<string, unknown>);
 const totalMols = Object.values((await (await fetch(`${base}/available_databases`, { headers })).json()) as Record<string, { number_of_molecules: number }>).reduce((s, d) => s + d.number_of_molecules, 0);
-const queries = (await (await fetch(`${base}/random_molecule?n_mols=${Math.min(1000, nQueries + Number(values.warmup))}`, { headers })).json()) as string[];
+// Query molecules: a seeded pick of real SMILES from the bundled ZINC15 source (the benchmark
+// catalog may hold placeholder SMILES beside its real fingerprints).
+const lines = gunzipSync(readFileSync('catalogs/sources/zinc15_sample.tsv.gz')).toString('utf8').trim().split('\n').slice(1);
+let seed = 42;
+const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+const queries = Array.from({ length: nQueries + Number(values.warmup) }, () => lines[Math.floor(rand() * lines.length)].split('\t')[0]);
 
 async function one(smiles: string): Promise<number> {
   const url = `${base}/molsearch?search_input=${encodeURIComponent(smiles)}&search_type=morgan&n_neighbors=${k}&descriptors=true&properties=true&${dbs.slice(0, 2).map((d) => `db_names=${d}`).join('&')}`;
@@ -49,7 +56,7 @@ async function one(smiles: string): Promise<number> {
   const res = await fetch(url, { headers });
   const body = (await res.json()) as { neighbors?: unknown[] };
   const ms = performance.now() - t;
-  if (res.status !== 200 || body.neighbors?.length !== k) throw new Error(`unexpected answer ${res.status}`);
+  if (res.status !== 200 || body.neighbors?.length !== k) throw new Error(`unexpected answer ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
   return ms;
 }
 

@@ -68,7 +68,7 @@ export async function openCatalog(dir: string): Promise<Catalog> {
   return { dir, manifest, shardPath: (i: number) => join(dir, manifest.shards[i].file) };
 }
 
-/** Every direct subdirectory of rootDir holding a valid catalog, sorted by id. Invalid ones are skipped. */
+/** Every direct subdirectory (or link to one) of rootDir holding a valid catalog, sorted by id. Invalid ones are skipped. */
 export async function listCatalogs(rootDir: string): Promise<Catalog[]> {
   let entries;
   try {
@@ -78,7 +78,8 @@ export async function listCatalogs(rootDir: string): Promise<Catalog[]> {
   }
   const out: Catalog[] = [];
   for (const e of entries) {
-    if (!e.isDirectory()) continue;
+    // Symbolic links count: big catalogs often live on another disk and are linked in.
+    if (!e.isDirectory() && !e.isSymbolicLink()) continue;
     try {
       out.push(await openCatalog(join(rootDir, e.name)));
     } catch {

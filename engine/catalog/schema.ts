@@ -5,6 +5,7 @@
 import { Field, FixedSizeBinary, Float32, Float64, Schema, Uint16, Uint32, Utf8, type DataType } from 'apache-arrow';
 import { DESCRIPTOR_NAMES } from '../chem/descriptors.ts';
 import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
+import { ADMET_ENDPOINTS } from '../admet/endpoints.ts';
 
 /** Format version written into every manifest and shard; readers reject others. */
 export const CATALOG_FORMAT = 'molsearch-catalog/1';
@@ -12,31 +13,8 @@ export const MANIFEST_FILE = 'manifest.json';
 /** Default maximum rows per shard. */
 export const DEFAULT_SHARD_ROWS = 65_536;
 
-/** The 22 predicted ADMET columns (TDC ADMET group endpoints), in the order of the spec's table. */
-export const ADMET_NAMES = [
-  'caco2_wang',
-  'clearance_hepatocyte_az',
-  'clearance_microsome_az',
-  'half_life_obach',
-  'ld50_zhu',
-  'lipophilicity_astrazeneca',
-  'ppbr_az',
-  'solubility_aqsoldb',
-  'vdss_lombardo',
-  'ames',
-  'bbb_martins',
-  'bioavailability_ma',
-  'cyp2c9_substrate_carbonmangels',
-  'cyp2c9_veith',
-  'cyp2d6_substrate_carbonmangels',
-  'cyp2d6_veith',
-  'cyp3a4_substrate_carbonmangels',
-  'cyp3a4_veith',
-  'dili',
-  'herg',
-  'hia_hou',
-  'pgp_broccatelli',
-] as const;
+/** The 22 predicted ADMET columns (TDC ADMET group endpoints), in the order of the spec's table; one list, owned by engine/admet. */
+export const ADMET_NAMES = ADMET_ENDPOINTS;
 export type AdmetName = (typeof ADMET_NAMES)[number];
 /** Name of the per-row out-of-domain bitmask column (bit i = ADMET_NAMES[i]). */
 export const ADMET_OOD_COLUMN = 'admet_ood';
