@@ -22,11 +22,17 @@ def admet_ai(meta: pd.DataFrame, dataset: str, metric: str) -> str:
     return f"n/a (MAE {r['MAE']:.3g}, R² {r['R^2']:.3f})"
 
 
+def configs_table(man: dict) -> str:
+    """The distinct settings used by the exported models, one line each."""
+    used = {e["config"]: e["lightgbm_params"] for e in man["endpoints"].values()}
+    return "\n".join(f"  - `{name}`: `{json.dumps(p)}`" for name, p in sorted(used.items()))
+
+
 def main() -> None:
     man = json.loads((ROOT / "onnx" / "manifest.json").read_text())
     meta = pd.read_csv(ROOT / "data" / "admet_ai_property_metadata.csv.gz")
-    rows = ["| endpoint (API key) | TDC dataset | task | output units | TDC metric | ours (mean ± sd, 5 seeds) | ADMET-AI | ours, original units: MAE / R² | trees | ONNX KB |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| endpoint (API key) | TDC dataset | task | output units | TDC metric | ours (mean ± sd, 5 seeds) | ADMET-AI | ours, original units: MAE / R² | setting | trees | ONNX KB |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
     total = 0
     for key, e in man["endpoints"].items():
         size = (ROOT / "onnx" / e["file"]).stat().st_size
@@ -36,10 +42,10 @@ def main() -> None:
             extra = f"{e['test_mae_original_units']['mean']:.3g} / {e['test_r2_original_units']['mean']:.3f}"
         rows.append(f"| `{key}` | {e['dataset']} | {e['task']} | {e['units']} | {METRIC_LABEL[e['metric']]} | "
                     f"{e['test']['mean']:.3f} ± {e['test']['sd']:.3f} | {admet_ai(meta, e['dataset'], e['metric'])} | {extra} | "
-                    f"{e['trees']} | {size // 1024} |")
+                    f"`{e['config']}` | {e['trees']} | {size // 1024} |")
     text = (TEMPLATE.replace("{{VERSION}}", man["version"]).replace("{{TABLE}}", "\n".join(rows))
             .replace("{{TOTAL_MB}}", f"{total / 1e6:.1f}").replace("{{SPEC_SHA}}", man["feature_spec_sha256"][:16])
-            .replace("{{PARAMS}}", json.dumps(man["lightgbm_params"])))
+            .replace("{{CONFIGS}}", configs_table(man)).replace("{{FIXED}}", json.dumps(man["lightgbm_fixed_params"])))
     (ROOT / "README.md").write_text(text)
     print(f"wrote README.md ({len(man['endpoints'])} endpoints, {total / 1e6:.1f} MB of ONNX)")
 

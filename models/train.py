@@ -30,21 +30,19 @@ warnings.filterwarnings("ignore", category=UserWarning)
 import domain  # noqa: E402
 import features as F  # noqa: E402
 from endpoints import ENDPOINTS, Endpoint  # noqa: E402
-from export_onnx import native_score, to_onnx  # noqa: E402
+from ensemble import from_raw, mean_raw, merge_boosters  # noqa: E402
+from export_onnx import to_onnx  # noqa: E402
+from params import CONFIGS, FALLBACK, FIXED, MEMBER_SEED_STEP, config_hash, lgbm_params  # noqa: E402
 from splits import scaffold_split  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
 DATA = ROOT / "data"
 OUT = ROOT / "onnx"
 CACHE = ROOT / ".cache"
-VERSION = "admet-lgbm-1.0.0"
+VERSION = "admet-lgbm-1.1.0"
 SEEDS = (1, 2, 3, 4, 5)
-THREADS = 1  # OpenMP spin-waits badly on shared, oversubscribed cores
-PARAMS = dict(learning_rate=0.1, num_leaves=31, min_child_samples=10, colsample_bytree=0.2, subsample=0.8,
-              subsample_freq=1, reg_lambda=1.0, n_estimators=500, max_bin=63, verbose=-1,
-              deterministic=True, force_col_wise=True, n_jobs=THREADS)
-EARLY_STOP = 50
-MAX_TREES_FINAL = 800  # bounds ONNX size (~30 MB for all 22)
+MAX_TREES_FINAL = 2000  # bounds ONNX size and inference time
+SELECTION = ROOT / "selection.json"
 
 
 def load(ep: Endpoint) -> tuple[pd.DataFrame, pd.DataFrame | None]:
@@ -95,8 +93,8 @@ def metric(ep: Endpoint, y: np.ndarray, score: np.ndarray) -> float:
     return float(mean_absolute_error(y, score))
 
 
-def make_model(ep: Endpoint, seed: int, n_estimators: int | None = None):
-    params = {**PARAMS, "random_state": seed}
+def make_model(ep: Endpoint, config: str, seed: int, n_estimators: int | None = None):
+    params = {**lgbm_params(config), "random_state": seed}
     if n_estimators is not None:
         params["n_estimators"] = n_estimators
     return lgb.LGBMClassifier(**params) if ep.task == "binary" else lgb.LGBMRegressor(**params)
@@ -106,58 +104,95 @@ def target(ep: Endpoint, y: np.ndarray) -> np.ndarray:
     return np.log10(y) if ep.log10 else y
 
 
-def fit_eval(ep: Endpoint, x: np.ndarray, y: np.ndarray, smiles: list[str], tx: np.ndarray, ty: np.ndarray, seed: int) -> dict:
-    """One seed: scaffold train/valid split of (x, y), early stopping, TDC metric on (tx, ty)."""
-    tr, va, _ = scaffold_split(smiles, seed, (0.875, 0.125, 0.0))
-    model = make_model(ep, seed)
-    model.fit(x[tr], target(ep, y[tr]), eval_X=x[va], eval_y=target(ep, y[va]),
-              callbacks=[lgb.early_stopping(EARLY_STOP, verbose=False)])
-    score = native_score(model, tx, ep.task == "binary", ep.log10)
-    res = {"seed": seed, "score": metric(ep, ty, score), "trees": int(model.best_iteration_ or PARAMS["n_estimators"])}
+def scores(ep: Endpoint, seed: int, y: np.ndarray, va: list[int], ty: np.ndarray, raw_va: np.ndarray, raw_te: np.ndarray, trees: int) -> dict:
+    binary = ep.task == "binary"
+    score = from_raw(raw_te, binary, ep.log10)
+    res = {"seed": seed, "valid": metric(ep, y[va], from_raw(raw_va, binary, ep.log10)), "score": metric(ep, ty, score), "trees": trees}
     if ep.task == "regression":  # comparable to ADMET-AI's published MAE / R^2 (original units)
         res["mae"] = float(mean_absolute_error(ty, score))
         res["r2"] = float(r2_score(ty, score))
     return res
 
 
-def evaluate(ep: Endpoint, cache: FeatureCache) -> tuple[list[dict], np.ndarray, np.ndarray, np.ndarray]:
-    """Five-seed evaluation; returns (per-seed results, final training x, y, domain calibration pair)."""
+def fit_eval(ep: Endpoint, config: str, x: np.ndarray, y: np.ndarray, split: tuple[list[int], list[int]],
+             tx: np.ndarray, ty: np.ndarray, seed: int) -> tuple[dict, dict]:
+    """One seed: fit on split[0] with early stopping on split[1]; validation and TDC test metric.
+    An ensemble config fits its members with seeds seed, seed+1000, ...; the second result is the
+    first member alone (= the base config), so evaluating an ensemble also evaluates its base."""
+    tr, va = split
+    models = []
+    for j in range(CONFIGS[config].get("members", 1)):
+        model = make_model(ep, config, seed + MEMBER_SEED_STEP * j)
+        model.fit(x[tr], target(ep, y[tr]), eval_X=x[va], eval_y=target(ep, y[va]),
+                  callbacks=[lgb.early_stopping(CONFIGS[config]["early_stop"], verbose=False)])
+        models.append(model)
+    trees = [int(m.best_iteration_ or CONFIGS[config]["n_estimators"]) for m in models]
+    res = scores(ep, seed, y, va, ty, mean_raw(models, x[va]), mean_raw(models, tx), int(round(np.mean(trees))))
+    first = scores(ep, seed, y, va, ty, mean_raw(models[:1], x[va]), mean_raw(models[:1], tx), trees[0])
+    return res, first
+
+
+def eval_cache_path(ep: Endpoint, config: str) -> Path:
+    return CACHE / "eval" / f"{ep.key}-{config}-{config_hash(config)}-{F.spec_hash()[:8]}.json"
+
+
+def evaluate(ep: Endpoint, cache: FeatureCache, configs: list[str]) -> tuple[dict[str, list[dict]], np.ndarray, np.ndarray, tuple]:
+    """Five-seed evaluation of each config (cached); returns ({config: per-seed results}, final x, y, domain calibration pair)."""
     df, test = load(ep)
     cache.add(df["Drug"].tolist() + ([] if test is None else test["Drug"].tolist()))
     x, ok = cache.get(df["Drug"].tolist())
     df, x = df[ok].reset_index(drop=True), x[ok]
     y = df["Y"].to_numpy(dtype=np.float64)
     smiles = df["Drug"].tolist()
-    results, calib = [], None
+    out = {c: json.loads(eval_cache_path(ep, c).read_text()) for c in configs if eval_cache_path(ep, c).exists()}
+    calib = None
+    # an ensemble's first member is its base config: evaluating the ensemble evaluates the base for free
+    bases = {c.split("x")[0]: c for c in configs if CONFIGS[c].get("members", 1) > 1}
+    filled = [b for b in bases if b in CONFIGS and len(out.get(b, [])) < len(SEEDS)]
+    for b in filled:
+        out[b] = []
     for seed in SEEDS:
         if test is not None:
             tx, tok = cache.get(test["Drug"].tolist())
-            tv = test[tok]
-            res = fit_eval(ep, x, y, smiles, tx[tok], tv["Y"].to_numpy(dtype=np.float64), seed)
-            calib = calib or (x, tx[tok])
+            tx, ty, rows = tx[tok], test[tok]["Y"].to_numpy(dtype=np.float64), list(range(len(y)))
         else:
-            tr, _, te = scaffold_split(smiles, seed, (0.8, 0.0, 0.2))
-            res = fit_eval(ep, x[tr], y[tr], [smiles[i] for i in tr], x[te], y[te], seed)
-            calib = calib or (x[tr], x[te])
-        results.append(res)
-        print(f"  {ep.key} seed {seed}: {ep.metric}={res['score']:.4f} trees={res['trees']}", flush=True)
-    return results, x, y, calib
+            rows, _, te = scaffold_split(smiles, seed, (0.8, 0.0, 0.2))
+            tx, ty = x[te], y[te]
+        calib = calib or (x[rows], tx)
+        todo = [c for c in configs if (c not in out or len(out[c]) < len(SEEDS)) and c not in filled]
+        if not todo:
+            continue
+        tr, va, _ = scaffold_split([smiles[i] for i in rows], seed, (0.875, 0.125, 0.0))
+        xs, ys = x[rows], y[rows]
+        for c in todo:
+            res, first = fit_eval(ep, c, xs, ys, (tr, va), tx, ty, seed)
+            out.setdefault(c, []).append(res)
+            if c in bases.values() and c.split("x")[0] in filled:
+                out[c.split("x")[0]].append(first)
+            print(f"  {ep.key} {c} seed {seed}: valid={res['valid']:.4f} test {ep.metric}={res['score']:.4f} trees={res['trees']}", flush=True)
+    for c in {*configs, *filled}:
+        eval_cache_path(ep, c).parent.mkdir(parents=True, exist_ok=True)
+        eval_cache_path(ep, c).write_text(json.dumps(out[c]))
+    return out, x, y, calib
 
 
-def export(ep: Endpoint, x: np.ndarray, y: np.ndarray, trees: int) -> dict:
-    """Final fit, ONNX export, and the onnxruntime-vs-native equality check."""
-    model = make_model(ep, 0, n_estimators=trees)
-    model.fit(x, target(ep, y))
+def export(ep: Endpoint, config: str, x: np.ndarray, y: np.ndarray, trees: int) -> dict:
+    """Final fit (all members of an ensemble, merged into one booster), ONNX export, onnxruntime-vs-native check."""
     binary = ep.task == "binary"
-    proto = to_onnx(model, F.LENGTH, binary, ep.log10, ep.key)
+    models = [make_model(ep, config, MEMBER_SEED_STEP * j, n_estimators=trees).fit(x, target(ep, y))
+              for j in range(CONFIGS[config].get("members", 1))]
+    booster = merge_boosters([m.booster_ for m in models])
+    want = from_raw(mean_raw(models, x), binary, ep.log10)
+    proto = to_onnx(booster, F.LENGTH, binary, ep.log10, ep.key)
     path = OUT / f"{ep.key}.onnx"
     path.write_bytes(proto.SerializeToString())
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     got = sess.run(["score"], {"features": x})[0]
-    want = native_score(model, x, binary, ep.log10)
     rel = np.abs(got - want) / np.maximum(1.0, np.abs(want))
     print(f"  {ep.key}: exported {path.stat().st_size / 1e6:.2f} MB, max |onnx-native| (rel) {rel.max():.2e}", flush=True)
-    return {"file": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "trees": trees,
+    assert rel.max() <= 1e-5, f"{ep.key}: ONNX differs from native LightGBM by {rel.max():.2e}"
+    return {"config": config, "lightgbm_params": dict(CONFIGS[config]), "file": path.name,
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "trees": trees * len(models),
             "n_train": int(len(y)), "onnx_vs_native_max_rel_diff": float(rel.max())}
 
 
@@ -175,16 +210,19 @@ def main() -> None:
     manifest = json.loads(man_path.read_text()) if man_path.exists() and args.only else {"endpoints": {}}
     doms = json.loads(dom_path.read_text()) if dom_path.exists() and args.only else {"endpoints": {}}
     cache = FeatureCache()
+    selection = json.loads(SELECTION.read_text())["endpoints"] if SELECTION.exists() else {}
     for ep in ENDPOINTS:
         if args.only and ep.key not in args.only:
             continue
         t0 = time.time()
-        results, x, y, calib = evaluate(ep, cache)
+        config = selection.get(ep.key, {}).get("config", FALLBACK)
+        evals, x, y, calib = evaluate(ep, cache, [config])
+        results = evals[config]
         trees = int(min(MAX_TREES_FINAL, max(50, round(np.mean([r["trees"] for r in results])))))
         entry = {"dataset": ep.dataset, "task": ep.task, "units": ep.units, "output": "score",
                  "output_transform": "10**x applied inside the graph" if ep.log10 else "none",
                  "trained_on": "log10(y)" if ep.log10 else "y", "metric": ep.metric,
-                 "test": summarize(results, "score"), **export(ep, x, y, trees)}
+                 "valid": summarize(results, "valid"), "test": summarize(results, "score"), **export(ep, config, x, y, trees)}
         if ep.task == "regression":
             entry["test_mae_original_units"] = summarize(results, "mae")
             entry["test_r2_original_units"] = summarize(results, "r2")
@@ -194,7 +232,7 @@ def main() -> None:
     order = [e.key for e in ENDPOINTS if e.key in manifest["endpoints"]]
     common = {"version": VERSION, "rdkit_version": F.SPEC["rdkit_version"], "feature_spec": "models/features.json",
               "feature_spec_sha256": F.spec_hash(), "n_features": F.LENGTH, "input": "features", "output": "score"}
-    manifest = {**common, "domain_file": dom_path.name, "lightgbm_params": {k: v for k, v in PARAMS.items() if k != "n_jobs"},
+    manifest = {**common, "domain_file": dom_path.name, "lightgbm_fixed_params": {k: v for k, v in FIXED.items() if k != "n_jobs"},
                 "endpoints": {k: manifest["endpoints"][k] for k in order}}
     doms = {**common, "method": domain.__doc__.strip(), "box_descriptors": list(domain.BOX_DESCRIPTORS),
             "min_bit_count": domain.MIN_BIT_COUNT, "quantile": domain.QUANTILE,
