@@ -13,7 +13,7 @@ import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import { resultView, type JobResult, type ResultView } from '../../engine/export/index.ts';
 import { JOB_WORKFLOWS, taskQueue, type JobQueues, type MolsearchJobInput } from '../../workflows/contracts.ts';
 import { JOB_NAME_PATTERN, newJobName } from './jobs-ids.ts';
-import { buildPage, createResultCache, emptyPage, type Page, type PageRequest } from './jobs-page.ts';
+import { buildPage, createResultCache, emptyPage, pageJson, type Page, type PageRequest } from './jobs-page.ts';
 
 export const MAX_JOB_NEIGHBORS = 100_000;
 
@@ -170,15 +170,16 @@ export function createJobService(deps: JobServiceDeps) {
     },
 
     /**
-     * One page of a job. A job still running answers the empty page; a failed or revoked job is
-     * a 409 with the reason (so polling clients stop).
+     * The rows of one page of a job: the decoded result and the filtered view (cached per
+     * filter, so each page only slices and serialises), or none while the job runs. A failed or
+     * revoked job is a 409 with the reason (so polling clients stop).
      */
-    async page(accountId: string, jobName: string, req: PageRequest): Promise<Page> {
+    async pageSource(accountId: string, jobName: string, req: PageRequest): Promise<{ result: JobResult; view: ResultView } | undefined> {
       const { job, result } = await this.result(accountId, jobName);
       if (job.status === 'FAILURE' || job.status === 'REVOKED') {
         throw new AppError('conflict', `job ${jobName} ended in ${job.status}${job.error ? `: ${job.error}` : ''}`);
       }
-      if (!result) return emptyPage(req.includeProperties);
+      if (!result) return undefined;
       const vkey = `${job.resultKey}|${req.simTh}|${req.dMin}|${req.dMax}|${JSON.stringify(req.propRanges)}`;
       let view = views.get(vkey);
       if (!view) {
@@ -186,7 +187,19 @@ export function createJobService(deps: JobServiceDeps) {
         views.set(vkey, view);
         while (views.size > 16) views.delete(views.keys().next().value!);
       }
-      return buildPage(result, req, view);
+      return { result, view };
+    },
+
+    /** One page of a job (the empty page while it runs); see pageSource. */
+    async page(accountId: string, jobName: string, req: PageRequest): Promise<Page> {
+      const src = await this.pageSource(accountId, jobName, req);
+      return src ? buildPage(src.result, req, src.view) : emptyPage(req.includeProperties);
+    },
+
+    /** The same page as JSON text, serialised straight from the result's columns. */
+    async pageJson(accountId: string, jobName: string, req: PageRequest): Promise<string> {
+      const src = await this.pageSource(accountId, jobName, req);
+      return src ? pageJson(src.result, req, src.view) : JSON.stringify(emptyPage(req.includeProperties));
     },
   };
 }

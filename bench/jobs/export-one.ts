@@ -1,7 +1,8 @@
 /**
  * One export of a job result, in its own process so peak memory is per format:
  * `node bench/jobs/export-one.ts OBJECTS_DIR RESULT_KEY FORMAT` prints one JSON line
- * {format, rows, bytes, ms, rssAfterDecodeMb, peakRssMb}.
+ * {format, rows, bytes, ms, cpuMs, rssAfterDecodeMb, peakRssMb}; cpuMs (user + system, all threads of
+ * the process) is the figure that a loaded machine distorts least.
  */
 import { createLocalObjectStore } from '../../platform/object-store/index.ts';
 import { createLogger } from '../../platform/logger.ts';
@@ -15,6 +16,7 @@ decodeJobResult(await objects.getBytes(resultKey));
 const rssAfterDecodeMb = process.memoryUsage().rss / 2 ** 20;
 const acts = createExportActivities({ log: createLogger({ level: 'warn', pretty: false }), objects });
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 const r = await acts.exportJobResult({
   downloadId: 'bench',
   jobName: 'bench',
@@ -24,4 +26,5 @@ const r = await acts.exportJobResult({
   options: { includeProperties: true, includeMetadata: false, simTh: 0, dMin: 0, dMax: 1, propRanges: {} },
 });
 const ms = performance.now() - t0;
-process.stdout.write(JSON.stringify({ format, rows: r.rows, bytes: r.bytes, ms: Math.round(ms), rssAfterDecodeMb: Math.round(rssAfterDecodeMb), peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }) + '\n');
+const cpu = process.cpuUsage(cpu0);
+process.stdout.write(JSON.stringify({ format, rows: r.rows, bytes: r.bytes, ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), rssAfterDecodeMb: Math.round(rssAfterDecodeMb), peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }) + '\n');

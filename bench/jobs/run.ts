@@ -11,11 +11,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { startStack } from '../../bin/stack.ts';
+import { listCatalogs } from '../../engine/catalog/index.ts';
 import { freePort } from '../../test/support/ports.ts';
 import { writeSyntheticCatalog } from '../../test/workflows/support/synthetic-catalog.ts';
 
@@ -31,6 +32,17 @@ if (!catalogDir) {
     await writeSyntheticCatalog(catalogDir, catalogId, 800_000, 65_536, 42);
     console.error(`built synthetic catalog in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }
+}
+// Workers open a catalog as CATALOG_DIR/<id>; a catalog stored under another directory name
+// (bench/out/catalog-1000000 holds bench-1000000) is linked in under its id.
+if (catalogId && !existsSync(join(catalogDir, catalogId, 'manifest.json'))) {
+  const found = (await listCatalogs(resolve(catalogDir))).find((c) => c.manifest.id === catalogId);
+  if (!found) throw new Error(`no catalog ${catalogId} under ${catalogDir}`);
+  const links = join(root, 'jobs-catalog-links');
+  await rm(links, { recursive: true, force: true });
+  await mkdir(links, { recursive: true });
+  await symlink(found.dir, join(links, catalogId), 'dir');
+  catalogDir = links;
 }
 const formats = (arg('--formats') ?? 'csv,json,xlsx,sdf').split(',');
 const dataDir = join(root, 'jobs-data');
@@ -72,6 +84,7 @@ try {
   figures.job_cold_s = +cold.s.toFixed(2);
   figures.job_warm_s = +warm.s.toFixed(2);
   const t1 = performance.now();
+  const cpu1 = process.cpuUsage();
   const ids = new Set<string>();
   for (let p = 0; ; p++) {
     const page = await call('POST', `/get_molsearch_page?job_name=${warm.job}&page_size=1000&page_num=${p}&include_properties=true`);
@@ -79,11 +92,15 @@ try {
     if (page.id.length < 1000) break;
   }
   figures.paging_100_pages_s = +((performance.now() - t1) / 1000).toFixed(2);
+  const cpu = process.cpuUsage(cpu1); // this process: API, client parse and the idle in-process worker
+  figures.paging_cpu_s = +((cpu.user + cpu.system) / 1e6).toFixed(2);
   figures.paged_unique_ids = ids.size;
+  console.error(JSON.stringify(figures));
   const resultKey = `jobs/${warm.job}/result.arrow`;
   for (const f of formats) {
     const out = execFileSync(process.execPath, [resolve(import.meta.dirname, 'export-one.ts'), config.objectsDir, resultKey, f], { encoding: 'utf8' });
     figures[`export_${f}`] = JSON.parse(out.trim().split('\n').pop()!);
+    console.error(f, JSON.stringify(figures[`export_${f}`]));
   }
 } finally {
   await stack.stop();

@@ -3,9 +3,9 @@
  * a Readable that pulls rows only as fast as its consumer reads, so memory stays bounded by one
  * chunk of rows whatever the row count. No writer ever holds all rows or all output.
  */
-import { PassThrough, Readable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import { Readable } from 'node:stream';
 import type { ExportColumn, ExportFormat, ExportValue } from './formats.ts';
+import { xlsxWriterStream } from './xlsx-writer.ts';
 
 export type RowSource = Iterable<ExportValue[]> | AsyncIterable<ExportValue[]>;
 
@@ -26,9 +26,22 @@ const CHUNK_ROWS = 512;
 const isMissing = (v: ExportValue): boolean => v === null || v === undefined || (typeof v === 'number' && Number.isNaN(v));
 
 function csvCell(v: ExportValue): string {
-  if (isMissing(v)) return '';
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  // Numbers and booleans never need quoting: only strings pay for the test.
+  if (typeof v === 'number') return Number.isNaN(v) ? '' : '' + v;
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (v === null || v === undefined) return '';
+  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+/** Strings JSON.stringify would escape; others are quoted as they are. */
+const JSON_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A cell as JSON.stringify writes it, null for missing values (NaN, ±Infinity included). */
+function jsonCell(v: ExportValue): string {
+  if (typeof v === 'number') return Number.isFinite(v) ? '' + v : 'null';
+  if (typeof v === 'string') return JSON_ESCAPE.test(v) ? JSON.stringify(v) : '"' + v + '"';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return 'null';
 }
 
 async function* chunked(rows: RowSource, line: (row: ExportValue[]) => string, head: string, sep: string, tail: string): AsyncGenerator<string> {
@@ -50,13 +63,23 @@ async function* chunked(rows: RowSource, line: (row: ExportValue[]) => string, h
 /** CSV (RFC 4180): a header row, then one line per row; empty cells for nulls. */
 export function csvStream(columns: ExportColumn[], rows: RowSource): Readable {
   const header = columns.map((c) => csvCell(c.name)).join(',') + '\r\n';
-  return Readable.from(chunked(rows, (r) => r.map(csvCell).join(',') + '\r\n', header, '', ''), { objectMode: false });
+  const line = (r: ExportValue[]) => {
+    let out = r.length ? csvCell(r[0]) : '';
+    for (let i = 1; i < r.length; i++) out += ',' + csvCell(r[i]);
+    return out + '\r\n';
+  };
+  return Readable.from(chunked(rows, line, header, '', ''), { objectMode: false });
 }
 
 /** JSON: an array of objects keyed by column name (null for missing values). */
 export function jsonStream(columns: ExportColumn[], rows: RowSource): Readable {
-  const keys = columns.map((c) => JSON.stringify(c.name));
-  const line = (r: ExportValue[]) => '{' + r.map((v, i) => `${keys[i]}:${isMissing(v) ? 'null' : JSON.stringify(v)}`).join(',') + '}';
+  const prefixes = columns.map((c, i) => (i ? ',' : '{') + JSON.stringify(c.name) + ':');
+  const line = (r: ExportValue[]) => {
+    if (!r.length) return '{}';
+    let out = '';
+    for (let i = 0; i < r.length; i++) out += prefixes[i] + jsonCell(r[i]);
+    return out + '}';
+  };
   return Readable.from(chunked(rows, line, '[\n', ',\n', '\n]\n'), { objectMode: false });
 }
 
@@ -83,32 +106,9 @@ export function sdfStream(columns: ExportColumn[], rows: RowSource, opts: Export
   return Readable.from(chunked(rows, line, '', '', ''), { objectMode: false });
 }
 
-/**
- * XLSX through exceljs's streaming WorkbookWriter: a header row, then typed cells (numbers as
- * numbers, booleans as booleans). Rows are committed as written; production pauses while the
- * output stream's buffer is full, so memory stays bounded.
- */
+/** XLSX through the streaming writer of xlsx-writer.ts (typed cells under a header row). */
 export function xlsxStream(columns: ExportColumn[], rows: RowSource, opts: ExportOptions = {}): Readable {
-  const out = new PassThrough({ highWaterMark: 1 << 20 });
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: false });
-  const sheet = workbook.addWorksheet(opts.sheetName ?? 'results');
-  // The zip stream is piped into `out`; when the consumer stops reading, `out` fills up and we wait,
-  // so rows are not produced faster than the upload takes them.
-  const backlog = async () => {
-    while (out.readableLength >= out.readableHighWaterMark && !out.destroyed) await new Promise((r) => setTimeout(r, 2));
-  };
-  (async () => {
-    sheet.addRow(columns.map((c) => c.name)).commit();
-    let n = 0;
-    for await (const row of rows) {
-      sheet.addRow(row.map((v) => (isMissing(v) ? null : v))).commit();
-      if (++n % CHUNK_ROWS === 0) await backlog();
-      if (out.destroyed) return;
-    }
-    sheet.commit();
-    await workbook.commit();
-  })().catch((err: unknown) => out.destroy(err as Error));
-  return out;
+  return xlsxWriterStream(columns, rows, { sheetName: opts.sheetName });
 }
 
 /** The writer of `format`. */
