@@ -6,8 +6,9 @@
  * --n rows with perturbed copies (see make_fps.py), computed once with Python RDKit into
  * bench/out/fps-<n>.u8, which both our side and the peers read; our side writes them once as a
  * catalog (bench/out/catalog-<n>/, engine/catalog format). Queries: --queries seeded random rows.
- * Prints the single-core bandwidth ceiling, full-scan throughput, k-NN time per query for our scan
- * (one thread in-process, and the pool) beside FPSim2 and RDKit BulkTanimotoSimilarity, and writes
+ * Prints the single-core bandwidth ceiling, full-scan throughput, k-NN time per query and the rows
+ * whose fingerprints were read for our scan with BitBound only and with the block bound (one
+ * thread in-process, and the pool; same run) beside FPSim2 and RDKit BulkTanimotoSimilarity, and writes
  * everything to bench/out/fingerprint-<n>.json.
  */
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { maxBound } from '../../engine/search/bitbound.ts';
 import { popcountOf } from '../../engine/search/kernel-js.ts';
 import { writeFormatCatalog } from '../../test/engine/search/support/catalog-format.ts';
 import { cpuSeconds, kernelFigures } from './kernel-bench.ts';
+import { BLOCK_BYTES } from '../../engine/search/wasm/kernel-blocks.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const OUT = join(ROOT, 'bench/out');
@@ -79,56 +81,81 @@ log(`single-core read bandwidth (wasm, 16-byte loads): ${kf.bandwidthGBs.toFixed
 log(`full Tanimoto scan, 1 thread: ${(kf.scanFpsPerSec / 1e6).toFixed(1)} M fps/s = ${kf.scanGBs.toFixed(2)} GB/s = ${(kf.scanGBs / kf.bandwidthGBs).toFixed(2)} of the ceiling (median paired ratio ${kf.medianRatio.toFixed(2)})`);
 
 // k-NN on one thread, in-process: shards by decreasing bound, each seeded with the k-th score so far.
-function knnSerial(q: Uint8Array): { hits: Hit[]; scanned: number } {
+// `blockBound` false is the plain BitBound path (every row BitBound leaves is read), true the block-bound path.
+function knnSerial(q: Uint8Array, blockBound: boolean): { hits: Hit[]; scanned: number; touched: number } {
   const pq = prepareTanimoto(q);
   const order = shards.map((s, i) => ({ i, b: maxBound(pq.bounds, s.popcounts[0], s.popcounts[s.rows - 1]) })).sort((x, y) => y.b - x.b);
   let hits: Hit[] = [];
   let scanned = 0;
+  let touched = 0;
   for (const { i, b } of order) {
     const floor = hits.length >= k ? hits[k - 1].similarity : -Infinity;
     if (b < floor) break;
-    const r = scanShardTopK(shards[i], pq, k, undefined, floor);
+    const r = scanShardTopK(shards[i], pq, k, undefined, floor, undefined, { blockBound });
     scanned += r.scanned;
+    touched += r.touched;
     hits = mergeHits(hits, mergeTopK([{ catalog: id, shard: i, rows: r.rows, scores: r.scores }], k), k);
   }
-  return { hits, scanned };
+  return { hits, scanned, touched };
 }
 
-knnSerial(queries[0]);
-const serialMs: number[] = [];
-const serialCpuMs: number[] = [];
-const serialHits: Hit[][] = [];
-let serialScanned = 0;
-for (const q of queries) {
-  const t = performance.now();
-  const c = process.cpuUsage();
-  const r = knnSerial(q);
-  serialCpuMs.push(cpuSeconds(c) * 1000);
-  serialMs.push(performance.now() - t);
-  serialHits.push(r.hits);
-  serialScanned += r.scanned;
+interface PathFigures { ms: number[]; cpuMs: number[]; hits: Hit[][]; scanned: number; touched: number }
+const paths: Record<'plain' | 'blocks', PathFigures> = { plain: { ms: [], cpuMs: [], hits: [], scanned: 0, touched: 0 }, blocks: { ms: [], cpuMs: [], hits: [], scanned: 0, touched: 0 } };
+knnSerial(queries[0], false);
+knnSerial(queries[0], true);
+// Both paths per query, alternating which goes first, so they see the same machine load.
+for (const [qi, q] of queries.entries()) {
+  for (const name of qi % 2 ? (['blocks', 'plain'] as const) : (['plain', 'blocks'] as const)) {
+    const f = paths[name];
+    const t = performance.now();
+    const c = process.cpuUsage();
+    const r = knnSerial(q, name === 'blocks');
+    f.cpuMs.push(cpuSeconds(c) * 1000);
+    f.ms.push(performance.now() - t);
+    f.hits.push(r.hits);
+    f.scanned += r.scanned;
+    f.touched += r.touched;
+  }
 }
+const serialHits = paths.plain.hits;
+const sameSerial = paths.blocks.hits.filter((h, i) => JSON.stringify(h) === JSON.stringify(serialHits[i])).length;
 const bytesPerRow = 258;
-const serialRate = (serialScanned * bytesPerRow) / (serialCpuMs.reduce((a, b) => a + b, 0) / 1000) / 1e9;
-log(`k-NN 1 thread: mean ${mean(serialMs).toFixed(1)} ms wall (${mean(serialCpuMs).toFixed(1)} ms CPU), median ${median(serialMs).toFixed(1)} ms per query; BitBound scored ${((100 * serialScanned) / (n * nq)).toFixed(0)}% of rows at ${serialRate.toFixed(2)} GB/s of CPU time (${(serialRate / kf.bandwidthGBs).toFixed(2)} of ceiling)`);
-
-const pool = createSearchPool({ threads });
-await pool.loadCatalog(catalog);
-for (const q of queries.slice(0, 10)) await pool.knn({ catalogs: [id], query: q, k });
-const poolMs: number[] = [];
-let identical = 0;
-const scannedBefore = pool.stats().rowsScanned;
-for (const [i, q] of queries.entries()) {
-  const t = performance.now();
-  const hits = await pool.knn({ catalogs: [id], query: q, k });
-  poolMs.push(performance.now() - t);
-  if (JSON.stringify(hits) === JSON.stringify(serialHits[i])) identical++;
+for (const name of ['plain', 'blocks'] as const) {
+  const f = paths[name];
+  const rate = (f.scanned * bytesPerRow) / (f.cpuMs.reduce((a, b) => a + b, 0) / 1000) / 1e9;
+  log(`k-NN 1 thread, ${name === 'plain' ? 'BitBound only' : `block bound (${BLOCK_BYTES} B/row)`}: mean ${mean(f.ms).toFixed(1)} ms wall (${mean(f.cpuMs).toFixed(1)} ms CPU), median ${median(f.ms).toFixed(1)} ms per query; BitBound left ${((100 * f.scanned) / (n * nq)).toFixed(0)}% of rows, fingerprints read for ${((100 * f.touched) / (n * nq)).toFixed(1)}%${name === 'plain' ? ` (${rate.toFixed(2)} GB/s of CPU time, ${(rate / kf.bandwidthGBs).toFixed(2)} of ceiling)` : `; results identical to BitBound only: ${sameSerial}/${nq}`}`);
 }
-const poolScanned = pool.stats().rowsScanned - scannedBefore;
-await pool.close();
-log(`k-NN pool (${threads} threads): mean ${mean(poolMs).toFixed(1)} ms, median ${median(poolMs).toFixed(1)} ms per query; scored ${((100 * poolScanned) / (n * nq)).toFixed(0)}% of rows; results identical to 1 thread: ${identical}/${nq}`);
+log(`  block bound vs BitBound only, 1 thread: ${(mean(paths.plain.ms) / mean(paths.blocks.ms)).toFixed(2)}x wall, ${(mean(paths.plain.cpuMs) / mean(paths.blocks.cpuMs)).toFixed(2)}x CPU`);
 
-const result: Record<string, unknown> = { n, queries: nq, k, threads, kernel: kf, serialMeanMs: mean(serialMs), serialCpuMeanMs: mean(serialCpuMs), serialMedianMs: median(serialMs), serialScannedFraction: serialScanned / (n * nq), poolMeanMs: mean(poolMs), poolMedianMs: median(poolMs), identical };
+const poolFig: Record<'plain' | 'blocks', { ms: number[]; identical: number; scanned: number; touched: number }> = {} as never;
+for (const name of ['plain', 'blocks'] as const) {
+  const pool = createSearchPool({ threads, blockBound: name === 'blocks' });
+  await pool.loadCatalog(catalog);
+  for (const q of queries.slice(0, 10)) await pool.knn({ catalogs: [id], query: q, k });
+  const ms: number[] = [];
+  let identical = 0;
+  const before = pool.stats();
+  for (const [i, q] of queries.entries()) {
+    const t = performance.now();
+    const hits = await pool.knn({ catalogs: [id], query: q, k });
+    ms.push(performance.now() - t);
+    if (JSON.stringify(hits) === JSON.stringify(serialHits[i])) identical++;
+  }
+  const after = pool.stats();
+  await pool.close();
+  poolFig[name] = { ms, identical, scanned: after.rowsScanned - before.rowsScanned, touched: after.rowsTouched - before.rowsTouched };
+  log(`k-NN pool (${threads} threads), ${name === 'plain' ? 'BitBound only' : 'block bound'}: mean ${mean(ms).toFixed(1)} ms, median ${median(ms).toFixed(1)} ms per query; fingerprints read for ${((100 * poolFig[name].touched) / (n * nq)).toFixed(1)}% of rows; results identical to 1 thread: ${identical}/${nq}`);
+}
+const poolMs = poolFig.blocks.ms;
+const serialMs = paths.blocks.ms;
+const serialCpuMs = paths.blocks.cpuMs;
+
+const summary = (f: PathFigures) => ({ meanMs: mean(f.ms), cpuMeanMs: mean(f.cpuMs), medianMs: median(f.ms), scannedFraction: f.scanned / (n * nq), touchedFraction: f.touched / (n * nq) });
+const result: Record<string, unknown> = {
+  n, queries: nq, k, threads, kernel: kf, blockBytes: BLOCK_BYTES,
+  serial: { plain: summary(paths.plain), blocks: summary(paths.blocks), identical: sameSerial },
+  pool: Object.fromEntries((['plain', 'blocks'] as const).map((p) => [p, { meanMs: mean(poolFig[p].ms), medianMs: median(poolFig[p].ms), touchedFraction: poolFig[p].touched / (n * nq), identical: poolFig[p].identical }])),
+};
 if (!argv.includes('--no-peers')) {
   const r = spawnSync(PY, [join(ROOT, 'bench/fingerprint/peers.py'), fpsPath, qpath, String(k), String(threads), String(rdkitQ)], { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.status !== 0) throw new Error(`peers.py failed: ${r.stderr}`);
@@ -138,7 +165,8 @@ if (!argv.includes('--no-peers')) {
   const sameScores = serialHits.filter((h, i) => JSON.stringify(h.map((x) => x.similarity)) === JSON.stringify(peers.fpsim2_top_scores[i])).length;
   const f1cpu = peers.fpsim2_1t_cpu_ms;
   log(`FPSim2 top_k: 1 thread ${f1.toFixed(1)} ms wall (${f1cpu.toFixed(1)} ms CPU), ${threads} threads ${fN.toFixed(1)} ms per query; same top-${k} similarities as ours: ${sameScores}/${nq}`);
-  log(`  ours vs FPSim2 per k-NN query: 1 thread ${(f1 / mean(serialMs)).toFixed(2)}x wall, ${(f1cpu / mean(serialCpuMs)).toFixed(2)}x CPU; pool vs ${threads} threads ${(fN / mean(poolMs)).toFixed(2)}x wall`);
+  log(`  ours (block bound) vs FPSim2 per k-NN query: 1 thread ${(f1 / mean(serialMs)).toFixed(2)}x wall, ${(f1cpu / mean(serialCpuMs)).toFixed(2)}x CPU; pool vs ${threads} threads ${(fN / mean(poolMs)).toFixed(2)}x wall`);
+  log(`  ours (BitBound only) vs FPSim2: 1 thread ${(f1 / mean(paths.plain.ms)).toFixed(2)}x wall, ${(f1cpu / mean(paths.plain.cpuMs)).toFixed(2)}x CPU; pool ${(fN / mean(poolFig.plain.ms)).toFixed(2)}x wall`);
   if (peers.rdkit_ms) log(`RDKit BulkTanimotoSimilarity + top-k: ${peers.rdkit_ms.toFixed(1)} ms wall (${peers.rdkit_cpu_ms.toFixed(1)} ms CPU) per query (${rdkitQ} queries); ours 1 thread is ${(peers.rdkit_cpu_ms / mean(serialCpuMs)).toFixed(1)}x faster (CPU)`);
   result.peers = { ...peers, fpsim2_top_scores: undefined, rdkit_top_scores: undefined, sameScores };
 }

@@ -1,12 +1,14 @@
 /**
  * Loads a catalog's shard files into shared kernel memories ("arenas") for the pool. Arena
- * layout: one scratch slot per worker thread, then the shard files, each 64-byte aligned. A wasm32
- * memory holds at most 4 GiB, so large catalogs span several arenas.
+ * layout: one scratch slot per worker thread, then per shard its file followed by its block
+ * popcounts (BLOCK_BYTES per row, computed here by the kernel at load: no catalog format change),
+ * each 64-byte aligned. A wasm32 memory holds at most 4 GiB, so large catalogs span several arenas.
  */
 import type { WasmMemory } from './wasm/wasm-api.ts';
 import { AppError } from '../../platform/errors.ts';
 import { popcountOffsets } from './bitbound.ts';
-import { createSharedMemory } from './kernel.ts';
+import { createSharedMemory, instantiateKernel } from './kernel.ts';
+import { BLOCK_BYTES } from './wasm/kernel-blocks.ts';
 import { SLOT, type ShardRef } from './scan.ts';
 import { fileSize, readFileInto, type ReadShard, type ShardLike } from './shard-memory.ts';
 
@@ -43,7 +45,9 @@ const align64 = (n: number): number => Math.ceil(n / 64) * 64;
  * kernel must scan the bytes in the arena) or a shard's row count differs from the manifest.
  */
 export function loadCatalogArenas<S extends ShardLike>(catalog: CatalogLike, readShard: ReadShard<S>, slots: number, firstArenaId: number): { arenas: Arena[]; shards: LoadedShard<S>[] } {
-  const sizes = catalog.manifest.shards.map((_, i) => fileSize(catalog.shardPath(i)));
+  const files = catalog.manifest.shards.map((_, i) => fileSize(catalog.shardPath(i)));
+  // Room per shard: the file, then its block popcounts.
+  const sizes = files.map((f, i) => align64(f) + catalog.manifest.shards[i].rows * BLOCK_BYTES);
   const groups: number[][] = [];
   let used = Infinity;
   sizes.forEach((size, i) => {
@@ -61,20 +65,23 @@ export function loadCatalogArenas<S extends ShardLike>(catalog: CatalogLike, rea
     const base = align64(slots * SLOT.bytes);
     const bytes = base + group.reduce((s, i) => s + align64(sizes[i]), 0);
     const memory = createSharedMemory(bytes);
+    const kernel = instantiateKernel(memory);
     const id = firstArenaId + g;
     arenas.push({ id, memory, bytes });
     const buffer = memory.buffer;
     let ptr = base;
     for (const i of group) {
-      readFileInto(catalog.shardPath(i), memory, ptr, sizes[i]);
-      const data = readShard(new Uint8Array(buffer, ptr, sizes[i]), i);
+      readFileInto(catalog.shardPath(i), memory, ptr, files[i]);
+      const data = readShard(new Uint8Array(buffer, ptr, files[i]), i);
       if (data.fingerprints.buffer !== buffer || data.popcounts.buffer !== buffer) {
         throw new AppError('internal', `reader copied the fingerprint columns of shard ${i} of ${catalog.manifest.id}; the scan needs zero-copy views`);
       }
       if (data.rows !== catalog.manifest.shards[i].rows) {
         throw new AppError('internal', `shard ${i} of ${catalog.manifest.id} has ${data.rows} rows, manifest says ${catalog.manifest.shards[i].rows}`);
       }
-      const ref: ShardRef = { fpPtr: data.fingerprints.byteOffset, pcPtr: data.popcounts.byteOffset, rows: data.rows, offsets: popcountOffsets(data.popcounts.subarray(0, data.rows)) };
+      const blkPtr = ptr + align64(files[i]);
+      kernel.blockPopcounts(data.fingerprints.byteOffset, 0, data.rows, blkPtr);
+      const ref: ShardRef = { fpPtr: data.fingerprints.byteOffset, pcPtr: data.popcounts.byteOffset, rows: data.rows, offsets: popcountOffsets(data.popcounts.subarray(0, data.rows)), blkPtr };
       const pc = data.popcounts;
       shards.push({ index: i, arena: id, ref, data, popcountMin: data.rows ? pc[0] : 0, popcountMax: data.rows ? pc[data.rows - 1] : 0 });
       ptr += align64(sizes[i]);

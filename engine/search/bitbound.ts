@@ -5,7 +5,7 @@
  * decreasing bound and stop once the bound drops below its current k-th score. Rows are sorted by
  * popcount, so a band is a contiguous row range.
  */
-import { FP_BITS } from './kernel-js.ts';
+import { FP_BITS, tanimotoFromCounts } from './kernel-js.ts';
 
 /** Number of popcount values (0..2048). */
 export const BANDS = FP_BITS + 1;
@@ -60,4 +60,22 @@ export function maxBound(bounds: Float32Array, bLo: number, bHi: number): number
   let m = -Infinity;
   for (let b = bLo; b <= bHi; b++) if (bounds[b] > m) m = bounds[b];
   return m;
+}
+
+/**
+ * The smallest intersection count m in [0, min(a, b)] whose f32 Tanimoto c / (a + b - c) at c = m
+ * is >= minScore, or min(a, b) + 1 if none. The score grows with c for fixed a and b (and f32
+ * rounding is monotone), so a row of popcount b against a query of popcount a scores >= minScore
+ * exactly when c >= the result; any upper bound on c below it (the block bound) proves the row
+ * cannot qualify.
+ */
+export function minIntersection(a: number, b: number, minScore: number): number {
+  let lo = 0;
+  let hi = Math.min(a, b) + 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (tanimotoFromCounts(a, b, mid) >= minScore) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }

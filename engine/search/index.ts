@@ -13,6 +13,7 @@ export { mergeTopK, mergeHits, compareHits, createTopKHeap } from './topk.ts';
 export type { Hit, ShardTopK, TopKPart, TopKHeap } from './topk.ts';
 export { prepareTanimoto, prepareCentroid, QUERY_KINDS } from './query.ts';
 export type { PreparedQuery, TanimotoQuery, CentroidQuery, QueryKind } from './query.ts';
-export { popcountOffsets, tanimotoBounds, tanimotoPopcountWindow } from './bitbound.ts';
+export { popcountOffsets, tanimotoBounds, tanimotoPopcountWindow, minIntersection } from './bitbound.ts';
+export { BLOCK_BYTES } from './wasm/kernel-blocks.ts';
 export { tanimotoJs, popcountOf } from './kernel-js.ts';
 export type { CatalogLike } from './arena-load.ts';

@@ -21,6 +21,15 @@ export function popcountOf(fps: Uint8Array, row = 0): number {
   return n;
 }
 
+/** Block popcounts of row `row`: `blocks` counts per row, block j = bytes [j·256/blocks, (j+1)·256/blocks). The reference for block_popcounts. */
+export function blockPopcountsJs(fps: Uint8Array, row: number, blocks: number): Uint8Array {
+  const out = new Uint8Array(blocks);
+  const per = FP_BYTES / blocks;
+  const o = row * FP_BYTES;
+  for (let i = 0; i < FP_BYTES; i++) out[Math.floor(i / per)] += POP8[fps[o + i]];
+  return out;
+}
+
 /** Tanimoto c / (a + b - c) rounded to f32; 0 for two empty fingerprints (RDKit's convention). */
 export function tanimotoFromCounts(a: number, b: number, c: number): number {
   const d = a + b - c;

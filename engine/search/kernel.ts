@@ -14,6 +14,15 @@ export interface Kernel {
   scoreAbove(queryPtr: number, fpPtr: number, pcPtr: number, start: number, end: number, queryPopcount: number, minScore: number, outRowsPtr: number, outScoresPtr: number): number;
   /** Same as scoreAbove for the continuous Tanimoto against f64 weights (see centroid.ts). */
   centroidAbove(weightsPtr: number, weightsSq: number, fpPtr: number, pcPtr: number, start: number, end: number, minScore: number, outRowsPtr: number, outScoresPtr: number): number;
+  /** Writes BLOCK_BYTES block popcounts (u8) per row of [start, end) at out + row * BLOCK_BYTES (see wasm/kernel-blocks.ts). */
+  blockPopcounts(fpPtr: number, start: number, end: number, outPtr: number): void;
+  /**
+   * scoreAbove with the block bound (see wasm/kernel-blocks.ts): reads a row's fingerprint only when
+   * the sum of min(query block count, row block count) is >= minCommon, which the caller must
+   * derive from minScore (minIntersection) so the output equals scoreAbove's. Returns
+   * n | (candidates << 16); end - start < 65536.
+   */
+  scoreAboveBlocks(queryPtr: number, fpPtr: number, pcPtr: number, blkPtr: number, queryBlkPtr: number, start: number, end: number, queryPopcount: number, minScore: number, minCommon: number, outRowsPtr: number, outScoresPtr: number): number;
   /** ORs [ptr, ptr + len) (len a multiple of 128); used to measure read bandwidth. */
   readOr(ptr: number, len: number): bigint;
 }
@@ -36,6 +45,8 @@ export function instantiateKernel(memory: WasmMemory): Kernel {
     scoreRange: ex.tanimoto_range as Kernel['scoreRange'],
     scoreAbove: ex.tanimoto_above as Kernel['scoreAbove'],
     centroidAbove: ex.centroid_above as Kernel['centroidAbove'],
+    blockPopcounts: ex.block_popcounts as Kernel['blockPopcounts'],
+    scoreAboveBlocks: ex.tanimoto_above_blocks as Kernel['scoreAboveBlocks'],
     readOr,
   };
 }

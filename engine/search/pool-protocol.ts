@@ -7,7 +7,7 @@ export interface ShardsMessage {
   t: 'shards';
   id: number;
   catalog: string;
-  shards: { index: number; arena: number; fpPtr: number; pcPtr: number; rows: number; offsets: Int32Array }[];
+  shards: { index: number; arena: number; fpPtr: number; pcPtr: number; rows: number; offsets: Int32Array; blkPtr?: number }[];
 }
 export interface DropMessage { t: 'drop'; id: number; catalog: string; arenas: number[] }
 export interface ScanMessage {
@@ -25,5 +25,5 @@ export interface ScanMessage {
 }
 export type PoolMessage = ArenaMessage | ShardsMessage | DropMessage | ScanMessage;
 
-export interface ScanReply { t: 'done'; id: number; results: { rows: Int32Array; scores: Float32Array }[]; scanned: number }
+export interface ScanReply { t: 'done'; id: number; results: { rows: Int32Array; scores: Float32Array }[]; scanned: number; touched: number }
 export type WorkerReply = ScanReply | { t: 'ack'; id: number } | { t: 'error'; id: number; message: string };

@@ -23,6 +23,8 @@ export interface SearchPoolOptions {
   readShard?: ReadShard<ShardData>;
   /** Rows per scan task; a shard is split into segments of this size so one shard uses every thread. */
   segmentRows?: number;
+  /** Skip rows by the block-popcount bound before reading fingerprints (default true; same results either way). */
+  blockBound?: boolean;
 }
 
 export interface KnnRequest { catalogs: string[]; query: Uint8Array; k: number; threshold?: number }
@@ -37,6 +39,8 @@ export interface SearchPoolStats {
   bytesLoaded: number;
   searches: number;
   rowsScanned: number;
+  /** Rows whose fingerprints were read (rowsScanned minus the rows the block bound rejected). */
+  rowsTouched: number;
   busyThreads: number;
   queuedSearches: number;
 }
@@ -68,6 +72,7 @@ const workerUrl = new URL('./pool-worker.ts', import.meta.url);
 export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
   const threads = Math.max(1, opts.threads ?? availableParallelism());
   const segmentRows = opts.segmentRows ?? 65536;
+  const blockBound = opts.blockBound ?? true;
   const log = opts.log;
   const catalogs = new Map<string, { shards: LoadedShard<ShardData>[]; arenas: number[]; bytes: number }>();
   const queue: Search[] = [];
@@ -76,10 +81,11 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
   let nextArena = 1;
   let searches = 0;
   let rowsScanned = 0;
+  let rowsTouched = 0;
   let closed = false;
 
   const slots: Slot[] = Array.from({ length: threads }, (_, slot) => {
-    const s: Slot = { worker: new Worker(workerUrl, { workerData: { slot } }), busy: false };
+    const s: Slot = { worker: new Worker(workerUrl, { workerData: { slot, blockBound } }), busy: false };
     s.worker.on('message', (m: WorkerReply) => onReply(s, m));
     s.worker.on('error', (err) => onCrash(s, err));
     return s;
@@ -116,6 +122,7 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
     if (m.t === 'error') failSearch(search, new AppError('internal', m.message));
     else if (!search.failed) {
       rowsScanned += m.scanned;
+      rowsTouched += m.touched;
       m.results.forEach((r, qi) => {
         const part = Array.from(r.rows, (row, j) => ({ catalog: segment.catalog, shard: segment.shard.index, row, similarity: r.scores[j] }));
         search.hits[qi] = mergeHits(search.hits[qi], part, search.k);
@@ -204,7 +211,7 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
       const { arenas, shards } = loadCatalogArenas(catalog, opts.readShard ?? catalogReadShard, threads, nextArena);
       nextArena += arenas.length;
       for (const a of arenas) await broadcast({ t: 'arena', id: nextId++, arena: a.id, memory: a.memory });
-      const shardMsg = shards.map((s) => ({ index: s.index, arena: s.arena, fpPtr: s.ref.fpPtr, pcPtr: s.ref.pcPtr, rows: s.ref.rows, offsets: s.ref.offsets }));
+      const shardMsg = shards.map((s) => ({ index: s.index, arena: s.arena, fpPtr: s.ref.fpPtr, pcPtr: s.ref.pcPtr, rows: s.ref.rows, offsets: s.ref.offsets, blkPtr: s.ref.blkPtr }));
       await broadcast({ t: 'shards', id: nextId++, catalog: id, shards: shardMsg });
       catalogs.set(id, { shards, arenas: arenas.map((a) => a.id), bytes: arenas.reduce((n, a) => n + a.bytes, 0) });
       log?.info({ catalog: id, shards: shards.length, rows: shards.reduce((n, s) => n + s.ref.rows, 0), ms: Math.round(performance.now() - t0) }, 'loaded catalog into search pool');
@@ -227,6 +234,7 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
       bytesLoaded: [...catalogs.values()].reduce((n, c) => n + c.bytes, 0),
       searches,
       rowsScanned,
+      rowsTouched,
       busyThreads: slots.filter((s) => s.busy).length,
       queuedSearches: queue.length,
     }),

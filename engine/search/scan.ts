@@ -3,7 +3,9 @@
  * order, the fused threshold kernel in chunks, and a bounded heap. Pure apart from writing its own
  * scratch slot of the kernel memory; used by pool workers and in-process alike.
  */
-import { bandOrder } from './bitbound.ts';
+import { bandOrder, minIntersection } from './bitbound.ts';
+import { BLOCK_BYTES } from './wasm/kernel-blocks.ts';
+import { blockPopcountsJs } from './kernel-js.ts';
 import type { Kernel } from './kernel.ts';
 import type { PreparedQuery } from './query.ts';
 import { createTopKHeap, type ShardTopK } from './topk.ts';
@@ -11,9 +13,10 @@ import { createTopKHeap, type ShardTopK } from './topk.ts';
 /** Rows per kernel call: bounds the candidate buffers and how stale the heap floor gets. */
 export const CHUNK_ROWS = 8192;
 
-/** Scratch slot layout (bytes from the slot start): query, centroid weights, candidate rows, candidate scores. */
+/** Scratch slot layout (bytes from the slot start): query, query block popcounts, centroid weights, candidate rows, candidate scores. */
 export const SLOT = {
   query: 0,
+  queryBlocks: 256,
   weights: 512,
   rows: 512 + 2048 * 8,
   scores: 512 + 2048 * 8 + CHUNK_ROWS * 4,
@@ -27,6 +30,8 @@ export interface ShardRef {
   rows: number;
   /** popcountOffsets() of the shard's popcount column. */
   offsets: Int32Array;
+  /** Block popcounts (BLOCK_BYTES per row, row-major) in the same memory; without them the scan reads every fingerprint BitBound leaves. */
+  blkPtr?: number;
 }
 
 export interface ScanOptions {
@@ -42,11 +47,15 @@ export interface ScanOptions {
    * Still exact: the heap floor (and so BitBound's early exit) only rises with accepted rows.
    */
   mask?: Uint8Array;
+  /** Use the block bound when the shard has block popcounts (default true; false = plain BitBound scan, for benchmarks). */
+  blockBound?: boolean;
 }
 
 export interface ScanResult extends ShardTopK {
-  /** Rows the kernel actually scored (what BitBound left). */
+  /** Rows BitBound left to the kernel (visited bands). */
   scanned: number;
+  /** Rows whose fingerprint the kernel read and scored: `scanned` minus those the block bound rejected. */
+  touched: number;
 }
 
 function bandOf(offsets: Int32Array, row: number): number {
@@ -71,24 +80,40 @@ export function scanTopK(kernel: Kernel, slotPtr: number, shard: ShardRef, q: Pr
   const rowStart = opts.rowStart ?? 0;
   const rowEnd = opts.rowEnd ?? shard.rows;
   const heap = createTopKHeap(opts.k);
-  if (opts.k <= 0 || rowEnd <= rowStart) return { ...heap.finish(), scanned: 0 };
+  if (opts.k <= 0 || rowEnd <= rowStart) return { ...heap.finish(), scanned: 0, touched: 0 };
   const buffer = kernel.memory.buffer;
-  if (q.kind === 'tanimoto') new Uint8Array(buffer, slotPtr + SLOT.query, 256).set(q.fp);
-  else new Float64Array(buffer, slotPtr + SLOT.weights, 2048).set(q.weights);
+  const a = q.kind === 'tanimoto' ? q.popcount : 0;
+  const useBlocks = q.kind === 'tanimoto' && shard.blkPtr !== undefined && opts.blockBound !== false;
+  if (q.kind === 'tanimoto') {
+    new Uint8Array(buffer, slotPtr + SLOT.query, 256).set(q.fp);
+    if (useBlocks) new Uint8Array(buffer, slotPtr + SLOT.queryBlocks, BLOCK_BYTES).set(blockPopcountsJs(q.fp, 0, BLOCK_BYTES));
+  } else new Float64Array(buffer, slotPtr + SLOT.weights, 2048).set(q.weights);
   const outRows = new Int32Array(buffer, slotPtr + SLOT.rows, CHUNK_ROWS);
   const outScores = new Float32Array(buffer, slotPtr + SLOT.scores, CHUNK_ROWS);
   const base = Math.max(opts.threshold === undefined ? -Infinity : Math.fround(opts.threshold), opts.floor ?? -Infinity);
   let cur = base;
   let scanned = 0;
+  let touched = 0;
   const bands = bandOrder(q.bounds, bandOf(shard.offsets, rowStart), bandOf(shard.offsets, rowEnd - 1), base);
   for (const b of bands) {
     if (q.bounds[b] < cur) break;
     const hi = Math.min(shard.offsets[b + 1], rowEnd);
     for (let s = Math.max(shard.offsets[b], rowStart); s < hi; s += CHUNK_ROWS) {
       const e = Math.min(hi, s + CHUNK_ROWS);
-      const n = q.kind === 'tanimoto'
-        ? kernel.scoreAbove(slotPtr + SLOT.query, shard.fpPtr, shard.pcPtr, s, e, q.popcount, cur, slotPtr + SLOT.rows, slotPtr + SLOT.scores)
-        : kernel.centroidAbove(slotPtr + SLOT.weights, q.weightsSq, shard.fpPtr, shard.pcPtr, s, e, cur, slotPtr + SLOT.rows, slotPtr + SLOT.scores);
+      // Rows of band b score >= cur only if they share >= need bits with the query; with need 0
+      // every row is a candidate and the block pass would only cost time.
+      const need = useBlocks ? minIntersection(a, b, cur) : 0;
+      let n: number;
+      if (need > 0) {
+        const packed = kernel.scoreAboveBlocks(slotPtr + SLOT.query, shard.fpPtr, shard.pcPtr, shard.blkPtr!, slotPtr + SLOT.queryBlocks, s, e, a, cur, need, slotPtr + SLOT.rows, slotPtr + SLOT.scores);
+        n = packed & 0xffff;
+        touched += packed >>> 16;
+      } else {
+        n = q.kind === 'tanimoto'
+          ? kernel.scoreAbove(slotPtr + SLOT.query, shard.fpPtr, shard.pcPtr, s, e, q.popcount, cur, slotPtr + SLOT.rows, slotPtr + SLOT.scores)
+          : kernel.centroidAbove(slotPtr + SLOT.weights, q.weightsSq, shard.fpPtr, shard.pcPtr, s, e, cur, slotPtr + SLOT.rows, slotPtr + SLOT.scores);
+        touched += e - s;
+      }
       scanned += e - s;
       const mask = opts.mask;
       if (mask) {
@@ -99,5 +124,5 @@ export function scanTopK(kernel: Kernel, slotPtr: number, shard: ShardRef, q: Pr
       cur = Math.max(base, heap.floor());
     }
   }
-  return { ...heap.finish(), scanned };
+  return { ...heap.finish(), scanned, touched };
 }

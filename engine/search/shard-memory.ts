@@ -10,6 +10,7 @@ import { popcountOffsets } from './bitbound.ts';
 import { createSharedMemory, instantiateKernel, type Kernel } from './kernel.ts';
 import { prepareTanimoto, type PreparedQuery } from './query.ts';
 import { SLOT, scanTopK, type ScanResult, type ShardRef } from './scan.ts';
+import { BLOCK_BYTES } from './wasm/kernel-blocks.ts';
 
 /** The columns of a parsed shard the search needs (structurally the catalog reader's ShardData). */
 export interface ShardLike {
@@ -55,7 +56,7 @@ interface ScanContext {
 }
 
 const kernels = new WeakMap<WasmMemory, Kernel>();
-const slotOf = new WeakMap<ArrayBufferLike, { memory: WasmMemory; slotPtr: number }>();
+const slotOf = new WeakMap<ArrayBufferLike, { memory: WasmMemory; slotPtr: number; blkPtr: number }>();
 const contexts = new WeakMap<ShardLike, ScanContext>();
 
 function kernelFor(memory: WasmMemory): Kernel {
@@ -65,15 +66,18 @@ function kernelFor(memory: WasmMemory): Kernel {
 }
 
 /**
- * Loads one shard file into a private kernel memory (one scratch slot + the file) and parses it
- * with `readShard`. The result scans in place with scanShardTopK: the file is read once, never copied.
+ * Loads one shard file into a private kernel memory (one scratch slot + the file + room for its block
+ * popcounts) and parses it with `readShard`. The result scans in place with scanShardTopK: the file
+ * is read once, never copied.
  */
 export function loadShardForScan<S extends ShardLike>(path: string, index: number, readShard: ReadShard<S>): S {
   const len = fileSize(path);
-  const memory = createSharedMemory(SLOT.bytes + len);
+  // A shard holds at most len / 256 rows; pages never touched cost no resident memory.
+  const blkPtr = Math.ceil((SLOT.bytes + len) / 64) * 64;
+  const memory = createSharedMemory(blkPtr + Math.floor(len / 256) * BLOCK_BYTES);
   readFileInto(path, memory, SLOT.bytes, len);
   const buffer = memory.buffer;
-  slotOf.set(buffer, { memory, slotPtr: 0 });
+  slotOf.set(buffer, { memory, slotPtr: 0, blkPtr });
   return readShard(new Uint8Array(buffer, SLOT.bytes, len), index);
 }
 
@@ -83,18 +87,21 @@ function contextFor(shard: ShardLike): ScanContext {
   const offsets = popcountOffsets(shard.popcounts);
   const home = slotOf.get(shard.fingerprints.buffer);
   if (home && shard.popcounts.buffer === shard.fingerprints.buffer) {
-    const ref = { fpPtr: shard.fingerprints.byteOffset, pcPtr: shard.popcounts.byteOffset, rows: shard.rows, offsets };
+    const ref = { fpPtr: shard.fingerprints.byteOffset, pcPtr: shard.popcounts.byteOffset, rows: shard.rows, offsets, blkPtr: home.blkPtr };
     ctx = { kernel: kernelFor(home.memory), slotPtr: home.slotPtr, ref };
   } else {
     // Not loaded by loadShardForScan (e.g. parsed from a Buffer): copy the two columns once.
     const fpBytes = shard.rows * 256;
-    const memory = createSharedMemory(SLOT.bytes + fpBytes + shard.rows * 2 + 8);
     const fpPtr = SLOT.bytes;
     const pcPtr = fpPtr + fpBytes;
+    const blkPtr = Math.ceil((pcPtr + shard.rows * 2) / 64) * 64;
+    const memory = createSharedMemory(blkPtr + shard.rows * BLOCK_BYTES + 8);
     new Uint8Array(memory.buffer, fpPtr, fpBytes).set(shard.fingerprints.subarray(0, fpBytes));
     new Uint16Array(memory.buffer, pcPtr, shard.rows).set(shard.popcounts.subarray(0, shard.rows));
-    ctx = { kernel: kernelFor(memory), slotPtr: 0, ref: { fpPtr, pcPtr, rows: shard.rows, offsets } };
+    ctx = { kernel: kernelFor(memory), slotPtr: 0, ref: { fpPtr, pcPtr, rows: shard.rows, offsets, blkPtr } };
   }
+  // Block popcounts once per shard (the kernel reads 256 bytes per row: a few ms per 100k rows).
+  ctx.kernel.blockPopcounts(ctx.ref.fpPtr, 0, ctx.ref.rows, ctx.ref.blkPtr!);
   contexts.set(shard, ctx);
   return ctx;
 }
@@ -105,13 +112,14 @@ function contextFor(shard: ShardLike): ScanContext {
  * `floor` (optional, inclusive) is a k-th score already reached on other shards: rows below it
  * are skipped, which lets BitBound prune more; the merged result stays exact. Also reports how
  * many rows were scored. `mask` (optional, indexed by shard row) excludes rows whose byte is 0 from
- * the result, exactly (masked k-NN). For job activities and selection threads that scan shard by
+ * the result, exactly (masked k-NN). `opts.blockBound: false` turns the block bound off (same results,
+ * for benchmarks); it is on by default. For job activities and selection threads that scan shard by
  * shard and merge with mergeTopK. Synchronous and CPU-bound: call it from a worker, never from an
  * API event loop.
  */
-export function scanShardTopK(shard: ShardLike, query: Uint8Array | PreparedQuery, k: number, threshold?: number, floor?: number, mask?: Uint8Array): ScanResult {
+export function scanShardTopK(shard: ShardLike, query: Uint8Array | PreparedQuery, k: number, threshold?: number, floor?: number, mask?: Uint8Array, opts: { blockBound?: boolean } = {}): ScanResult {
   if (mask && mask.length < shard.rows) throw new RangeError(`mask has ${mask.length} entries for ${shard.rows} rows`);
   const ctx = contextFor(shard);
   const q = query instanceof Uint8Array ? prepareTanimoto(query) : query;
-  return scanTopK(ctx.kernel, ctx.slotPtr, ctx.ref, q, { k, threshold, floor, mask });
+  return scanTopK(ctx.kernel, ctx.slotPtr, ctx.ref, q, { k, threshold, floor, mask, blockBound: opts.blockBound });
 }

@@ -8,9 +8,9 @@
  * correctly rounded f32 of c / (a + b - c) (an empty pair scores 0, as RDKit does).
  */
 import { I, encodeModule, type FuncDef, type ValType } from './encoder.ts';
+import { ROW_BYTES, WORDS, advance, earlyReturn, popcntTree, ptrAt } from './kernel-parts.ts';
+import { blockPopcounts, tanimotoAboveBlocks } from './kernel-blocks.ts';
 
-const WORDS = 32;
-const ROW_BYTES = 256;
 /**
  * Query words per step of tanimoto_above's word loop. Measured on the 1M benchmark rows (CPU time,
  * Sapphire Rapids VM): 32 (the whole row, one step) 28-29 M rows/s, 8: 26-28, and a v128 AND +
@@ -19,32 +19,10 @@ const ROW_BYTES = 256;
  */
 const ABOVE_GROUP = 32;
 
-/**
- * Balanced sum tree of popcnt(q[w] & row[w]) for w in [lo, hi); keeps add chains short. The query
- * words are re-read from memory (L1-resident): measured faster than holding 32 i64 locals, which
- * V8 spills anyway, and faster than the i8x16.popcnt SIMD form on x64.
- */
-function popcntTree(qPtr: number, rowPtr: number, lo: number, hi: number): number[] {
-  if (hi - lo === 1) return [...I.get(qPtr), ...I.i64Load(lo * 8), ...I.get(rowPtr), ...I.i64Load(lo * 8), ...I.i64And(), ...I.i64Popcnt()];
-  const mid = (lo + hi) >> 1;
-  return [...popcntTree(qPtr, rowPtr, lo, mid), ...popcntTree(qPtr, rowPtr, mid, hi), ...I.i64Add()];
-}
-
 /** d = a + b - c, made 1 when 0 (then c is 0 too, so the score is 0 as in RDKit). */
 function denominator(a: number, pp: number, c: number, d: number): number[] {
   return [...I.get(a), ...I.get(pp), ...I.i32Load16U(), ...I.i32Add(), ...I.get(c), ...I.i32Sub(), ...I.tee(d), ...I.get(d), ...I.i32Eqz(), ...I.i32Add()];
 }
-
-/** Sets p = base + idx * 2^shift. */
-function ptrAt(base: number, idx: number, shift: number, out: number): number[] {
-  return [...I.get(base), ...I.get(idx), ...I.i32Const(shift), ...I.i32Shl(), ...I.i32Add(), ...I.set(out)];
-}
-
-const earlyReturn = (start: number, end: number, value: number[] = []): number[] => [
-  ...I.get(start), ...I.get(end), ...I.i32GeU(), ...I.if(), ...value, ...I.return(), ...I.end(),
-];
-
-const advance = (local: number, by: number): number[] => [...I.get(local), ...I.i32Const(by), ...I.i32Add(), ...I.set(local)];
 
 /** tanimoto_range(q, fp, pc, start, end, a, out): out[i - start] = T(q, row i) for i in [start, end). */
 function tanimotoRange(): FuncDef {
@@ -176,5 +154,5 @@ function readOr(): FuncDef {
 
 /** The kernel module's bytes (imports env.memory, shared). */
 export function kernelModuleBytes(): Uint8Array {
-  return encodeModule([tanimotoRange(), tanimotoAbove(ABOVE_GROUP), centroidAbove(), readOr()]);
+  return encodeModule([tanimotoRange(), tanimotoAbove(ABOVE_GROUP), centroidAbove(), readOr(), blockPopcounts(), tanimotoAboveBlocks()]);
 }
