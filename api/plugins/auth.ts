@@ -34,6 +34,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** false for the public probes and documents; every other route requires a key. */
     auth?: boolean;
+    /**
+     * true for the usage-status routes: the request is still counted, but never refused with a
+     * 429, so a client that ran out can read when its budget resets.
+     */
+    quotaExempt?: boolean;
   }
 }
 
@@ -66,7 +71,7 @@ export function registerAuth(app: FastifyInstance, accounts: AccountsPort): void
     if (client) request.log = request.log.child({ client: String(client).slice(0, 100), client_version: String(request.headers['x-dmc-client-version'] ?? '').slice(0, 50) });
     const usage = await accounts.consumeRequest(result.account.id, result.account.tier);
     request.usage = usage;
-    if (!usage.allowed) {
+    if (!usage.allowed && request.routeOptions.config?.quotaExempt !== true) {
       throw new AppError('credit_limit_exceeded', `daily request limit of ${usage.limit} reached for tier ${result.account.tier}; it resets at ${usage.resetAt.toISOString()}`, {
         retryAfterSeconds: usage.secondsToReset,
       });

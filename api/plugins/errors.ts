@@ -13,7 +13,7 @@ export function issuesFromValidation(err: FastifyError): FieldIssue[] {
   const raw = (err as { validationContext?: string }).validationContext ?? 'querystring';
   // FastAPI names the query string 'query'; clients match on that.
   const context = raw === 'querystring' ? 'query' : raw;
-  const list = ((err as { validation?: AjvError[] }).validation ?? []) as AjvError[];
+  const list = collapseLiteralUnions(((err as { validation?: AjvError[] }).validation ?? []) as AjvError[]);
   return list.map((v) => {
     const path = v.instancePath.split('/').filter(Boolean).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
     if (v.keyword === 'required' && typeof v.params.missingProperty === 'string') path.push(v.params.missingProperty);
@@ -23,6 +23,30 @@ export function issuesFromValidation(err: FastifyError): FieldIssue[] {
     if (v.keyword === 'additionalProperties') msg = 'unknown field';
     return { loc: [context, ...path], msg, type: `value_error.${v.keyword}` };
   });
+}
+
+/**
+ * A union of literals (our enums) makes Ajv report one `const` error per allowed value plus an
+ * `anyOf`; clients need one issue per field that lists the allowed values, like FastAPI's enum error.
+ */
+function collapseLiteralUnions(list: AjvError[]): AjvError[] {
+  const byPath = new Map<string, AjvError[]>();
+  for (const v of list) byPath.set(v.instancePath, [...(byPath.get(v.instancePath) ?? []), v]);
+  const out: AjvError[] = [];
+  const done = new Set<string>();
+  for (const v of list) {
+    const group = byPath.get(v.instancePath)!;
+    const isEnum = group.some((g) => g.keyword === 'anyOf') && group.every((g) => g.keyword === 'anyOf' || g.keyword === 'const');
+    if (!isEnum) {
+      out.push(v);
+      continue;
+    }
+    if (done.has(v.instancePath)) continue;
+    done.add(v.instancePath);
+    const allowedValues = group.filter((g) => g.keyword === 'const').map((g) => g.params.allowedValue);
+    out.push({ instancePath: v.instancePath, keyword: 'enum', message: undefined, params: { allowedValues } });
+  }
+  return out;
 }
 
 function v2Body(request: FastifyRequest, code: string, message: string, retryable: boolean, issues?: FieldIssue[]) {

@@ -1,11 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 
 /**
- * Old clients send booleans as True/False and `search_quality=very accurate`. Normalising them
+ * Old clients send booleans as True/False, `search_quality=very accurate`, and POSTs without a body. Normalising them
  * before schema validation lets the schemas (and so the OpenAPI document) declare real types.
  */
 export function normalizeLegacyQuery(request: FastifyRequest): void {
   if (request.url.startsWith('/api/v2')) return;
+  // The paging and download POSTs take an optional body; a client that posts none means `{}`.
+  if (request.method === 'POST' && request.body === undefined) request.body = {};
   const q = request.query as Record<string, unknown> | undefined;
   if (!q || typeof q !== 'object') return;
   for (const [k, v] of Object.entries(q)) {

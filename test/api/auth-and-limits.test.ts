@@ -49,5 +49,13 @@ describe('daily limits', () => {
     expect(retry).toBeGreaterThan(0);
     expect(retry).toBeLessThanOrEqual(86400);
     expect(over.json().detail).toMatch(/limit/);
+    // The usage records still answer past the limit, so a client can read when its budget resets.
+    const status = await h.app.inject({ method: 'GET', url: '/rate_limit_status', headers });
+    expect(status.statusCode).toBe(200);
+    expect(status.json()).toMatchObject({ limit: 3, used: 3, remaining: 0, account_type: 'demo' });
+    const camel = await h.app.inject({ method: 'GET', url: '/rate-limit/status', headers });
+    expect(camel.statusCode).toBe(200);
+    expect(camel.json()).toMatchObject({ plan: 'demo', used: 3, remaining: 0 });
+    expect((await h.app.inject({ method: 'GET', url: '/available_databases', headers })).statusCode).toBe(429);
   });
 });

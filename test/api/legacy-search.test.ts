@@ -83,6 +83,14 @@ describe('GET /molsearch (morgan)', () => {
     expect(unknownDb.json().detail[0].msg).toMatch(/refcat_a/);
   });
 
+  it('answers an unknown search_type with one FastAPI-shaped 422 issue listing the allowed values', async () => {
+    const res = await get(`/molsearch?${q({ search_input: 'CCO', search_type: 'bogus', db_names: 'refcat_a' })}`);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toEqual([
+      { loc: ['query', 'search_type', 0], msg: 'must be one of: morgan, espsim_electrostatic, espsim_shape, synthongpt', type: 'value_error.enum' },
+    ]);
+  });
+
   it('answers a bad SMILES with a 422 naming search_input', async () => {
     for (const bad of ['C1CC', 'not a molecule', 'X'.repeat(2000)]) {
       const res = await get(`/molsearch?${q({ search_input: bad, search_type: 'morgan', db_names: 'refcat_a' })}`);

@@ -9,6 +9,8 @@ const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 const EventsQuery = Type.Object({
   after: Type.Integer({ minimum: 0, default: 0, description: 'Last sequence seen; events with a greater sequence are returned' }),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 200 }),
+  // Generic page walkers follow next_cursor; it is the last sequence served, so it means `after`.
+  cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'next_cursor of the previous page (same meaning as after)' })),
 });
 const StreamQuery = Type.Object({ after: Type.Optional(Type.Integer({ minimum: 0 })) });
 
@@ -27,8 +29,9 @@ export function registerRunEventRoutes(app: FastifyInstance, deps: V2Deps): void
     },
   }, async (request) => {
     const run = await ownRun(deps, request, request.params.id);
-    const events = await deps.runs.events(run.id, request.query.after, request.query.limit);
-    const last = events.length ? events[events.length - 1].sequence : request.query.after;
+    const after = Math.max(request.query.after, request.query.cursor === undefined ? 0 : Number(request.query.cursor));
+    const events = await deps.runs.events(run.id, after, request.query.limit);
+    const last = events.length ? events[events.length - 1].sequence : after;
     // The run row is read before the events, so a page never claims less than it serves.
     return {
       data: events.map((e) => presentEvent(run.id, e)),

@@ -125,6 +125,20 @@ describe('a completed run', () => {
     expect([...seen].sort((a, b) => a - b)).toEqual(seen);
   });
 
+  it('pages events by following next_cursor as well as by after', async () => {
+    const all = await allEvents(h, id);
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    for (let pages = 0; pages < 50; pages++) {
+      const page = await call(h, 'GET', `/api/v2/runs/${id}/events?limit=4${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status).toBe(200);
+      seen.push(...page.body!.data.map((e: { sequence: number }) => e.sequence));
+      cursor = page.body!.next_cursor;
+      if (!cursor) break;
+    }
+    expect(seen).toEqual(all.map((e) => e.sequence));
+  });
+
   it('is invisible to another tenant', async () => {
     for (const path of ['', '/items', '/results', '/events']) expect((await call(h, 'GET', `/api/v2/runs/${id}${path}`, { key: h.keys.bob })).status).toBe(404);
     expect((await call(h, 'POST', `/api/v2/runs/${id}:cancel`, { key: h.keys.bob })).status).toBe(404);
