@@ -5,15 +5,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openCatalog } from './reader.ts';
+import type { CatalogMeta } from './schema.ts';
 import { buildCatalog } from './build/build-catalog.ts';
 
-export interface BundledCatalog {
-  id: string;
-  name: string;
-  vendor: string;
-  website: string;
-  contact: string;
-  release: string;
+export interface BundledCatalog extends CatalogMeta {
   /** Path relative to catalogs/. */
   source: string;
   smiles_col: string;

@@ -77,6 +77,9 @@ export interface ShardInfo {
   sha256: string;
 }
 
+/** Who publishes a catalog and which release it is: the descriptive part of a manifest. */
+export type CatalogMeta = Pick<CatalogManifest, 'id' | 'name' | 'vendor' | 'website' | 'contact' | 'release'>;
+
 export interface CatalogManifest {
   format: typeof CATALOG_FORMAT;
   id: string;

@@ -7,7 +7,7 @@ import { readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DESCRIPTOR_NAMES } from '../../chem/descriptors.ts';
 import { FP_BYTES, MORGAN_FP } from '../../chem/fingerprint.ts';
-import { ADMET_NAMES, CATALOG_FORMAT, COLUMNS, MANIFEST_FILE, type CatalogManifest, type ShardInfo } from '../schema.ts';
+import { ADMET_NAMES, CATALOG_FORMAT, COLUMNS, MANIFEST_FILE, type CatalogManifest, type CatalogMeta, type ShardInfo } from '../schema.ts';
 import { encodeShard, sha256Hex } from '../shard-writer.ts';
 import { loadChunk } from './checkpoint.ts';
 import type { RejectRow } from './parse-chunk.ts';
@@ -15,14 +15,7 @@ import type { RejectRow } from './parse-chunk.ts';
 /** Fills the 22 ADMET columns for a batch of canonical SMILES (NaN = no prediction). */
 export type AdmetPredictor = (smiles: string[]) => Promise<Record<string, Float32Array>>;
 
-export interface CatalogMeta {
-  id: string;
-  name: string;
-  vendor: string;
-  website: string;
-  contact: string;
-  release: string;
-}
+export type { CatalogMeta } from '../schema.ts';
 
 export interface AssembleOptions {
   dir: string;

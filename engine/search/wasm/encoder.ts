@@ -84,6 +84,7 @@ export const I = {
   i32Sub: (): number[] => [0x6b],
   i32Shl: (): number[] => [0x74],
   i32ShrU: (): number[] => [0x76],
+  i32And: (): number[] => [0x71],
   i32Or: (): number[] => [0x72],
   i32Popcnt: (): number[] => [0x69],
   i64Ctz: (): number[] => [0x7a],
