@@ -131,7 +131,10 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     // ADMET for query molecules: predictor threads start on the first /predict_array request.
     const admet = createAdmetService({ objects, publicUrl: config.publicUrl, log });
     cleanups.push(() => admet.close());
-    const workflowClient = new Client({ connection, namespace: config.temporal.namespace }).workflow;
+    // One Temporal client and one runs repository, shared by the legacy jobs and v2 runs.
+    const workflowClientRoot = new Client({ connection, namespace: config.temporal.namespace });
+    const workflowClient = workflowClientRoot.workflow;
+    const runs = createRunsRepository(store.db);
     const app = await buildApp({
       log,
       accounts: store.accounts,
@@ -139,8 +142,8 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       plugins: [
         v2Routes({
           libraries,
-          runs: createRunsRepository(store.db),
-          runService: createRunService({ runs: createRunsRepository(store.db), libraries, objects, temporal: new Client({ connection, namespace: config.temporal.namespace }), taskQueuePrefix: config.temporal.taskQueuePrefix }),
+          runs,
+          runService: createRunService({ runs, libraries, objects, temporal: workflowClientRoot, taskQueuePrefix: config.temporal.taskQueuePrefix }),
           objects,
           substructure,
           selectionPool,

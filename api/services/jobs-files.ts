@@ -6,6 +6,7 @@
  * file-system paths by this code (the local store re-checks every key).
  */
 import { Readable } from 'node:stream';
+import { splitQuoted } from '../../engine/catalog/index.ts';
 import { validationError } from '../../platform/errors.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
 import type { Db } from '../../store/db.ts';
@@ -34,31 +35,15 @@ export function checkUserPath(raw: string, field: string): string {
 /** The object key of a user's file. */
 export const userFileKey = (accountId: string, path: string): string => `users/${accountId}/files/${path}`;
 
-/** Minimal CSV line splitter (RFC 4180 quotes). */
-function splitCsvLine(line: string, sep: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') { cur += '"'; i++; } else if (c === '"') quoted = false; else cur += c;
-    } else if (c === '"') quoted = true;
-    else if (c === sep) { out.push(cur); cur = ''; } else cur += c;
-  }
-  out.push(cur);
-  return out;
-}
-
 /** The SMILES of column `col` of a CSV/TSV text (header row required). */
 export function readSmilesColumn(text: string, col: string): string[] {
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
   if (!lines.length) throw validationError(['query', 'input_file'], 'the file is empty');
   const sep = lines[0].includes('\t') ? '\t' : ',';
-  const header = splitCsvLine(lines[0], sep).map((h) => h.trim());
+  const header = splitQuoted(lines[0], sep).map((h) => h.trim());
   const idx = header.indexOf(col);
   if (idx < 0) throw validationError(['query', 'smiles_col'], `column ${JSON.stringify(col)} not found; columns: ${header.join(', ')}`);
-  const smiles = lines.slice(1).map((l) => (splitCsvLine(l, sep)[idx] ?? '').trim()).filter(Boolean);
+  const smiles = lines.slice(1).map((l) => (splitQuoted(l, sep)[idx] ?? '').trim()).filter(Boolean);
   if (smiles.length > MAX_FILE_MOLECULES) throw validationError(['query', 'input_file'], `at most ${MAX_FILE_MOLECULES} molecules per file (got ${smiles.length}); use /submit_molsearch per molecule for larger work`);
   if (!smiles.length) throw validationError(['query', 'input_file'], `no SMILES in column ${col}`);
   return smiles;

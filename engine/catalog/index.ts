@@ -6,3 +6,4 @@ export { encodeShard, sha256Hex, type ShardColumns } from './shard-writer.ts';
 export { buildCatalog, type BuildCatalogOptions, type BuildCatalogResult, type AdmetPredictor } from './build/build-catalog.ts';
 export { runCatalogBuild, CATALOG_BUILD_USAGE } from './build/cli.ts';
 export { ensureBundledCatalogs, readBundledList, type BundledCatalog, type EnsureBundledOptions } from './bundled.ts';
+export { splitQuoted } from './build/input.ts';

@@ -44,7 +44,7 @@ function splitter(path: string, delimiter?: string): (line: string) => string[] 
 }
 
 /** RFC 4180-style split of one line (quotes, doubled quotes); fields never span lines here. */
-function splitQuoted(line: string, sep: string): string[] {
+export function splitQuoted(line: string, sep: string): string[] {
   const out: string[] = [];
   let cur = '';
   let quoted = false;
