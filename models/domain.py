@@ -14,7 +14,8 @@ import base64
 
 import numpy as np
 
-BOX_DESCRIPTORS = ("exactmw", "CrippenClogP", "tpsa", "NumHeavyAtoms", "NumHBD", "NumHBA", "NumRotatableBonds", "NumRings")
+BOX_DESCRIPTORS = ("molecular_weight", "clogp", "topological_surface_area_mapping", "heavy_atoms", "h_bond_donor",
+                   "h_bond_acceptors", "rotatable_bonds", "num_of_rings")
 MIN_BIT_COUNT = 2
 QUANTILE = 0.95
 

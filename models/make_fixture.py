@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from rdkit import Chem
 
 sys.path.insert(0, str(Path(__file__).parent))
 import features as F  # noqa: E402
@@ -38,12 +39,13 @@ def main() -> None:
     smiles = sample_smiles() + EXTRA
     x, ok = F.featurize_smiles(smiles)
     rows = []
+    nd = len(F.DESCRIPTOR_NAMES)
     for s, v, good in zip(smiles, x, ok):
         if not good:
             continue
-        from rdkit import Chem
-        desc = list(F._PROPS.ComputeProperties(Chem.MolFromSmiles(s)))
-        rows.append({"smiles": s, "on_bits": np.flatnonzero(v[: F.N_BITS]).tolist(), "descriptors": desc})
+        mol = Chem.MolFromSmiles(s)
+        rows.append({"smiles": s, "on_bits": np.flatnonzero(v[: F.N_BITS]).tolist(), "descriptors": F.descriptors(mol),
+                     "crippen_counts": [int(c) for c in v[F.N_BITS + nd:]]})
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"feature_spec_sha256": F.spec_hash(), "rdkit": F.SPEC["rdkit_version"], "molecules": rows}))
     print(f"wrote {len(rows)} molecules to {OUT}")

@@ -11,6 +11,7 @@ or the full dataset (regression) with the mean early-stopping tree count.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import json
 import sys
@@ -39,7 +40,7 @@ ROOT = Path(__file__).resolve().parent
 DATA = ROOT / "data"
 OUT = ROOT / "onnx"
 CACHE = ROOT / ".cache"
-VERSION = "admet-lgbm-1.1.0"
+VERSION = "admet-lgbm-2.0.0"
 SEEDS = (1, 2, 3, 4, 5)
 MAX_TREES_FINAL = 2000  # bounds ONNX size and inference time
 SELECTION = ROOT / "selection.json"
@@ -207,8 +208,7 @@ def main() -> None:
     args = ap.parse_args()
     OUT.mkdir(exist_ok=True)
     man_path, dom_path = OUT / "manifest.json", OUT / "domain.json"
-    manifest = json.loads(man_path.read_text()) if man_path.exists() and args.only else {"endpoints": {}}
-    doms = json.loads(dom_path.read_text()) if dom_path.exists() and args.only else {"endpoints": {}}
+    manifest, doms = {"endpoints": {}}, {"endpoints": {}}
     cache = FeatureCache()
     selection = json.loads(SELECTION.read_text())["endpoints"] if SELECTION.exists() else {}
     for ep in ENDPOINTS:
@@ -229,6 +229,20 @@ def main() -> None:
         manifest["endpoints"][ep.key] = entry
         doms["endpoints"][ep.key] = domain.domain_record(x, F.N_BITS, F.DESCRIPTOR_NAMES, *calib)
         print(f"  {ep.key} done in {time.time() - t0:.0f}s", flush=True)
+    # Read the other endpoints' entries only now, under a lock, so that runs on disjoint --only sets
+    # can train in parallel processes and still leave one consistent manifest.
+    with open(OUT / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        write_manifests(args, manifest, doms, man_path, dom_path)
+
+
+def write_manifests(args, manifest: dict, doms: dict, man_path: Path, dom_path: Path) -> None:
+    if args.only:
+        for path, into in ((man_path, manifest), (dom_path, doms)):
+            if path.exists():
+                old = json.loads(path.read_text())
+                if old.get("feature_spec_sha256") == F.spec_hash():
+                    into["endpoints"] = {**old["endpoints"], **into["endpoints"]}
     order = [e.key for e in ENDPOINTS if e.key in manifest["endpoints"]]
     common = {"version": VERSION, "rdkit_version": F.SPEC["rdkit_version"], "feature_spec": "models/features.json",
               "feature_spec_sha256": F.spec_hash(), "n_features": F.LENGTH, "input": "features", "output": "score"}

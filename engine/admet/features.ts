@@ -1,12 +1,17 @@
 /**
  * ADMET model inputs, computed exactly as the offline training computes them (models/features.py).
  * Both sides read the layout from models/features.json: the Morgan radius-2 2048-bit fingerprint
- * (one 0/1 float per bit), then the 43 descriptors of MinimalLib's `get_descriptors()` in the listed
- * order, as float32. test/engine/admet/features.test.ts proves equality with Python on a sample.
+ * (one 0/1 float per bit), the 14 descriptors in the listed order, then the Wildman-Crippen
+ * atom-type counts, as float32. All of it comes from the molecule graph in TypeScript
+ * (engine/chem/graph-descriptors.ts), not from MinimalLib's costly get_descriptors().
+ * test/engine/admet/features.test.ts proves equality with Python on a sample.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { CRIPPEN_LABELS } from '../chem/crippen.ts';
+import { DESCRIPTOR_NAMES } from '../chem/descriptors.ts';
 import { MORGAN_DETAILS, MORGAN_FP } from '../chem/fingerprint.ts';
+import { EXTRA_DESCRIPTOR_NAMES, describeMolecule, type GraphDescriptors } from '../chem/graph-descriptors.ts';
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 
 interface MorganBlock {
@@ -18,11 +23,15 @@ interface DescriptorBlock {
   kind: 'descriptors';
   names: string[];
 }
+interface CrippenBlock {
+  kind: 'crippen_type_counts';
+  labels: string[];
+}
 /** The parsed models/features.json. */
 export interface AdmetFeatureSpec {
   version: string;
   rdkit_version: string;
-  blocks: [MorganBlock, DescriptorBlock];
+  blocks: [MorganBlock, DescriptorBlock, CrippenBlock];
   length: number;
 }
 
@@ -34,32 +43,38 @@ export const ADMET_FEATURE_SPEC: AdmetFeatureSpec = JSON.parse(SPEC_BYTES.toStri
 /** sha256 of models/features.json; each model manifest records the hash it was trained with. */
 export const ADMET_FEATURE_SPEC_SHA256 = createHash('sha256').update(SPEC_BYTES).digest('hex');
 
-const [MORGAN_BLOCK, DESCRIPTOR_BLOCK] = ADMET_FEATURE_SPEC.blocks;
+const [MORGAN_BLOCK, DESCRIPTOR_BLOCK, CRIPPEN_BLOCK] = ADMET_FEATURE_SPEC.blocks;
 /** Number of fingerprint features (leading block). */
 export const ADMET_N_BITS = MORGAN_BLOCK.n_bits;
 /** Descriptor names, in feature order after the fingerprint block. */
 export const ADMET_DESCRIPTOR_NAMES: readonly string[] = DESCRIPTOR_BLOCK.names;
+/** Offset of the Crippen type counts in a feature row. */
+export const ADMET_CRIPPEN_OFFSET = ADMET_N_BITS + ADMET_DESCRIPTOR_NAMES.length;
 /** Floats per molecule. */
 export const ADMET_FEATURE_LENGTH = ADMET_FEATURE_SPEC.length;
 
-// The catalog's fingerprint column is reused as model input, so the two specs must agree.
+const KNOWN_DESCRIPTORS: readonly string[] = [...DESCRIPTOR_NAMES, ...EXTRA_DESCRIPTOR_NAMES];
+// The catalog's fingerprint column is reused as model input and the engine must compute every
+// listed descriptor and Crippen type, so a features.json the engine does not implement fails here.
 if (
   MORGAN_BLOCK.kind !== 'morgan_bits' ||
   MORGAN_BLOCK.radius !== MORGAN_FP.radius ||
   MORGAN_BLOCK.n_bits !== MORGAN_FP.nBits ||
   DESCRIPTOR_BLOCK.kind !== 'descriptors' ||
-  ADMET_N_BITS + ADMET_DESCRIPTOR_NAMES.length !== ADMET_FEATURE_LENGTH
+  !DESCRIPTOR_BLOCK.names.every((n) => KNOWN_DESCRIPTORS.includes(n)) ||
+  CRIPPEN_BLOCK.kind !== 'crippen_type_counts' ||
+  CRIPPEN_BLOCK.labels.join() !== CRIPPEN_LABELS.join() ||
+  ADMET_CRIPPEN_OFFSET + CRIPPEN_LABELS.length !== ADMET_FEATURE_LENGTH
 ) {
-  throw new Error(`models/features.json (${ADMET_FEATURE_SPEC.version}) does not match the engine's Morgan fingerprint`);
+  throw new Error(`models/features.json (${ADMET_FEATURE_SPEC.version}) does not match what the engine computes`);
 }
 
 /**
  * Writes one molecule's features into `out[row * ADMET_FEATURE_LENGTH ...]`.
  * `fp` is the packed fingerprint as MinimalLib returns it (bit i in byte i >> 3, least significant
- * bit first); `descriptors` is the object parsed from `get_descriptors()`. A descriptor missing from
- * it is written as NaN (tree models route NaN down their default branch). Pure and synchronous.
+ * bit first); `d` the molecule's graph descriptors. Pure and synchronous.
  */
-export function writeAdmetFeatures(fp: Uint8Array, descriptors: Record<string, number>, out: Float32Array, row = 0): void {
+export function writeAdmetFeatures(fp: Uint8Array, d: GraphDescriptors, out: Float32Array, row = 0): void {
   const base = row * ADMET_FEATURE_LENGTH;
   if (fp.length * 8 !== ADMET_N_BITS) throw new RangeError(`fingerprint has ${fp.length * 8} bits, expected ${ADMET_N_BITS}`);
   if (base + ADMET_FEATURE_LENGTH > out.length) throw new RangeError(`row ${row} is outside the output buffer`);
@@ -68,17 +83,16 @@ export function writeAdmetFeatures(fp: Uint8Array, descriptors: Record<string, n
     const o = base + byte * 8;
     for (let bit = 0; bit < 8; bit++) out[o + bit] = (v >> bit) & 1;
   }
-  const d = base + ADMET_N_BITS;
-  for (let i = 0; i < ADMET_DESCRIPTOR_NAMES.length; i++) {
-    const value = descriptors[ADMET_DESCRIPTOR_NAMES[i]];
-    out[d + i] = typeof value === 'number' ? value : Number.NaN;
-  }
+  const values: Record<string, number> = { ...d.descriptors, ...d.extras };
+  for (let i = 0; i < ADMET_DESCRIPTOR_NAMES.length; i++) out[base + ADMET_N_BITS + i] = values[ADMET_DESCRIPTOR_NAMES[i]];
+  out.set(d.crippenCounts, base + ADMET_CRIPPEN_OFFSET);
 }
 
 /** Writes the features of a parsed RDKit molecule at `row` of `out` (see writeAdmetFeatures). */
-export function writeAdmetFeaturesFromMol(mol: RDKitMol, out: Float32Array, row = 0): void {
-  const fp = mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array;
-  writeAdmetFeatures(fp, JSON.parse(mol.get_descriptors()) as Record<string, number>, out, row);
+export function writeAdmetFeaturesFromMol(mol: RDKitMol, out: Float32Array, row = 0): GraphDescriptors {
+  const d = describeMolecule(mol);
+  writeAdmetFeatures(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array, d, out, row);
+  return d;
 }
 
 /** Features of a batch of SMILES. */
@@ -93,7 +107,7 @@ export interface AdmetFeatureBatch {
 /**
  * Parses each SMILES with RDKit's default sanitisation (as Python `Chem.MolFromSmiles`, no
  * standardisation) and computes its features. Never throws for bad input: unparsable rows get
- * `ok[i] = 0`. CPU-bound (~1 ms per molecule): call it from a worker thread for large batches.
+ * `ok[i] = 0`. CPU-bound (~0.15 ms per molecule): call it from a worker thread for large batches.
  */
 export function computeAdmetFeatures(rd: RDKitModule, smiles: readonly string[]): AdmetFeatureBatch {
   const n = smiles.length;

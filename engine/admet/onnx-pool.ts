@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import { AppError } from '../../platform/errors.ts';
-import { checkDomain, prepareDomainCheck, type DomainCheck, type DomainRecord } from './domain.ts';
+import { checkDomain, listOnBits, prepareDomainCheck, type DomainCheck, type DomainRecord } from './domain.ts';
 import { ADMET_ENDPOINTS, type AdmetEndpoint } from './endpoints.ts';
 import { ADMET_FEATURE_LENGTH, ADMET_FEATURE_SPEC_SHA256 } from './features.ts';
 
@@ -97,11 +97,12 @@ export async function openAdmetModels(opts: OpenAdmetModelsOptions = {}): Promis
         return { scores, inDomain };
       }
       const input = new ort.Tensor('float32', features, [n, ADMET_FEATURE_LENGTH]);
+      const on = listOnBits(features, n);
       await Promise.all(ADMET_ENDPOINTS.map(async (key) => {
         const out = await sessions.get(key)!.run({ [manifest.input]: input });
         scores[key] = out[manifest.output].data as Float32Array;
         inDomain[key] = new Uint8Array(n);
-        checkDomain(domains.get(key)!, features, n, inDomain[key]);
+        checkDomain(domains.get(key)!, features, n, inDomain[key], on);
       }));
       return { scores, inDomain };
     },

@@ -3,12 +3,11 @@
  * features, the 11 service descriptors and the canonical SMILES, then score the 22 models on the
  * whole batch. Plain columnar output (typed arrays) so a worker can transfer it without copying.
  */
-import { DESCRIPTOR_NAMES, descriptorsFromRDKit } from '../chem/descriptors.ts';
-import { MORGAN_DETAILS } from '../chem/fingerprint.ts';
+import { DESCRIPTOR_NAMES } from '../chem/descriptors.ts';
 import { MAX_SMILES_LENGTH } from '../chem/molecule.ts';
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 import { ADMET_ENDPOINTS, type AdmetEndpoint } from './endpoints.ts';
-import { ADMET_FEATURE_LENGTH, writeAdmetFeatures } from './features.ts';
+import { ADMET_FEATURE_LENGTH, writeAdmetFeaturesFromMol } from './features.ts';
 import type { AdmetBatchResult, AdmetModels } from './onnx-pool.ts';
 
 /** Predictions for a batch, column-oriented. Rows that failed to parse hold NaN and an error. */
@@ -44,22 +43,6 @@ export function oodNames(mask: number): AdmetEndpoint[] {
 }
 
 /**
- * Net formal charge from a SMILES string: charges only occur inside bracket atoms, written `+`,
- * `-`, `++`, `+2`, ... just before the `]` (or a `:class`). Reading them from RDKit's canonical
- * SMILES equals Chem.GetFormalCharge and avoids writing a mol block (~20% of the parse cost).
- */
-export function smilesFormalCharge(smiles: string): number {
-  let total = 0;
-  for (const m of smiles.matchAll(/\[[^\]]*\]/g)) {
-    const c = /([+-]+)(\d*)(?::\d+)?\]$/.exec(m[0]);
-    if (!c) continue;
-    const sign = c[1][0] === '+' ? 1 : -1;
-    total += sign * (c[2] ? Number(c[2]) : c[1].length);
-  }
-  return total;
-}
-
-/**
  * Parses `smiles` (RDKit default sanitisation, as the training did) and writes its model features
  * at `row` of `features`. Returns the canonical SMILES and the 11 descriptors, or `{ error }` for
  * input the catalog builder would reject too. Never throws for bad input.
@@ -73,10 +56,8 @@ export function prepareAdmetRow(rd: RDKitModule, smiles: string, features: Float
     mol = rd.get_mol(s);
     if (!mol || !mol.is_valid()) return { error: 'unparsable SMILES' };
     if (mol.get_num_atoms(true) === 0) return { error: 'no heavy atoms' };
-    const json = mol.get_descriptors();
-    writeAdmetFeatures(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array, JSON.parse(json) as Record<string, number>, features, row);
+    const d = writeAdmetFeaturesFromMol(mol, features, row).descriptors;
     const canonical = mol.get_smiles();
-    const d = descriptorsFromRDKit(json, smilesFormalCharge(canonical));
     return { canonical, descriptors: DESCRIPTOR_NAMES.map((k) => d[k]) };
   } catch (err) {
     return { error: `RDKit failed: ${(err as Error).message}` };

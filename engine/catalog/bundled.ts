@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openCatalog } from './reader.ts';
 import type { CatalogMeta } from './schema.ts';
-import { buildCatalog } from './build/build-catalog.ts';
+import { admetModelVersion, buildCatalog } from './build/build-catalog.ts';
 
 export interface BundledCatalog extends CatalogMeta {
   /** Path relative to catalogs/. */
@@ -36,16 +36,21 @@ export interface EnsureBundledOptions {
 
 /**
  * Builds every bundled catalog that catalogDir/<id> does not hold as a valid catalog (an
- * interrupted earlier build resumes). Returns the ids it built.
+ * interrupted earlier build resumes) or holds with predictions of other ADMET models. Returns the ids it built.
  */
 export async function ensureBundledCatalogs(opts: EnsureBundledOptions): Promise<string[]> {
   const built: string[] = [];
+  const modelVersion = await admetModelVersion();
   for (const c of await readBundledList(opts.repoRoot)) {
     if (opts.only && !opts.only.includes(c.id)) continue;
     const dir = join(opts.catalogDir, c.id);
     try {
-      await openCatalog(dir);
-      continue;
+      const have = await openCatalog(dir);
+      // A catalog whose stored predictions come from older ADMET models is rebuilt, so an upgrade
+      // never keeps serving the previous models' values.
+      const stale = (opts.admet ?? true) && Object.values(have.manifest.models ?? {}).some((v) => v !== modelVersion);
+      if (!stale) continue;
+      opts.log?.info({ catalog: c.id, models: Object.values(have.manifest.models ?? {})[0], current: modelVersion }, 'ADMET models changed: rebuilding bundled catalog');
     } catch {
       // missing or incomplete: build it
     }

@@ -82,10 +82,3 @@ export function writeSubMolBlock(mb: MolBlock, keep: Uint8Array, bondStereo?: In
   out.push('M  END', '');
   return out.join('\n');
 }
-
-/** Sum of the formal charges recorded in the mol block's `M  CHG` lines (RDKit writes them all there). */
-export function molBlockFormalCharge(mb: MolBlock): number {
-  let sum = 0;
-  for (const v of mb.props.get('CHG')!.values()) sum += v;
-  return sum;
-}

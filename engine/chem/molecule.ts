@@ -3,9 +3,10 @@
  * freed before returning; callers only see strings, numbers and typed arrays.
  */
 import type { RDKitModule, RDKitMol } from './rdkit.ts';
-import { descriptorsFromRDKit, type Descriptors } from './descriptors.ts';
+import type { Descriptors } from './descriptors.ts';
 import { MORGAN_DETAILS, popcount } from './fingerprint.ts';
-import { molBlockFormalCharge, parseMolBlock } from './molblock.ts';
+import { describeMolecule, type GraphDescriptors } from './graph-descriptors.ts';
+import { parseMolBlock } from './molblock.ts';
 import { murckoScaffoldFromMolBlock } from './scaffold.ts';
 
 /** Longest SMILES accepted, in characters. */
@@ -19,8 +20,8 @@ export interface ParsedMolecule {
   descriptors: Descriptors;
   /** Bemis-Murcko scaffold, canonical SMILES; '' for acyclic molecules. */
   scaffold: string;
-  /** MinimalLib's full `get_descriptors()` record; only with `{ rdkitDescriptors: true }` (ADMET features reuse it). */
-  rdkitDescriptors?: Record<string, number>;
+  /** The graph descriptors the 11 come from, with the ADMET model's extra columns (ADMET features reuse them). */
+  graph: GraphDescriptors;
 }
 
 export type ParseResult = ParsedMolecule | { error: string };
@@ -50,7 +51,7 @@ function getMol(rd: RDKitModule, smiles: string): RDKitMol | null {
  * scaffold. Returns `{ error }` (never throws for bad input) for empty, over-long, unparsable
  * SMILES and for molecules without heavy atoms.
  */
-export function parseMolecule(rd: RDKitModule, smiles: string, opts?: { rdkitDescriptors?: boolean }): ParseResult {
+export function parseMolecule(rd: RDKitModule, smiles: string): ParseResult {
   const bad = precheck(smiles);
   if (bad) return { error: bad };
   const mol = getMol(rd, smiles.trim());
@@ -60,12 +61,9 @@ export function parseMolecule(rd: RDKitModule, smiles: string, opts?: { rdkitDes
     const canonicalSmiles = mol.get_smiles();
     const fp = new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
     const mb = parseMolBlock(mol.get_molblock());
-    const json = mol.get_descriptors();
-    const descriptors = descriptorsFromRDKit(json, molBlockFormalCharge(mb));
+    const graph = describeMolecule(mol);
     const scaffold = murckoScaffoldFromMolBlock(rd, mb, canonicalSmiles, smiles.trim());
-    const out: ParsedMolecule = { canonicalSmiles, fp, popcount: popcount(fp), descriptors, scaffold };
-    if (opts?.rdkitDescriptors) out.rdkitDescriptors = JSON.parse(json) as Record<string, number>;
-    return out;
+    return { canonicalSmiles, fp, popcount: popcount(fp), descriptors: graph.descriptors, scaffold, graph };
   } catch (err) {
     return { error: `RDKit failed: ${(err as Error).message}` };
   } finally {

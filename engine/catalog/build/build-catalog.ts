@@ -63,7 +63,7 @@ export interface BuildCatalogResult {
 }
 
 /** The version of the committed ADMET models (models/onnx/manifest.json). */
-async function admetModelVersion(): Promise<string> {
+export async function admetModelVersion(): Promise<string> {
   const m = JSON.parse(await readFile(join(DEFAULT_MODEL_DIR, 'manifest.json'), 'utf8')) as { version: string };
   return m.version;
 }

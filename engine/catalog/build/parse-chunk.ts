@@ -43,7 +43,7 @@ export interface ChunkResult {
 /**
  * Parses every record; unparsable ones and ones without an id become rejects with a reason. With
  * `opts.features` it also writes the ADMET model features of each parsed row (same parse, same
- * fingerprint, one `get_descriptors()` call).
+ * fingerprint, the same graph descriptors).
  */
 export function parseChunk(rd: RDKitModule, chunk: number, records: readonly InputRecord[], opts?: { features?: boolean }): ChunkResult {
   const features = opts?.features ? new Float32Array(records.length * ADMET_FEATURE_LENGTH) : undefined;
@@ -56,14 +56,14 @@ export function parseChunk(rd: RDKitModule, chunk: number, records: readonly Inp
       r.rejects.push({ line: rec.line, input: rec.raw, reason: 'missing id' });
       continue;
     }
-    const m = parseMolecule(rd, rec.smiles, { rdkitDescriptors: features !== undefined });
+    const m = parseMolecule(rd, rec.smiles);
     if ('error' in m) {
       r.rejects.push({ line: rec.line, input: rec.raw, reason: m.error });
       continue;
     }
     const k = r.lines.length;
     fps.set(m.fp, k * FP_BYTES);
-    if (features) writeAdmetFeatures(m.fp, m.rdkitDescriptors!, features, k);
+    if (features) writeAdmetFeatures(m.fp, m.graph, features, k);
     DESCRIPTOR_NAMES.forEach((name, j) => (descriptors[k * nd + j] = m.descriptors[name]));
     r.lines.push(rec.line);
     r.inputs.push(rec.raw);

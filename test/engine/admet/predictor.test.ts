@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DESCRIPTOR_NAMES } from '../../../engine/chem/descriptors.ts';
-import { ADMET_ENDPOINTS, createAdmetPredictor, oodNames, smilesFormalCharge, type AdmetPredictor } from '../../../engine/admet/index.ts';
+import { ADMET_ENDPOINTS, createAdmetPredictor, oodNames, type AdmetPredictor } from '../../../engine/admet/index.ts';
 
 // Python references: onnxruntime scores + models/domain.py flags (models/make_prediction_fixture.py)
 // and Python RDKit canonical SMILES and descriptors (test/fixtures/rdkit-reference.json).
@@ -59,15 +59,6 @@ describe('ADMET predictor (worker threads)', () => {
     expect(Number.isNaN(t.scores[1])).toBe(true);
     expect(Number.isFinite(t.scores[4])).toBe(true);
     expect(t.ood[1]).toBe(0);
-  });
-
-  it('reads the net formal charge from SMILES bracket atoms', () => {
-    expect(smilesFormalCharge('CC')).toBe(0);
-    expect(smilesFormalCharge('C[N+](C)(C)C.[Cl-]')).toBe(0);
-    expect(smilesFormalCharge('[Fe+2].[O-]C(=O)C')).toBe(1);
-    expect(smilesFormalCharge('[NH4+].[NH4+].[O-]S(=O)(=O)[O-]')).toBe(0);
-    expect(smilesFormalCharge('[O--]')).toBe(-2);
-    expect(smilesFormalCharge('[13CH3+:1]')).toBe(1);
   });
 
   it('names the endpoints of an out-of-domain mask in endpoint order', () => {
