@@ -6,6 +6,8 @@
  * sigmoids. Checked against Python RDKit to 1e-6 (test/engine/filters/qed.test.ts).
  */
 import type { RDKitModule, RDKitMol } from '../chem/index.ts';
+import type { Descriptors } from '../chem/descriptors.ts';
+import { describeMolecule } from '../chem/graph-descriptors.ts';
 import { QED_ACCEPTOR_SMARTS, QED_ALERT_SMARTS, QED_ALIPHATIC_RING_ATOM_SMARTS } from './qed-smarts.ts';
 
 export const QED_PROPERTY_NAMES = ['MW', 'ALOGP', 'HBA', 'HBD', 'PSA', 'ROTB', 'AROM', 'ALERTS'] as const;
@@ -124,24 +126,24 @@ function aromaticRingCount(mol: RDKitMol, q: QedQueries): number {
 
 /**
  * The 8 QED properties of a parsed molecule (hydrogens already removed, as MinimalLib's
- * `get_mol` does by default, so it matches QED's `Chem.RemoveHs`). A key missing from
- * MinimalLib's descriptor JSON gives NaN (and so a NaN QED), never a wrong number.
+ * `get_mol` does by default, so it matches QED's `Chem.RemoveHs`). MW, ALOGP, HBD, PSA and ROTB
+ * are the graph descriptors (engine/chem/graph-descriptors.ts, equal to RDKit's).
  */
 export function qedProperties(mol: RDKitMol, q: QedQueries, structuralOnly = false): QedProperties {
-  // With `structuralOnly` the caller supplies MW, ALOGP, HBD, PSA and ROTB (RDKit's descriptor
-  // pass is the slowest step), and those five come back as NaN.
-  const d = structuralOnly ? ({} as Record<string, number>) : (JSON.parse(mol.get_descriptors()) as Record<string, number>);
+  // With `structuralOnly` the caller supplies MW, ALOGP, HBD, PSA and ROTB (e.g. from catalog
+  // columns), and those five come back as NaN.
+  const d: Partial<Descriptors> = structuralOnly ? {} : describeMolecule(mol).descriptors;
   let hba = 0;
   for (const a of q.acceptors) hba += countMatches(mol, a);
   let alerts = 0;
   for (const a of q.alerts) if (hasMatch(mol, a)) alerts++;
   return {
-    MW: d.amw ?? NaN,
-    ALOGP: d.CrippenClogP ?? NaN,
+    MW: d.molecular_weight ?? NaN,
+    ALOGP: d.clogp ?? NaN,
     HBA: hba,
-    HBD: d.NumHBD ?? NaN,
-    PSA: d.tpsa ?? NaN,
-    ROTB: d.NumRotatableBonds ?? NaN,
+    HBD: d.h_bond_donor ?? NaN,
+    PSA: d.topological_surface_area_mapping ?? NaN,
+    ROTB: d.rotatable_bonds ?? NaN,
     AROM: aromaticRingCount(mol, q),
     ALERTS: alerts,
   };
