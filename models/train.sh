@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Retrains, evaluates and exports every ADMET model, then rewrites the fixtures and the model card.
-# One command from a fresh clone: models/train.sh   (about 15-30 min on 2 cores)
+# One command from a fresh clone: models/train.sh   (about 10-15 min on 2 cores)
 # PYTHON=/path/to/python skips the venv (it must have the packages of requirements.txt).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
