@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formalCharge, fractionCSP3, numAromaticRings, numAtoms, numHeavyAtoms, numHeteroatoms, numRings } from '../../../engine/chem/counts.ts';
-import { graphFromRDKitJson, type MolGraph } from '../../../engine/chem/graph.ts';
+import type { MolGraph } from '../../../engine/chem/graph.ts';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
+import { graphOf } from '../../support/mol-graph.ts';
 
 // Python RDKit values: test/fixtures/make_graph_descriptors_reference.py writes this fixture.
 const fixture = JSON.parse(readFileSync(new URL('../../fixtures/graph-descriptors-reference.json', import.meta.url), 'utf8')) as {
@@ -24,15 +25,7 @@ beforeAll(async () => {
   rd = await getRDKit();
 });
 
-function graph(smiles: string): MolGraph {
-  const m = rd.get_mol(smiles);
-  if (!m) throw new Error(`RDKit cannot parse ${smiles}`);
-  try {
-    return graphFromRDKitJson(m.get_json());
-  } finally {
-    m.delete();
-  }
-}
+const graph = (smiles: string): MolGraph => graphOf(rd, smiles);
 
 describe('atom, ring and charge counts equal Python RDKit', () => {
   it('give the same values as Python for every fixture molecule', () => {

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CRIPPEN_LABELS, crippen, crippenTypeCounts } from '../../../engine/chem/crippen.ts';
-import { graphFromRDKitJson, type MolGraph } from '../../../engine/chem/graph.ts';
+import type { MolGraph } from '../../../engine/chem/graph.ts';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
+import { graphOf } from '../../support/mol-graph.ts';
 
 // Python RDKit values: models/crippen_lipinski_reference.py writes this fixture.
 interface RefMolecule {
@@ -23,15 +24,7 @@ beforeAll(async () => {
   rd = await getRDKit();
 });
 
-function graph(smiles: string): MolGraph {
-  const m = rd.get_mol(smiles);
-  if (!m) throw new Error(`RDKit cannot parse ${smiles}`);
-  try {
-    return graphFromRDKitJson(m.get_json());
-  } finally {
-    m.delete();
-  }
-}
+const graph = (smiles: string): MolGraph => graphOf(rd, smiles);
 
 function typeCounts(smiles: string): Record<string, number> {
   const out = new Float32Array(CRIPPEN_LABELS.length + 3).fill(-1);

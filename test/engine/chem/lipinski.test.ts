@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { graphFromRDKitJson, type MolGraph } from '../../../engine/chem/graph.ts';
 import { numHBA, numHBD, numRotatableBonds } from '../../../engine/chem/lipinski.ts';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
+import { graphOf } from '../../support/mol-graph.ts';
 
 // Python RDKit values: models/crippen_lipinski_reference.py writes this fixture.
 const fixture = JSON.parse(readFileSync(new URL('../../fixtures/crippen-lipinski-reference.json', import.meta.url), 'utf8')) as {
@@ -15,15 +16,7 @@ beforeAll(async () => {
   rd = await getRDKit();
 });
 
-function graph(smiles: string): MolGraph {
-  const m = rd.get_mol(smiles);
-  if (!m) throw new Error(`RDKit cannot parse ${smiles}`);
-  try {
-    return graphFromRDKitJson(m.get_json());
-  } finally {
-    m.delete();
-  }
-}
+const graph = (smiles: string): MolGraph => graphOf(rd, smiles);
 
 describe('numHBD / numHBA / numRotatableBonds equal Python rdMolDescriptors', () => {
   it('gives the same three counts as CalcNumHBD, CalcNumHBA and CalcNumRotatableBonds for every fixture molecule', () => {

@@ -1,22 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { graphFromRDKitJson, type MolGraph } from '../../../engine/chem/graph.ts';
+import type { MolGraph } from '../../../engine/chem/graph.ts';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
 import { compileSmarts, countEmbeddings, expandHydrogens, matchesAt, rootMayMatch } from '../../../engine/chem/smarts-lite.ts';
+import { graphOf } from '../../support/mol-graph.ts';
 
 let rd: RDKitModule;
 beforeAll(async () => {
   rd = await getRDKit();
 });
 
-function graph(smiles: string): MolGraph {
-  const m = rd.get_mol(smiles);
-  if (!m) throw new Error(`RDKit cannot parse ${smiles}`);
-  try {
-    return graphFromRDKitJson(m.get_json());
-  } finally {
-    m.delete();
-  }
-}
+const graph = (smiles: string): MolGraph => graphOf(rd, smiles);
 
 /**
  * Atoms (ids; hydrogens of withHs after the graph atoms) at which `smarts` matches rooted. Every

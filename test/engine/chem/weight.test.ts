@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { graphFromRDKitJson, type MolGraph } from '../../../engine/chem/graph.ts';
+import type { MolGraph } from '../../../engine/chem/graph.ts';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
 import { atomMass, averageMolWeight } from '../../../engine/chem/weight.ts';
+import { graphOf } from '../../support/mol-graph.ts';
 
 // Python RDKit values: test/fixtures/make_graph_descriptors_reference.py writes this fixture.
 const fixture = JSON.parse(readFileSync(new URL('../../fixtures/graph-descriptors-reference.json', import.meta.url), 'utf8')) as {
@@ -16,15 +17,7 @@ beforeAll(async () => {
   rd = await getRDKit();
 });
 
-function graph(smiles: string): MolGraph {
-  const m = rd.get_mol(smiles);
-  if (!m) throw new Error(`RDKit cannot parse ${smiles}`);
-  try {
-    return graphFromRDKitJson(m.get_json());
-  } finally {
-    m.delete();
-  }
-}
+const graph = (smiles: string): MolGraph => graphOf(rd, smiles);
 
 describe('averageMolWeight equals Python Descriptors.MolWt', () => {
   it('gives the same double as Python for every fixture molecule', () => {
