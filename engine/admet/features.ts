@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { CRIPPEN_LABELS } from '../chem/crippen.ts';
-import { DESCRIPTOR_NAMES } from '../chem/descriptors.ts';
+import { DESCRIPTOR_NAMES, type DescriptorName } from '../chem/descriptors.ts';
 import { MORGAN_DETAILS, MORGAN_FP } from '../chem/fingerprint.ts';
-import { EXTRA_DESCRIPTOR_NAMES, describeMolecule, type GraphDescriptors } from '../chem/graph-descriptors.ts';
+import { EXTRA_DESCRIPTOR_NAMES, describeMolecule, type ExtraDescriptorName, type GraphDescriptors } from '../chem/graph-descriptors.ts';
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 
 interface MorganBlock {
@@ -54,6 +54,8 @@ export const ADMET_CRIPPEN_OFFSET = ADMET_N_BITS + ADMET_DESCRIPTOR_NAMES.length
 export const ADMET_FEATURE_LENGTH = ADMET_FEATURE_SPEC.length;
 
 const KNOWN_DESCRIPTORS: readonly string[] = [...DESCRIPTOR_NAMES, ...EXTRA_DESCRIPTOR_NAMES];
+/** Per descriptor column: true when it is one of the 11 service descriptors, else one of the extras. */
+const FROM_SERVICE = ADMET_DESCRIPTOR_NAMES.map((n) => (DESCRIPTOR_NAMES as readonly string[]).includes(n));
 // The catalog's fingerprint column is reused as model input and the engine must compute every
 // listed descriptor and Crippen type, so a features.json the engine does not implement fails here.
 if (
@@ -83,8 +85,10 @@ export function writeAdmetFeatures(fp: Uint8Array, d: GraphDescriptors, out: Flo
     const o = base + byte * 8;
     for (let bit = 0; bit < 8; bit++) out[o + bit] = (v >> bit) & 1;
   }
-  const values: Record<string, number> = { ...d.descriptors, ...d.extras };
-  for (let i = 0; i < ADMET_DESCRIPTOR_NAMES.length; i++) out[base + ADMET_N_BITS + i] = values[ADMET_DESCRIPTOR_NAMES[i]];
+  for (let i = 0; i < ADMET_DESCRIPTOR_NAMES.length; i++) {
+    const name = ADMET_DESCRIPTOR_NAMES[i];
+    out[base + ADMET_N_BITS + i] = FROM_SERVICE[i] ? d.descriptors[name as DescriptorName] : d.extras[name as ExtraDescriptorName];
+  }
   out.set(d.crippenCounts, base + ADMET_CRIPPEN_OFFSET);
 }
 

@@ -3,7 +3,7 @@
  * computed on the graph of engine/chem/graph.ts. Each function names the RDKit function it equals;
  * none needs a fallback: the graph carries everything these definitions read.
  */
-import { bondBetween, type MolGraph } from './graph.ts';
+import type { MolGraph } from './graph.ts';
 
 /** rdMolDescriptors.CalcNumAtoms (MinimalLib `NumAtoms`): graph atoms plus their hydrogens that are not atoms. */
 export function numAtoms(g: MolGraph): number {
@@ -44,14 +44,7 @@ export function numRings(g: MolGraph): number {
 /** rdMolDescriptors.CalcNumAromaticRings: rings of the ring set whose bonds are all aromatic. */
 export function numAromaticRings(g: MolGraph): number {
   let n = 0;
-  for (const ring of g.rings) {
-    let all = true;
-    for (let k = 0; k < ring.length && all; k++) {
-      const b = bondBetween(g, ring[k], ring[k + 1 === ring.length ? 0 : k + 1]);
-      all = b >= 0 && g.bondAromatic[b] === 1;
-    }
-    if (all) n++;
-  }
+  for (const bonds of g.ringBonds) if (bonds.every((b) => b >= 0 && g.bondAromatic[b] === 1)) n++;
   return n;
 }
 

@@ -33,9 +33,14 @@ export function graphDescriptors(g: MolGraph): GraphDescriptors | null {
   const c = crippen(g);
   const mw = averageMolWeight(g);
   if (c === null || mw === null) return null;
+  return { descriptors: serviceDescriptors(g, mw, c.logp, c.mr), extras: extras(g), crippenCounts: typeCounts(g) };
+}
+
+/** Crippen type counts of g (uncapped, as the training computed them; reuses crippen()'s typing of g). */
+function typeCounts(g: MolGraph): Float32Array {
   const counts = new Float32Array(CRIPPEN_LABELS.length);
-  for (const t of c.types) if (t !== 255) counts[t]++;
-  return { descriptors: serviceDescriptors(g, mw, c.logp, c.mr), extras: extras(g), crippenCounts: counts };
+  crippenTypeCounts(g, counts, 0);
+  return counts;
 }
 
 function serviceDescriptors(g: MolGraph, mw: number, logp: number, mr: number): Descriptors {
@@ -68,7 +73,5 @@ export function describeMolecule(mol: RDKitMol): GraphDescriptors {
   const fast = graphDescriptors(g);
   if (fast) return fast;
   const rd = JSON.parse(mol.get_descriptors()) as Record<string, number>;
-  const counts = new Float32Array(CRIPPEN_LABELS.length);
-  crippenTypeCounts(g, counts, 0);
-  return { descriptors: serviceDescriptors(g, averageMolWeight(g) ?? rd.amw, rd.CrippenClogP, rd.CrippenMR), extras: extras(g), crippenCounts: counts };
+  return { descriptors: serviceDescriptors(g, averageMolWeight(g) ?? rd.amw, rd.CrippenClogP, rd.CrippenMR), extras: extras(g), crippenCounts: typeCounts(g) };
 }

@@ -39,6 +39,8 @@ export interface MolGraph {
   adjBond: Uint16Array;
   /** RDKit's ring set (symmetrised SSSR), each ring as its atoms in ring order. */
   rings: number[][];
+  /** The bonds of each ring of `rings`: ringBonds[r][k] joins rings[r][k] and the next ring atom. */
+  ringBonds: number[][];
   /** Rings of `rings` each atom is in (0 = not in a ring), capped at 255. */
   atomRings: Uint8Array;
   /** Rings of `rings` each bond is in (0 = not a ring bond), capped at 255. */
@@ -93,6 +95,7 @@ export function graphFromRDKitJson(json: string): MolGraph {
     adjAtom: new Uint16Array(2 * nb),
     adjBond: new Uint16Array(2 * nb),
     rings: [],
+    ringBonds: [],
     atomRings: new Uint8Array(n),
     bondRings: new Uint8Array(nb),
   };
@@ -128,12 +131,15 @@ export function graphFromRDKitJson(json: string): MolGraph {
   for (const b of ext?.aromaticBonds ?? []) g.bondAromatic[b] = 1;
   g.rings = ext?.atomRings ?? [];
   for (const ring of g.rings) {
+    const ringBonds: number[] = [];
+    g.ringBonds.push(ringBonds);
     for (let k = 0; k < ring.length; k++) {
       const x = ring[k];
       // saturate at 255: symmetrised SSSRs of macrocycles can put a bond in 256+ rings
       // (cyclodextrins), and a wrapped count would make a ring bond look acyclic
       if (g.atomRings[x] < 255) g.atomRings[x]++;
       const b = bondBetween(g, x, ring[(k + 1) % ring.length]);
+      ringBonds.push(b);
       if (b >= 0 && g.bondRings[b] < 255) g.bondRings[b]++;
     }
   }
