@@ -35,10 +35,16 @@ export default tseslint.config(
     files: ['api/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict([
-        { group: ['@temporalio/worker', '@temporalio/workflow', '@temporalio/activity'], message: 'api/ talks to Temporal through @temporalio/client only' },
+        {
+          group: ['@temporalio/worker', '@temporalio/workflow', '@temporalio/activity'],
+          message: 'api/ talks to Temporal through @temporalio/client only',
+        },
         { ...layer('activities'), message: 'api/ must not import activities/' },
         { ...layer('worker'), message: 'api/ must not import worker/' },
-        { group: ['**/workflows/*', '!**/workflows/contracts.ts'], message: 'api/ imports only workflows/contracts.ts' },
+        {
+          group: ['**/workflows/*', '!**/workflows/contracts.ts'],
+          message: 'api/ imports only workflows/contracts.ts',
+        },
       ]),
     },
   },
@@ -46,7 +52,21 @@ export default tseslint.config(
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict([
-        { group: ['node:*', 'fs', 'path', 'os', 'crypto', 'child_process', 'worker_threads', 'stream', 'http', 'net'], message: 'workflows run in the deterministic sandbox: no Node built-ins' },
+        {
+          group: [
+            'node:*',
+            'fs',
+            'path',
+            'os',
+            'crypto',
+            'child_process',
+            'worker_threads',
+            'stream',
+            'http',
+            'net',
+          ],
+          message: 'workflows run in the deterministic sandbox: no Node built-ins',
+        },
         { ...layer('engine'), message: 'workflows reach the engine through activities' },
         { ...layer('api'), message: 'workflows must not import api/' },
         { ...layer('store'), message: 'workflows must not import store/' },

@@ -61,11 +61,17 @@ export interface ExportActivityDeps {
 }
 
 /** Columns of an export: the page columns (in page order), properties and metadata when asked. */
-export function exportColumns(opts: Pick<ExportOptionsInput, 'includeProperties' | 'includeMetadata'>): ExportColumn[] {
-  const cols: ExportColumn[] = BASE_COLUMNS.map((name) => ({ name, type: name === 'similarity' ? 'number' : 'string' }));
+export function exportColumns(
+  opts: Pick<ExportOptionsInput, 'includeProperties' | 'includeMetadata'>,
+): ExportColumn[] {
+  const cols: ExportColumn[] = BASE_COLUMNS.map((name) => ({
+    name,
+    type: name === 'similarity' ? 'number' : 'string',
+  }));
   cols.push({ name: 'in_prop_range', type: 'boolean' });
   if (opts.includeProperties) for (const k of PROPERTY_KEYS) cols.push({ name: k, type: 'number' });
-  if (opts.includeMetadata) cols.push({ name: 'job_name', type: 'string' }, { name: 'query_smiles', type: 'string' });
+  if (opts.includeMetadata)
+    cols.push({ name: 'job_name', type: 'string' }, { name: 'query_smiles', type: 'string' });
   return cols;
 }
 
@@ -91,7 +97,12 @@ export function createExportActivities(deps: ExportActivityDeps) {
       try {
         result = decodeJobResult(await store.getBytes(input.resultKey));
       } catch (err) {
-        if ((await store.head(input.resultKey)) === undefined) throw ApplicationFailure.create({ message: `job ${input.jobName} has no result`, type: INVALID_INPUT, nonRetryable: true });
+        if ((await store.head(input.resultKey)) === undefined)
+          throw ApplicationFailure.create({
+            message: `job ${input.jobName} has no result`,
+            type: INVALID_INPUT,
+            nonRetryable: true,
+          });
         throw err;
       }
       const view = resultView(result, input.options);
@@ -101,7 +112,14 @@ export function createExportActivities(deps: ExportActivityDeps) {
       function* rows(): Generator<ExportValue[]> {
         for (let j = 0; j < view.indices.length; j++) {
           const i = view.indices[j];
-          const row: ExportValue[] = [result.smiles[i], result.id[i], result.database[i], result.dbId[i], round5(result.similarity[i]), view.inRange[j] === 1];
+          const row: ExportValue[] = [
+            result.smiles[i],
+            result.id[i],
+            result.database[i],
+            result.dbId[i],
+            round5(result.similarity[i]),
+            view.inRange[j] === 1,
+          ];
           if (includeProperties) for (const col of result.props) row.push(col[i]);
           if (includeMetadata) row.push(input.jobName, query);
           if ((j & 4095) === 4095) heartbeat({ row: j });
@@ -123,7 +141,10 @@ export function createExportActivities(deps: ExportActivityDeps) {
       }
       const stream = exportStream(input.format, columns, rows(), { molblock });
       const { bytes } = await store.putStream(input.key, stream, EXPORT_CONTENT_TYPES[input.format]);
-      deps.log.info({ download: input.downloadId, format: input.format, rows: view.indices.length, bytes }, 'export written');
+      deps.log.info(
+        { download: input.downloadId, format: input.format, rows: view.indices.length, bytes },
+        'export written',
+      );
       return { key: input.key, bytes, rows: view.indices.length };
     },
 

@@ -27,8 +27,17 @@ export interface ActivityDeps {
 /** The worker's activities, as plain async functions. Workflows type them with ReturnType<>. */
 export function createActivities(deps: ActivityDeps) {
   return {
-    ...createJobActivities({ log: deps.log, jobs: deps.store ? createJobs(deps.store.db) : undefined, objects: deps.objects, catalogDir: deps.catalogDir }),
-    ...createExportActivities({ log: deps.log, downloads: deps.store ? createDownloads(deps.store.db) : undefined, objects: deps.objects }),
+    ...createJobActivities({
+      log: deps.log,
+      jobs: deps.store ? createJobs(deps.store.db) : undefined,
+      objects: deps.objects,
+      catalogDir: deps.catalogDir,
+    }),
+    ...createExportActivities({
+      log: deps.log,
+      downloads: deps.store ? createDownloads(deps.store.db) : undefined,
+      objects: deps.objects,
+    }),
     ...createRunActivities({
       log: deps.log,
       runs: deps.store ? createRunsRepository(deps.store.db) : undefined,

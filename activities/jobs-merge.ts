@@ -21,8 +21,20 @@ export interface MergedRows {
 }
 
 /** Best `k` rows over sorted parts, unique by `idOf(part, row)`; ties broken by (catalog, shard, row). */
-export function mergeParts(parts: MergePart[], k: number, idOf: (part: number, row: number) => string): MergedRows {
-  const order = parts.map((_, i) => i).sort((a, b) => (parts[a].catalog < parts[b].catalog ? -1 : parts[a].catalog > parts[b].catalog ? 1 : parts[a].shard - parts[b].shard));
+export function mergeParts(
+  parts: MergePart[],
+  k: number,
+  idOf: (part: number, row: number) => string,
+): MergedRows {
+  const order = parts
+    .map((_, i) => i)
+    .sort((a, b) =>
+      parts[a].catalog < parts[b].catalog
+        ? -1
+        : parts[a].catalog > parts[b].catalog
+          ? 1
+          : parts[a].shard - parts[b].shard,
+    );
   const pos = new Int32Array(parts.length);
   const total = parts.reduce((s, p) => s + p.rows.length, 0);
   const cap = Math.min(k, total);
@@ -34,7 +46,10 @@ export function mergeParts(parts: MergePart[], k: number, idOf: (part: number, r
     let best = -1;
     for (const p of order) {
       if (pos[p] >= parts[p].rows.length) continue;
-      if (best < 0) { best = p; continue; }
+      if (best < 0) {
+        best = p;
+        continue;
+      }
       const s = parts[p].scores[pos[p]];
       const b = parts[best].scores[pos[best]];
       // `order` is by (catalog, shard), so on equal scores the earlier part wins; within a part rows are already ordered.
@@ -80,7 +95,11 @@ export interface JoinSource {
  * Exact (double) Tanimoto of the kept rows, as the synchronous search answers it, then a stable
  * re-sort by it: the kernel ranks in float32, whose ties the exact values may order differently.
  */
-function exactOrder(merged: MergedRows, sources: JoinSource[], queryFp: Uint8Array): { order: Int32Array; exact: Float64Array } {
+function exactOrder(
+  merged: MergedRows,
+  sources: JoinSource[],
+  queryFp: Uint8Array,
+): { order: Int32Array; exact: Float64Array } {
   const n = merged.row.length;
   const exact = new Float64Array(n);
   for (let i = 0; i < n; i++) {

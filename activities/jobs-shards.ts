@@ -39,7 +39,8 @@ export function createShardCache(catalogDir: string, maxBytes = 1.5 * 2 ** 30): 
         return hit.data;
       }
       const c = await catalog(catalogId);
-      if (index < 0 || index >= c.manifest.shards.length) throw new RangeError(`catalog ${catalogId} has no shard ${index}`);
+      if (index < 0 || index >= c.manifest.shards.length)
+        throw new RangeError(`catalog ${catalogId} has no shard ${index}`);
       const data = loadShardForScan(c.shardPath(index), index, readShard);
       const bytes = data.fingerprints.buffer.byteLength;
       shards.set(key, { data, bytes });
@@ -74,5 +75,8 @@ export function decodePart(bytes: Uint8Array): { rows: Int32Array; scores: Float
   const head = new Uint32Array(copy.buffer, copy.byteOffset, 2);
   if (head[0] !== PART_MAGIC || copy.byteLength !== 8 + head[1] * 8) throw new Error('not a scan part');
   const n = head[1];
-  return { rows: new Int32Array(copy.buffer, copy.byteOffset + 8, n), scores: new Float32Array(copy.buffer, copy.byteOffset + 8 + n * 4, n) };
+  return {
+    rows: new Int32Array(copy.buffer, copy.byteOffset + 8, n),
+    scores: new Float32Array(copy.buffer, copy.byteOffset + 8 + n * 4, n),
+  };
 }

@@ -79,7 +79,8 @@ export const jobKeys = {
   result: (job: string) => `jobs/${job}/result.arrow`,
 };
 
-const invalid = (msg: string) => ApplicationFailure.create({ message: msg, type: INVALID_INPUT, nonRetryable: true });
+const invalid = (msg: string) =>
+  ApplicationFailure.create({ message: msg, type: INVALID_INPUT, nonRetryable: true });
 
 function need<T>(v: T | undefined, what: string): T {
   if (v === undefined) throw new Error(`job activities need ${what} (not configured in this worker)`);
@@ -114,7 +115,8 @@ export function createJobActivities(deps: JobActivityDeps) {
     async jobPrepare(input: JobPrepareInput): Promise<JobPrepareResult> {
       const rd = await getRDKit();
       const parsed = parseMolecule(rd, input.smiles);
-      if ('error' in parsed) throw invalid(`invalid search_input ${JSON.stringify(input.smiles.slice(0, 200))}: ${parsed.error}`);
+      if ('error' in parsed)
+        throw invalid(`invalid search_input ${JSON.stringify(input.smiles.slice(0, 200))}: ${parsed.error}`);
       if (!input.dbNames.length) throw invalid('no database to search');
       const refs: ShardRef[] = [];
       for (const id of input.dbNames) {
@@ -126,7 +128,11 @@ export function createJobActivities(deps: JobActivityDeps) {
         }
         catalog.manifest.shards.forEach((s, i) => refs.push({ catalog: id, shard: i, rows: s.rows }));
       }
-      return { fp: Buffer.from(parsed.fp).toString('base64'), canonical: parsed.canonicalSmiles, shards: refs };
+      return {
+        fp: Buffer.from(parsed.fp).toString('base64'),
+        canonical: parsed.canonicalSmiles,
+        shards: refs,
+      };
     },
 
     /**
@@ -139,7 +145,11 @@ export function createJobActivities(deps: JobActivityDeps) {
       beat({ stage: 'start' });
       if ((await store.head(key)) !== undefined) {
         const part = decodePart(await store.getBytes(key));
-        return { key, count: part.rows.length, minScore: part.rows.length ? part.scores[part.rows.length - 1] : 0 };
+        return {
+          key,
+          count: part.rows.length,
+          minScore: part.rows.length ? part.scores[part.rows.length - 1] : 0,
+        };
       }
       const shard = await shards().shard(input.catalog, input.shard);
       if (cancelled()) throw new Error('cancelled');
@@ -156,7 +166,8 @@ export function createJobActivities(deps: JobActivityDeps) {
       const store = objects();
       const key = jobKeys.result(input.jobName);
       // A retry after the result was written (and parts deleted) must not redo the merge.
-      if ((await store.head(key)) !== undefined) return { key, rows: decodeJobResult(await store.getBytes(key)).rows };
+      if ((await store.head(key)) !== undefined)
+        return { key, rows: decodeJobResult(await store.getBytes(key)).rows };
       const parts: MergePart[] = [];
       const tables: Table[] = [];
       const fingerprints: Uint8Array[] = [];
@@ -171,8 +182,16 @@ export function createJobActivities(deps: JobActivityDeps) {
       const ids = tables.map((t) => t.getChild('product_id')!);
       const merged = mergeParts(parts, input.k, (p, row) => ids[p].get(row) as string);
       const queryFp = new Uint8Array(Buffer.from(input.fp, 'base64'));
-      const result = joinResult(merged, parts.map((p, i) => ({ catalog: p.catalog, table: tables[i], fingerprints: fingerprints[i] })), queryFp);
-      result.metadata = { 'molsearch.job': input.jobName, 'molsearch.query': input.query, 'molsearch.k': String(input.k) };
+      const result = joinResult(
+        merged,
+        parts.map((p, i) => ({ catalog: p.catalog, table: tables[i], fingerprints: fingerprints[i] })),
+        queryFp,
+      );
+      result.metadata = {
+        'molsearch.job': input.jobName,
+        'molsearch.query': input.query,
+        'molsearch.k': String(input.k),
+      };
       beat({ stage: 'merged', rows: result.rows });
       await store.put(key, encodeJobResult(result), 'application/vnd.apache.arrow.file');
       // Parts are only needed until the result exists; failing to delete them is harmless.

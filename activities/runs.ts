@@ -8,7 +8,19 @@ import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
 import type { RunsRepository } from '../store/runs.ts';
-import { documentHash, executeSelectionIn, itemSelection, libraryFacts, normalizeSelection, parseRunDocument, runItemIds, selectionDatabaseId, type LibraryRegistry, type RunDocument, type SelectionPool } from '../engine/selection/index.ts';
+import {
+  documentHash,
+  executeSelectionIn,
+  itemSelection,
+  libraryFacts,
+  normalizeSelection,
+  parseRunDocument,
+  runItemIds,
+  selectionDatabaseId,
+  type LibraryRegistry,
+  type RunDocument,
+  type SelectionPool,
+} from '../engine/selection/index.ts';
 import type { ExecuteItemInput, ExecuteItemResult, RunEventRecord } from '../workflows/run-contracts.ts';
 
 export interface RunActivityDeps {
@@ -21,7 +33,8 @@ export interface RunActivityDeps {
 }
 
 /** Object key of one item's result document. */
-export const runItemResultKey = (runId: string, itemId: string) => `runs/${runId}/items/${encodeURIComponent(itemId)}.json`;
+export const runItemResultKey = (runId: string, itemId: string) =>
+  `runs/${runId}/items/${encodeURIComponent(itemId)}.json`;
 
 /** The run activities; each throws a plain Error (retried) when its dependencies are missing. */
 export function createRunActivities(deps: RunActivityDeps) {
@@ -61,18 +74,45 @@ export function createRunActivities(deps: RunActivityDeps) {
       const attempt = await runs.startItem(input.runId, input.itemId);
       const { doc, ids } = await loadDocument(input.runId);
       const index = ids.indexOf(input.itemId);
-      if (index < 0) throw ApplicationFailure.nonRetryable(`item ${input.itemId} is not in run ${input.runId}`, 'input_error');
+      if (index < 0)
+        throw ApplicationFailure.nonRetryable(
+          `item ${input.itemId} is not in run ${input.runId}`,
+          'input_error',
+        );
       try {
         const { selection } = itemSelection(doc, index);
         const lib = await libraries.get(selectionDatabaseId(selection, []));
-        if (!lib) throw new AppError('not_found', `database ${JSON.stringify(selection.database)} is not served`);
+        if (!lib)
+          throw new AppError('not_found', `database ${JSON.stringify(selection.database)} is not served`);
         const normalized = normalizeSelection(selection, libraryFacts(lib), []);
         const outcome = await executeSelectionIn(deps.selectionPool, lib, normalized);
         const key = runItemResultKey(input.runId, input.itemId);
         const selectionHash = documentHash(normalized);
-        await objects.put(key, JSON.stringify({ run_id: input.runId, item_id: input.itemId, input_index: index, selection_hash: selectionHash, database_release: lib.info.release, ...outcome }), 'application/json');
-        await runs.finishItem(input.runId, input.itemId, { status: 'succeeded', resultKey: key, result: { selection_hash: selectionHash, returned: outcome.counts.returned, counts: outcome.counts } });
-        deps.log.debug({ run: input.runId, item: input.itemId, attempt, returned: outcome.counts.returned }, 'run item executed');
+        await objects.put(
+          key,
+          JSON.stringify({
+            run_id: input.runId,
+            item_id: input.itemId,
+            input_index: index,
+            selection_hash: selectionHash,
+            database_release: lib.info.release,
+            ...outcome,
+          }),
+          'application/json',
+        );
+        await runs.finishItem(input.runId, input.itemId, {
+          status: 'succeeded',
+          resultKey: key,
+          result: {
+            selection_hash: selectionHash,
+            returned: outcome.counts.returned,
+            counts: outcome.counts,
+          },
+        });
+        deps.log.debug(
+          { run: input.runId, item: input.itemId, attempt, returned: outcome.counts.returned },
+          'run item executed',
+        );
         return { status: 'succeeded', returned: outcome.counts.returned };
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
@@ -83,8 +123,15 @@ export function createRunActivities(deps: RunActivityDeps) {
     },
 
     /** Records an item whose execution failed after every attempt (the workflow's verdict). */
-    async runRecordItemFailure(input: { runId: string; itemId: string; error: { code: string; message: string } }): Promise<void> {
-      await need(deps.runs, 'the metadata store').finishItem(input.runId, input.itemId, { status: 'failed', error: input.error });
+    async runRecordItemFailure(input: {
+      runId: string;
+      itemId: string;
+      error: { code: string; message: string };
+    }): Promise<void> {
+      await need(deps.runs, 'the metadata store').finishItem(input.runId, input.itemId, {
+        status: 'failed',
+        error: input.error,
+      });
     },
 
     /** Marks every unfinished item cancelled and returns the item counts by status. */

@@ -34,7 +34,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: 16 * 1024 * 1024,
     routerOptions: { maxParamLength: deps.maxParamLength ?? 500 },
-    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true } },
+    ajv: {
+      customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true },
+    },
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -47,7 +49,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       info: {
         title: 'Molecule search service',
         version: API_VERSION,
-        description: 'Fingerprint, substructure and property search over purchasable catalogs; durable jobs; ADMET predictions. Legacy root paths and /api/v2.',
+        description:
+          'Fingerprint, substructure and property search over purchasable catalogs; durable jobs; ADMET predictions. Legacy root paths and /api/v2.',
       },
       components: {
         securitySchemes: {

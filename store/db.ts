@@ -69,14 +69,20 @@ async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<Db>
       return pg.types.getTypeParser(oid, format);
     },
   };
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, types: types as pg.CustomTypesConfig });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 10,
+    types: types as pg.CustomTypesConfig,
+  });
   // An idle client losing its connection emits 'error' on the pool; unhandled, it would crash the process.
   pool.on('error', (err) => opts.log?.warn({ err }, 'idle PostgreSQL connection failed'));
   try {
     await pool.query('SELECT 1');
   } catch (err) {
     await pool.end().catch(() => {});
-    throw new Error(`cannot connect to PostgreSQL at ${redactUrl(url)}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`cannot connect to PostgreSQL at ${redactUrl(url)}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   opts.log?.info({ database: redactUrl(url) }, 'connected to PostgreSQL');
 
@@ -128,7 +134,9 @@ async function openPglite(dir: string | undefined, opts: OpenDatabaseOptions): P
   const inTx = new AsyncLocalStorage<boolean>();
   const locked = <T>(fn: () => Promise<T>): Promise<T> => {
     if (inTx.getStore()) {
-      return Promise.reject(new Error('PGlite: use the transaction handle `tx` inside db.transaction(fn), not the outer db'));
+      return Promise.reject(
+        new Error('PGlite: use the transaction handle `tx` inside db.transaction(fn), not the outer db'),
+      );
     }
     return lock.run(fn);
   };
@@ -148,7 +156,9 @@ async function openPglite(dir: string | undefined, opts: OpenDatabaseOptions): P
     query: <T>(sql: string, params?: unknown[]) => locked(() => direct.query<T>(sql, params)),
     exec: (sql: string) => locked(() => direct.exec(sql)),
     transaction: <T>(fn: (tx: Db) => Promise<T>) =>
-      locked(() => inTx.run(true, () => inTransaction((sql: string) => lite.query(sql), 'pglite', direct, fn))),
+      locked(() =>
+        inTx.run(true, () => inTransaction((sql: string) => lite.query(sql), 'pglite', direct, fn)),
+      ),
     async close() {
       if (closed) return;
       closed = true;

@@ -23,13 +23,22 @@ export interface DownloadRecord {
 }
 
 export interface Downloads {
-  create(d: { id: string; jobId: string; accountId: string; formats: string[]; params: Record<string, unknown> }): Promise<DownloadRecord>;
+  create(d: {
+    id: string;
+    jobId: string;
+    accountId: string;
+    formats: string[];
+    params: Record<string, unknown>;
+  }): Promise<DownloadRecord>;
   /** The download if it belongs to accountId (any owner when accountId is undefined). */
   get(id: string, accountId?: string): Promise<DownloadRecord | undefined>;
   /** The account's downloads, newest first. */
   list(accountId: string, limit?: number): Promise<DownloadRecord[]>;
   /** Sets the status (never leaves READY/FAILURE) and merges `keys`. */
-  update(id: string, u: { status?: DownloadStatus; keys?: Record<string, string>; error?: string }): Promise<DownloadRecord | undefined>;
+  update(
+    id: string,
+    u: { status?: DownloadStatus; keys?: Record<string, string>; error?: string },
+  ): Promise<DownloadRecord | undefined>;
 }
 
 type Row = {
@@ -70,13 +79,17 @@ export function createDownloads(db: Db): Downloads {
       return toRecord(rows[0]);
     },
     async get(id, accountId) {
-      const rows = accountId === undefined
-        ? await db.query<Row>('SELECT * FROM downloads WHERE id = $1', [id])
-        : await db.query<Row>('SELECT * FROM downloads WHERE id = $1 AND account_id = $2', [id, accountId]);
+      const rows =
+        accountId === undefined
+          ? await db.query<Row>('SELECT * FROM downloads WHERE id = $1', [id])
+          : await db.query<Row>('SELECT * FROM downloads WHERE id = $1 AND account_id = $2', [id, accountId]);
       return rows[0] ? toRecord(rows[0]) : undefined;
     },
     async list(accountId, limit = 1000) {
-      const rows = await db.query<Row>('SELECT * FROM downloads WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [accountId, limit]);
+      const rows = await db.query<Row>(
+        'SELECT * FROM downloads WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
+        [accountId, limit],
+      );
       return rows.map(toRecord);
     },
     async update(id, u) {

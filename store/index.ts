@@ -4,7 +4,16 @@ import { openDatabase, type Db } from './db.ts';
 import { migrate } from './migrate.ts';
 
 export type { Db } from './db.ts';
-export type { Accounts, AuthResult, AuthFailure, AuthenticatedAccount, CreatedKey, KeyInfo, ConsumeResult, UsageStatus } from './accounts.ts';
+export type {
+  Accounts,
+  AuthResult,
+  AuthFailure,
+  AuthenticatedAccount,
+  CreatedKey,
+  KeyInfo,
+  ConsumeResult,
+  UsageStatus,
+} from './accounts.ts';
 export { AUTH_FAILURES, hashApiKey, rateLimitedError, unauthorizedError } from './accounts.ts';
 export { openDatabase, redactUrl } from './db.ts';
 export { migrate, loadMigrations, MIGRATIONS_DIR } from './migrate.ts';

@@ -49,7 +49,12 @@ export interface UploadRecord {
 }
 
 export interface Jobs {
-  create(job: { id: string; accountId: string; kind: string; params: Record<string, unknown> }): Promise<JobRecord>;
+  create(job: {
+    id: string;
+    accountId: string;
+    kind: string;
+    params: Record<string, unknown>;
+  }): Promise<JobRecord>;
   /** The job if it belongs to accountId (or to anyone when accountId is undefined: workers). */
   get(id: string, accountId?: string): Promise<JobRecord | undefined>;
   /** The account's jobs, newest first. */
@@ -113,13 +118,17 @@ export function createJobs(db: Db): Jobs {
       return toJob(rows[0]);
     },
     async get(id, accountId) {
-      const rows = accountId === undefined
-        ? await db.query<JobRow>('SELECT * FROM jobs WHERE id = $1', [id])
-        : await db.query<JobRow>('SELECT * FROM jobs WHERE id = $1 AND account_id = $2', [id, accountId]);
+      const rows =
+        accountId === undefined
+          ? await db.query<JobRow>('SELECT * FROM jobs WHERE id = $1', [id])
+          : await db.query<JobRow>('SELECT * FROM jobs WHERE id = $1 AND account_id = $2', [id, accountId]);
       return rows[0] ? toJob(rows[0]) : undefined;
     },
     async list(accountId, limit = 1000) {
-      const rows = await db.query<JobRow>('SELECT * FROM jobs WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [accountId, limit]);
+      const rows = await db.query<JobRow>(
+        'SELECT * FROM jobs WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
+        [accountId, limit],
+      );
       return rows.map(toJob);
     },
     async update(id, u) {
@@ -136,7 +145,15 @@ export function createJobs(db: Db): Jobs {
          WHERE id = $1 AND status NOT IN ${FINAL_SQL}
            AND NOT (status = 'STARTED' AND COALESCE($2::text, '') = 'PENDING')
          RETURNING *`,
-        [id, u.status ?? null, u.resultKey ?? null, u.error ?? null, u.rows ?? null, u.progress ? JSON.stringify(u.progress) : null, final],
+        [
+          id,
+          u.status ?? null,
+          u.resultKey ?? null,
+          u.error ?? null,
+          u.rows ?? null,
+          u.progress ? JSON.stringify(u.progress) : null,
+          final,
+        ],
       );
       if (rows[0]) return toJob(rows[0]);
       return this.get(id);
@@ -144,8 +161,22 @@ export function createJobs(db: Db): Jobs {
   };
 }
 
-type UploadRow = { id: string; account_id: string; path: string; object_key: string; bytes: number; created_at: Date };
-const toUpload = (r: UploadRow): UploadRecord => ({ id: r.id, accountId: r.account_id, path: r.path, objectKey: r.object_key, bytes: Number(r.bytes), createdAt: r.created_at });
+type UploadRow = {
+  id: string;
+  account_id: string;
+  path: string;
+  object_key: string;
+  bytes: number;
+  created_at: Date;
+};
+const toUpload = (r: UploadRow): UploadRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  path: r.path,
+  objectKey: r.object_key,
+  bytes: Number(r.bytes),
+  createdAt: r.created_at,
+});
 
 /** The uploads repository over `db` (files given to /search_file). */
 export function createUploads(db: Db): Uploads {
@@ -158,11 +189,17 @@ export function createUploads(db: Db): Uploads {
       return toUpload(rows[0]);
     },
     async byPath(accountId, path) {
-      const rows = await db.query<UploadRow>('SELECT * FROM uploads WHERE account_id = $1 AND path = $2 ORDER BY created_at DESC, id DESC LIMIT 1', [accountId, path]);
+      const rows = await db.query<UploadRow>(
+        'SELECT * FROM uploads WHERE account_id = $1 AND path = $2 ORDER BY created_at DESC, id DESC LIMIT 1',
+        [accountId, path],
+      );
       return rows[0] ? toUpload(rows[0]) : undefined;
     },
     async list(accountId, limit = 1000) {
-      const rows = await db.query<UploadRow>('SELECT * FROM uploads WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [accountId, limit]);
+      const rows = await db.query<UploadRow>(
+        'SELECT * FROM uploads WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
+        [accountId, limit],
+      );
       return rows.map(toUpload);
     },
   };

@@ -29,7 +29,11 @@ function parse(args: string[], options: Record<string, { type: 'string' }>, posi
     throw usageError((err as Error).message);
   }
   if (parsed.positionals.length !== positionals) {
-    throw usageError(positionals === 0 ? `unexpected argument ${JSON.stringify(parsed.positionals[0])}` : `expected ${positionals} argument(s)`);
+    throw usageError(
+      positionals === 0
+        ? `unexpected argument ${JSON.stringify(parsed.positionals[0])}`
+        : `expected ${positionals} argument(s)`,
+    );
   }
   return parsed as { values: Record<string, string | undefined>; positionals: string[] };
 }
@@ -45,7 +49,10 @@ function parseExpiry(raw: string, now: Date): Date {
   let d: Date | undefined;
   if (/^\d{4}-\d{2}-\d{2}$/.test(raw)) d = new Date(`${raw}T00:00:00Z`);
   else if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw)) d = new Date(raw);
-  if (!d || Number.isNaN(d.getTime())) throw usageError(`--expires: expected YYYY-MM-DD or an ISO timestamp with a time zone, got ${JSON.stringify(raw)}`);
+  if (!d || Number.isNaN(d.getTime()))
+    throw usageError(
+      `--expires: expected YYYY-MM-DD or an ISO timestamp with a time zone, got ${JSON.stringify(raw)}`,
+    );
   if (d.getTime() <= now.getTime()) throw usageError(`--expires: ${d.toISOString()} is not in the future`);
   return d;
 }
@@ -54,9 +61,23 @@ const iso = (d: Date | null) => (d ? d.toISOString() : '-');
 
 function formatKeys(keys: KeyInfo[]): string[] {
   const header = ['KEY ID', 'PREFIX', 'USER', 'TIER', 'STATUS', 'CREATED', 'EXPIRES', 'LAST USED'];
-  const rows = keys.map((k) => [k.keyId, k.prefix, k.user, k.tier, k.status, iso(k.createdAt), iso(k.expiresAt), iso(k.lastUsedAt)]);
+  const rows = keys.map((k) => [
+    k.keyId,
+    k.prefix,
+    k.user,
+    k.tier,
+    k.status,
+    iso(k.createdAt),
+    iso(k.expiresAt),
+    iso(k.lastUsedAt),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  return [header, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+  return [header, ...rows].map((r) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /**
@@ -72,7 +93,11 @@ export async function runKeysCommand(argv: string[], deps: KeysCommandDeps): Pro
   const now = deps.now ?? new Date();
   switch (sub) {
     case 'create': {
-      const { values } = parse(rest, { tier: { type: 'string' }, user: { type: 'string' }, expires: { type: 'string' } }, 0);
+      const { values } = parse(
+        rest,
+        { tier: { type: 'string' }, user: { type: 'string' }, expires: { type: 'string' } },
+        0,
+      );
       const tier = required(values, 'tier');
       const user = required(values, 'user');
       const expiresAt = values.expires === undefined ? undefined : parseExpiry(values.expires.trim(), now);
@@ -94,7 +119,9 @@ export async function runKeysCommand(argv: string[], deps: KeysCommandDeps): Pro
     case 'revoke': {
       const { positionals } = parse(rest, {}, 1);
       const info = await accounts.revokeApiKey(positionals[0], now);
-      deps.print(`revoked key ${info.keyId} (prefix ${info.prefix}) of user ${info.user} at ${iso(info.revokedAt)}`);
+      deps.print(
+        `revoked key ${info.keyId} (prefix ${info.prefix}) of user ${info.user} at ${iso(info.revokedAt)}`,
+      );
       return;
     }
     case undefined:

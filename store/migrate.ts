@@ -38,7 +38,8 @@ export async function loadMigrations(dir: string = MIGRATIONS_DIR): Promise<Migr
     const m = FILE_PATTERN.exec(file);
     if (!m) throw new Error(`migration file ${file} must be named NNN_snake_name.sql`);
     const version = Number(m[1]);
-    if (out.some((x) => x.version === version)) throw new Error(`duplicate migration version ${version} (${file})`);
+    if (out.some((x) => x.version === version))
+      throw new Error(`duplicate migration version ${version} (${file})`);
     const sql = await readFile(join(dir, file), 'utf8');
     out.push({ version, name: m[2], sql, checksum: createHash('sha256').update(sql).digest('hex') });
   }
@@ -62,17 +63,27 @@ export async function migrate(db: Db, opts: { log?: Logger; dir?: string } = {})
       checksum    text NOT NULL,
       applied_at  timestamptz NOT NULL DEFAULT now()
     )`);
-    const rows = await tx.query<{ version: number; checksum: string }>('SELECT version, checksum FROM schema_migrations');
+    const rows = await tx.query<{ version: number; checksum: string }>(
+      'SELECT version, checksum FROM schema_migrations',
+    );
     const done = new Map(rows.map((r) => [r.version, r.checksum]));
     const applied: number[] = [];
     for (const m of migrations) {
       const recorded = done.get(m.version);
       if (recorded !== undefined) {
-        if (recorded !== m.checksum) opts.log?.warn({ version: m.version, name: m.name }, 'applied migration file has changed since; not re-applied');
+        if (recorded !== m.checksum)
+          opts.log?.warn(
+            { version: m.version, name: m.name },
+            'applied migration file has changed since; not re-applied',
+          );
         continue;
       }
       await tx.exec(m.sql);
-      await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [m.version, m.name, m.checksum]);
+      await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+        m.version,
+        m.name,
+        m.checksum,
+      ]);
       applied.push(m.version);
     }
     const known = [...done.keys(), ...applied];

@@ -7,13 +7,32 @@
 import { AppError } from '../platform/errors.ts';
 import type { Db } from './db.ts';
 
-export const RUN_STATUSES = ['queued', 'running', 'completed', 'completed_with_errors', 'failed', 'cancelled'] as const;
+export const RUN_STATUSES = [
+  'queued',
+  'running',
+  'completed',
+  'completed_with_errors',
+  'failed',
+  'cancelled',
+] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
-export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'completed_with_errors', 'failed', 'cancelled'];
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = [
+  'completed',
+  'completed_with_errors',
+  'failed',
+  'cancelled',
+];
 export const ITEM_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type ItemStatus = (typeof ITEM_STATUSES)[number];
 
-export interface Progress { pending: number; running: number; succeeded: number; failed: number; cancelled: number; total: number }
+export interface Progress {
+  pending: number;
+  running: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  total: number;
+}
 
 export interface RunRow {
   id: string;
@@ -66,7 +85,8 @@ export interface CreateRunInput {
   retentionSeconds: number;
 }
 
-const RUN_COLUMNS = 'id, account_id, kind, status, document, specification_hash, metadata, progress, last_event_sequence, idempotency_key, created_at, updated_at, expires_at';
+const RUN_COLUMNS =
+  'id, account_id, kind, status, document, specification_hash, metadata, progress, last_event_sequence, idempotency_key, created_at, updated_at, expires_at';
 
 /** An opaque page cursor: base64url JSON. */
 export const encodeCursor = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url');
@@ -75,8 +95,12 @@ export function decodeCursor<T>(cursor: string, check: (v: unknown) => v is T): 
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
     if (check(v)) return v;
-  } catch { /* fall through */ }
-  throw new AppError('validation_error', 'cursor: not a cursor issued by this service', { issues: [{ loc: ['query', 'cursor'], msg: 'invalid cursor', type: 'value_error.cursor' }] });
+  } catch {
+    /* fall through */
+  }
+  throw new AppError('validation_error', 'cursor: not a cursor issued by this service', {
+    issues: [{ loc: ['query', 'cursor'], msg: 'invalid cursor', type: 'value_error.cursor' }],
+  });
 }
 
 export function emptyProgress(total: number): Progress {
@@ -98,18 +122,36 @@ export function createRunsRepository(db: Db) {
           [input.accountId, input.idempotencyKey, input.specificationHash, input.id],
         );
         if (!claimed.length) {
-          const [prev] = await tx.query<{ request_hash: string; run_id: string }>('SELECT request_hash, run_id FROM idempotency_keys WHERE account_id = $1 AND key = $2', [input.accountId, input.idempotencyKey]);
+          const [prev] = await tx.query<{ request_hash: string; run_id: string }>(
+            'SELECT request_hash, run_id FROM idempotency_keys WHERE account_id = $1 AND key = $2',
+            [input.accountId, input.idempotencyKey],
+          );
           if (prev.request_hash !== input.specificationHash) {
-            throw new AppError('idempotency_conflict', `Idempotency-Key ${JSON.stringify(input.idempotencyKey)} was already used with a different run document (run ${prev.run_id})`);
+            throw new AppError(
+              'idempotency_conflict',
+              `Idempotency-Key ${JSON.stringify(input.idempotencyKey)} was already used with a different run document (run ${prev.run_id})`,
+            );
           }
-          const [run] = await tx.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [prev.run_id]);
+          const [run] = await tx.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [
+            prev.run_id,
+          ]);
           if (!run) throw new AppError('not_found', `run ${prev.run_id} of this Idempotency-Key has expired`);
           return { run, created: false };
         }
         const [run] = await tx.query<RunRow>(
           `INSERT INTO runs (id, account_id, kind, status, document, specification_hash, metadata, progress, idempotency_key, expires_at)
            VALUES ($1, $2, $3, 'queued', $4::jsonb, $5, $6::jsonb, $7::jsonb, $8, now() + make_interval(secs => $9)) RETURNING ${RUN_COLUMNS}`,
-          [input.id, input.accountId, input.kind, JSON.stringify(input.document), input.specificationHash, JSON.stringify(input.metadata), JSON.stringify(emptyProgress(input.items.length)), input.idempotencyKey, input.retentionSeconds],
+          [
+            input.id,
+            input.accountId,
+            input.kind,
+            JSON.stringify(input.document),
+            input.specificationHash,
+            JSON.stringify(input.metadata),
+            JSON.stringify(emptyProgress(input.items.length)),
+            input.idempotencyKey,
+            input.retentionSeconds,
+          ],
         );
         for (let i = 0; i < input.items.length; i += 500) {
           const chunk = input.items.slice(i, i + 500);
@@ -124,13 +166,26 @@ export function createRunsRepository(db: Db) {
 
     /** The run if it belongs to the account and has not expired. */
     async get(accountId: string | null, id: string, now = new Date()): Promise<RunRow | undefined> {
-      const rows = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND ($2::text IS NULL OR account_id = $2) AND expires_at > $3`, [id, accountId, now]);
+      const rows = await db.query<RunRow>(
+        `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND ($2::text IS NULL OR account_id = $2) AND expires_at > $3`,
+        [id, accountId, now],
+      );
       return rows[0];
     },
 
     /** Newest first; keyset paging on (created_at, id). */
-    async list(accountId: string, opts: { cursor?: string; limit: number; status?: string }, now = new Date()): Promise<{ data: RunRow[]; next_cursor: string | null }> {
-      const after = opts.cursor ? decodeCursor(opts.cursor, (v): v is [string, string] => Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') : undefined;
+    async list(
+      accountId: string,
+      opts: { cursor?: string; limit: number; status?: string },
+      now = new Date(),
+    ): Promise<{ data: RunRow[]; next_cursor: string | null }> {
+      const after = opts.cursor
+        ? decodeCursor(
+            opts.cursor,
+            (v): v is [string, string] =>
+              Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string',
+          )
+        : undefined;
       const rows = await db.query<RunRow>(
         `SELECT ${RUN_COLUMNS} FROM runs WHERE account_id = $1 AND expires_at > $2 AND ($3::text IS NULL OR status = $3)
            AND ($4::timestamptz IS NULL OR (created_at, id) < ($4::timestamptz, $5::text))
@@ -140,21 +195,33 @@ export function createRunsRepository(db: Db) {
       const more = rows.length > opts.limit;
       const data = rows.slice(0, opts.limit);
       const last = data[data.length - 1];
-      return { data, next_cursor: more && last ? encodeCursor([last.created_at.toISOString(), last.id]) : null };
+      return {
+        data,
+        next_cursor: more && last ? encodeCursor([last.created_at.toISOString(), last.id]) : null,
+      };
     },
 
-    async items(runId: string, opts: { cursor?: string; limit: number; status?: string }): Promise<{ data: ItemRow[]; next_cursor: string | null }> {
+    async items(
+      runId: string,
+      opts: { cursor?: string; limit: number; status?: string },
+    ): Promise<{ data: ItemRow[]; next_cursor: string | null }> {
       const after = opts.cursor ? decodeCursor(opts.cursor, (v): v is number => Number.isInteger(v)) : -1;
       const rows = await db.query<ItemRow>(
         `SELECT * FROM run_items WHERE run_id = $1 AND input_index > $2 AND ($3::text IS NULL OR status = $3) ORDER BY input_index LIMIT $4`,
         [runId, after, opts.status ?? null, opts.limit + 1],
       );
       const data = rows.slice(0, opts.limit);
-      return { data, next_cursor: rows.length > opts.limit ? encodeCursor(data[data.length - 1].input_index) : null };
+      return {
+        data,
+        next_cursor: rows.length > opts.limit ? encodeCursor(data[data.length - 1].input_index) : null,
+      };
     },
 
     /** Succeeded items with results, by completion (event sequence) or input order. */
-    async results(runId: string, opts: { cursor?: string; limit: number; order: 'completion' | 'input' }): Promise<{ data: ItemRow[]; next_cursor: string | null }> {
+    async results(
+      runId: string,
+      opts: { cursor?: string; limit: number; order: 'completion' | 'input' },
+    ): Promise<{ data: ItemRow[]; next_cursor: string | null }> {
       const col = opts.order === 'completion' ? 'completed_seq' : 'input_index';
       const after = opts.cursor ? decodeCursor(opts.cursor, (v): v is number => Number.isInteger(v)) : -1;
       const rows = await db.query<ItemRow>(
@@ -163,11 +230,20 @@ export function createRunsRepository(db: Db) {
       );
       const data = rows.slice(0, opts.limit);
       const last = data[data.length - 1];
-      return { data, next_cursor: rows.length > opts.limit ? encodeCursor(opts.order === 'completion' ? last.completed_seq : last.input_index) : null };
+      return {
+        data,
+        next_cursor:
+          rows.length > opts.limit
+            ? encodeCursor(opts.order === 'completion' ? last.completed_seq : last.input_index)
+            : null,
+      };
     },
 
     async events(runId: string, after: number, limit: number): Promise<RunEvent[]> {
-      return db.query<RunEvent>('SELECT sequence, type, item_id, status, progress, payload, created_at FROM run_events WHERE run_id = $1 AND sequence > $2 ORDER BY sequence LIMIT $3', [runId, after, limit]);
+      return db.query<RunEvent>(
+        'SELECT sequence, type, item_id, status, progress, payload, created_at FROM run_events WHERE run_id = $1 AND sequence > $2 ORDER BY sequence LIMIT $3',
+        [runId, after, limit],
+      );
     },
 
     /**
@@ -185,7 +261,9 @@ export function createRunsRepository(db: Db) {
            ON CONFLICT (run_id, sequence) DO NOTHING`,
           [runId, JSON.stringify(events.map((e) => ({ ...e, payload: e.payload ?? null })))],
         );
-        const itemEvents = events.filter((e) => e.item_id && (e.type === 'item.succeeded' || e.type === 'item.failed'));
+        const itemEvents = events.filter(
+          (e) => e.item_id && (e.type === 'item.succeeded' || e.type === 'item.failed'),
+        );
         if (itemEvents.length) {
           await tx.query(
             `UPDATE run_items AS i SET completed_seq = e.sequence FROM jsonb_to_recordset($2::jsonb) AS e(sequence integer, item_id text)
@@ -213,10 +291,26 @@ export function createRunsRepository(db: Db) {
       return r.attempt_count;
     },
 
-    async finishItem(runId: string, itemId: string, outcome: { status: 'succeeded' | 'failed'; resultKey?: string; result?: unknown; error?: { code: string; message: string } }): Promise<void> {
+    async finishItem(
+      runId: string,
+      itemId: string,
+      outcome: {
+        status: 'succeeded' | 'failed';
+        resultKey?: string;
+        result?: unknown;
+        error?: { code: string; message: string };
+      },
+    ): Promise<void> {
       await db.query(
         `UPDATE run_items SET status = $3, result_key = $4, result = $5::jsonb, error = $6::jsonb, updated_at = now() WHERE run_id = $1 AND item_id = $2 AND status <> 'cancelled'`,
-        [runId, itemId, outcome.status, outcome.resultKey ?? null, outcome.result === undefined ? null : JSON.stringify(outcome.result), outcome.error ? JSON.stringify(outcome.error) : null],
+        [
+          runId,
+          itemId,
+          outcome.status,
+          outcome.resultKey ?? null,
+          outcome.result === undefined ? null : JSON.stringify(outcome.result),
+          outcome.error ? JSON.stringify(outcome.error) : null,
+        ],
       );
     },
 
@@ -226,24 +320,40 @@ export function createRunsRepository(db: Db) {
         `UPDATE run_items SET status = 'cancelled', updated_at = now() WHERE run_id = $1 AND status IN ('pending', 'running') AND ($2::jsonb IS NULL OR item_id IN (SELECT jsonb_array_elements_text($2::jsonb)))`,
         [runId, itemIds ? JSON.stringify(itemIds) : null],
       );
-      const rows = await db.query<{ status: ItemStatus; n: number }>('SELECT status, count(*) AS n FROM run_items WHERE run_id = $1 GROUP BY status', [runId]);
+      const rows = await db.query<{ status: ItemStatus; n: number }>(
+        'SELECT status, count(*) AS n FROM run_items WHERE run_id = $1 GROUP BY status',
+        [runId],
+      );
       const counts = { pending: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0 };
       for (const r of rows) counts[r.status] = r.n;
       return counts;
     },
 
     async item(runId: string, itemId: string): Promise<ItemRow | undefined> {
-      return (await db.query<ItemRow>('SELECT * FROM run_items WHERE run_id = $1 AND item_id = $2', [runId, itemId]))[0];
+      return (
+        await db.query<ItemRow>('SELECT * FROM run_items WHERE run_id = $1 AND item_id = $2', [runId, itemId])
+      )[0];
     },
 
     async document(runId: string): Promise<Record<string, unknown> | undefined> {
-      return (await db.query<{ document: Record<string, unknown> }>('SELECT document FROM runs WHERE id = $1', [runId]))[0]?.document;
+      return (
+        await db.query<{ document: Record<string, unknown> }>('SELECT document FROM runs WHERE id = $1', [
+          runId,
+        ])
+      )[0]?.document;
     },
 
     /** Deletes runs whose retention ended; returns their ids (so their objects can be deleted). */
     async purgeExpired(now = new Date(), limit = 500): Promise<string[]> {
-      const rows = await db.query<{ id: string }>('DELETE FROM runs WHERE id IN (SELECT id FROM runs WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2) RETURNING id', [now, limit]);
-      if (rows.length) await db.query('DELETE FROM idempotency_keys WHERE run_id IN (SELECT jsonb_array_elements_text($1::jsonb))', [JSON.stringify(rows.map((r) => r.id))]);
+      const rows = await db.query<{ id: string }>(
+        'DELETE FROM runs WHERE id IN (SELECT id FROM runs WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2) RETURNING id',
+        [now, limit],
+      );
+      if (rows.length)
+        await db.query(
+          'DELETE FROM idempotency_keys WHERE run_id IN (SELECT jsonb_array_elements_text($1::jsonb))',
+          [JSON.stringify(rows.map((r) => r.id))],
+        );
       return rows.map((r) => r.id);
     },
   };

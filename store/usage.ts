@@ -48,7 +48,12 @@ function status(limit: number, used: number, now: Date): UsageStatus {
  * the limit) on PostgreSQL and PGlite alike. A rejected request is NOT counted: the stored count
  * never exceeds the limit, and the result reports used = limit, remaining 0, allowed false.
  */
-export async function consumeRequest(db: Db, accountId: string, limit: number, now: Date): Promise<ConsumeResult> {
+export async function consumeRequest(
+  db: Db,
+  accountId: string,
+  limit: number,
+  now: Date,
+): Promise<ConsumeResult> {
   // `WHERE $3 > 0` keeps a zero limit from inserting a first count of 1.
   const rows = await db.query<{ count: number }>(
     `INSERT INTO usage_daily (account_id, day, count)
@@ -67,7 +72,10 @@ export async function consumeRequest(db: Db, accountId: string, limit: number, n
  * whether one more request would be accepted now.
  */
 export async function readUsage(db: Db, accountId: string, limit: number, now: Date): Promise<ConsumeResult> {
-  const rows = await db.query<{ count: number }>('SELECT count FROM usage_daily WHERE account_id = $1 AND day = $2::date', [accountId, utcDay(now)]);
+  const rows = await db.query<{ count: number }>(
+    'SELECT count FROM usage_daily WHERE account_id = $1 AND day = $2::date',
+    [accountId, utcDay(now)],
+  );
   const s = status(limit, rows[0]?.count ?? 0, now);
   return { allowed: s.used < limit, ...s };
 }

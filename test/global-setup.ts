@@ -23,8 +23,15 @@ let s3: S3Server | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   const config = loadConfig();
-  const cli = resolveTemporalCli({ explicit: config.temporal.cli, toolsDir: resolve('.tools'), log: (m) => console.log(m) });
-  const [t, s] = await Promise.all([startDevServer({ cli, port: await freePort(), uiPort: await freePort() }), startS3Server()]);
+  const cli = resolveTemporalCli({
+    explicit: config.temporal.cli,
+    toolsDir: resolve('.tools'),
+    log: (m) => console.log(m),
+  });
+  const [t, s] = await Promise.all([
+    startDevServer({ cli, port: await freePort(), uiPort: await freePort() }),
+    startS3Server(),
+  ]);
   temporal = t;
   s3 = s;
   project.provide('temporalAddress', t.address);

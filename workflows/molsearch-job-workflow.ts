@@ -1,4 +1,10 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+} from '@temporalio/workflow';
 import type { JobActivities, JobScanResult } from '../activities/jobs.ts';
 import type { MolsearchJobInput, MolsearchJobResult } from './contracts.ts';
 
@@ -26,11 +32,22 @@ export async function molsearchJobWorkflow(input: MolsearchJobInput): Promise<Mo
     taskQueue: input.queues.scan,
     startToCloseTimeout: '15 minutes',
     heartbeatTimeout: '10 seconds',
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '20s', maximumAttempts: 8, nonRetryableErrorTypes: ['invalid_input'] },
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '20s',
+      maximumAttempts: 8,
+      nonRetryableErrorTypes: ['invalid_input'],
+    },
   });
-  const record = (u: Omit<Parameters<JobActivities['jobRecord']>[0], 'jobName'>) => book.jobRecord({ jobName: input.jobName, ...u });
+  const record = (u: Omit<Parameters<JobActivities['jobRecord']>[0], 'jobName'>) =>
+    book.jobRecord({ jobName: input.jobName, ...u });
   try {
-    const prep = await scan.jobPrepare({ jobName: input.jobName, smiles: input.smiles, dbNames: input.dbNames });
+    const prep = await scan.jobPrepare({
+      jobName: input.jobName,
+      smiles: input.smiles,
+      dbNames: input.dbNames,
+    });
     const total = prep.shards.length;
     await record({ status: 'STARTED', progress: { shardsDone: 0, shardsTotal: total } });
     const results: JobScanResult[] = new Array(total);
@@ -40,7 +57,13 @@ export async function molsearchJobWorkflow(input: MolsearchJobInput): Promise<Mo
       while (next < total) {
         const i = next++;
         const s = prep.shards[i];
-        results[i] = await scan.jobScanShard({ jobName: input.jobName, catalog: s.catalog, shard: s.shard, fp: prep.fp, k: input.k });
+        results[i] = await scan.jobScanShard({
+          jobName: input.jobName,
+          catalog: s.catalog,
+          shard: s.shard,
+          fp: prep.fp,
+          k: input.k,
+        });
         done++;
         // Progress counters for job info; a handful of shards per job keeps history small.
         if (done < total) await record({ progress: { shardsDone: done, shardsTotal: total } });
@@ -59,7 +82,9 @@ export async function molsearchJobWorkflow(input: MolsearchJobInput): Promise<Mo
     return { status: 'SUCCESS', resultKey: merged.key, rows: merged.rows };
   } catch (err) {
     if (isCancellation(err)) {
-      await CancellationScope.nonCancellable(() => record({ status: 'REVOKED', error: 'revoked by the user' }));
+      await CancellationScope.nonCancellable(() =>
+        record({ status: 'REVOKED', error: 'revoked by the user' }),
+      );
       throw err;
     }
     await record({ status: 'FAILURE', error: failureReason(err) });

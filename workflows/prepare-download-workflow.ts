@@ -17,7 +17,12 @@ export async function prepareDownloadWorkflow(input: PrepareDownloadInput): Prom
     taskQueue: input.queues.export,
     startToCloseTimeout: '30 minutes',
     heartbeatTimeout: '2 minutes',
-    retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: ['invalid_input'] },
+    retry: {
+      initialInterval: '1s',
+      maximumInterval: '30s',
+      maximumAttempts: 5,
+      nonRetryableErrorTypes: ['invalid_input'],
+    },
   });
   try {
     await book.downloadRecord({ downloadId: input.downloadId, status: 'STARTED' });

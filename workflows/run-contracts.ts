@@ -5,12 +5,26 @@
 
 export const RUN_WORKFLOW = 'runWorkflow';
 
-export interface RunProgress { pending: number; running: number; succeeded: number; failed: number; cancelled: number; total: number }
+export interface RunProgress {
+  pending: number;
+  running: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  total: number;
+}
 
 /** One run event; the workflow assigns `sequence` (1, 2, ...), deterministic on replay. */
 export interface RunEventRecord {
   sequence: number;
-  type: 'run.started' | 'item.succeeded' | 'item.failed' | 'run.completed' | 'run.completed_with_errors' | 'run.failed' | 'run.cancelled';
+  type:
+    | 'run.started'
+    | 'item.succeeded'
+    | 'item.failed'
+    | 'run.completed'
+    | 'run.completed_with_errors'
+    | 'run.failed'
+    | 'run.cancelled';
   item_id: string | null;
   status: string;
   progress: RunProgress;
@@ -31,7 +45,15 @@ export interface RunWorkflowInput {
   itemAttempts: number;
 }
 
-export interface RunWorkflowResult { status: string; progress: RunProgress; lastSequence: number }
+export interface RunWorkflowResult {
+  status: string;
+  progress: RunProgress;
+  lastSequence: number;
+}
 
-export interface ExecuteItemInput { runId: string; itemId: string }
-export type ExecuteItemResult = { status: 'succeeded'; returned: number } | { status: 'failed'; error: { code: string; message: string } };
+export interface ExecuteItemInput {
+  runId: string;
+  itemId: string;
+}
+export type ExecuteItemResult =
+  { status: 'succeeded'; returned: number } | { status: 'failed'; error: { code: string; message: string } };

@@ -1,9 +1,18 @@
 import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { RunActivities } from '../activities/runs.ts';
-import type { ExecuteItemResult, RunEventRecord, RunProgress, RunWorkflowInput, RunWorkflowResult } from './run-contracts.ts';
+import type {
+  ExecuteItemResult,
+  RunEventRecord,
+  RunProgress,
+  RunWorkflowInput,
+  RunWorkflowResult,
+} from './run-contracts.ts';
 
 /** Bookkeeping on the orchestration queue: short, retried until the database answers. */
-const book = proxyActivities<RunActivities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '500ms', maximumInterval: '10s' } });
+const book = proxyActivities<RunActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500ms', maximumInterval: '10s' },
+});
 
 /**
  * Executes a v2 run (workflow id = run id): its items with bounded concurrency on the scan queue,
@@ -16,7 +25,11 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunWorkflowR
   const exec = proxyActivities<RunActivities>({
     taskQueue: input.itemTaskQueue,
     startToCloseTimeout: `${input.itemTimeoutSeconds} seconds`,
-    retry: { initialInterval: '1s', maximumAttempts: input.itemAttempts, nonRetryableErrorTypes: ['input_error'] },
+    retry: {
+      initialInterval: '1s',
+      maximumAttempts: input.itemAttempts,
+      nonRetryableErrorTypes: ['input_error'],
+    },
   });
   const total = input.itemIds.length;
   const progress: RunProgress = { pending: total, running: 0, succeeded: 0, failed: 0, cancelled: 0, total };
@@ -28,15 +41,28 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunWorkflowR
   const flush = (): Promise<void> => {
     flushing ??= CancellationScope.nonCancellable(async () => {
       try {
-        while (buffer.length) await book.runAppendEvents({ runId: input.runId, events: buffer.splice(0, 200) });
+        while (buffer.length)
+          await book.runAppendEvents({ runId: input.runId, events: buffer.splice(0, 200) });
       } finally {
         flushing = undefined;
       }
     });
     return flushing;
   };
-  const emit = (type: RunEventRecord['type'], itemId: string | null, status: string, payload?: Record<string, unknown>) => {
-    buffer.push({ sequence: ++sequence, type, item_id: itemId, status, progress: { ...progress }, payload: payload ?? null });
+  const emit = (
+    type: RunEventRecord['type'],
+    itemId: string | null,
+    status: string,
+    payload?: Record<string, unknown>,
+  ) => {
+    buffer.push({
+      sequence: ++sequence,
+      type,
+      item_id: itemId,
+      status,
+      progress: { ...progress },
+      payload: payload ?? null,
+    });
     // drain() awaits and surfaces a failed flush; this call only starts one.
     flush().catch(() => undefined);
   };
@@ -57,13 +83,23 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunWorkflowR
       } catch (err) {
         if (isCancellation(err)) throw err;
         const cause = (err as { cause?: { message?: string; type?: string } }).cause;
-        r = { status: 'failed', error: { code: 'internal', message: cause?.message ?? String((err as Error).message) } };
+        r = {
+          status: 'failed',
+          error: { code: 'internal', message: cause?.message ?? String((err as Error).message) },
+        };
         const failure = r.error;
-        await CancellationScope.nonCancellable(() => book.runRecordItemFailure({ runId: input.runId, itemId, error: failure }));
+        await CancellationScope.nonCancellable(() =>
+          book.runRecordItemFailure({ runId: input.runId, itemId, error: failure }),
+        );
       }
       progress.running--;
       progress[r.status]++;
-      emit(r.status === 'succeeded' ? 'item.succeeded' : 'item.failed', itemId, r.status, r.status === 'failed' ? { error: r.error } : { returned: r.returned });
+      emit(
+        r.status === 'succeeded' ? 'item.succeeded' : 'item.failed',
+        itemId,
+        r.status,
+        r.status === 'failed' ? { error: r.error } : { returned: r.returned },
+      );
     }
   };
 
@@ -79,9 +115,15 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunWorkflowR
       return { status: 'cancelled', progress, lastSequence: sequence };
     });
   }
-  const status = progress.failed === 0 ? 'completed' : progress.succeeded === 0 && total > 0 ? 'failed' : 'completed_with_errors';
+  const status =
+    progress.failed === 0
+      ? 'completed'
+      : progress.succeeded === 0 && total > 0
+        ? 'failed'
+        : 'completed_with_errors';
   emit(`run.${status}` as RunEventRecord['type'], null, status);
   await drain();
-  if (progress.succeeded + progress.failed !== total) throw ApplicationFailure.nonRetryable('item accounting mismatch', 'internal');
+  if (progress.succeeded + progress.failed !== total)
+    throw ApplicationFailure.nonRetryable('item accounting mismatch', 'internal');
   return { status, progress, lastSequence: sequence };
 }

@@ -8,7 +8,8 @@ export interface Account {
   keyId: string;
 }
 
-export type AuthResult = { ok: true; account: Account } | { ok: false; reason: 'missing' | 'unknown' | 'expired' | 'revoked' };
+export type AuthResult =
+  { ok: true; account: Account } | { ok: false; reason: 'missing' | 'unknown' | 'expired' | 'revoked' };
 
 export interface UsageResult {
   allowed: boolean;
@@ -68,13 +69,21 @@ export function registerAuth(app: FastifyInstance, accounts: AccountsPort): void
     request.account = result.account;
     request.log = request.log.child({ user: result.account.user, key_id: result.account.keyId });
     const client = request.headers['x-dmc-client'];
-    if (client) request.log = request.log.child({ client: String(client).slice(0, 100), client_version: String(request.headers['x-dmc-client-version'] ?? '').slice(0, 50) });
+    if (client)
+      request.log = request.log.child({
+        client: String(client).slice(0, 100),
+        client_version: String(request.headers['x-dmc-client-version'] ?? '').slice(0, 50),
+      });
     const usage = await accounts.consumeRequest(result.account.id, result.account.tier);
     request.usage = usage;
     if (!usage.allowed && request.routeOptions.config?.quotaExempt !== true) {
-      throw new AppError('credit_limit_exceeded', `daily request limit of ${usage.limit} reached for tier ${result.account.tier}; it resets at ${usage.resetAt.toISOString()}`, {
-        retryAfterSeconds: usage.secondsToReset,
-      });
+      throw new AppError(
+        'credit_limit_exceeded',
+        `daily request limit of ${usage.limit} reached for tier ${result.account.tier}; it resets at ${usage.resetAt.toISOString()}`,
+        {
+          retryAfterSeconds: usage.secondsToReset,
+        },
+      );
     }
   });
 }

@@ -15,11 +15,17 @@ export function issuesFromValidation(err: FastifyError): FieldIssue[] {
   const context = raw === 'querystring' ? 'query' : raw;
   const list = collapseLiteralUnions(((err as { validation?: AjvError[] }).validation ?? []) as AjvError[]);
   return list.map((v) => {
-    const path = v.instancePath.split('/').filter(Boolean).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-    if (v.keyword === 'required' && typeof v.params.missingProperty === 'string') path.push(v.params.missingProperty);
-    if (v.keyword === 'additionalProperties' && typeof v.params.additionalProperty === 'string') path.push(v.params.additionalProperty);
+    const path = v.instancePath
+      .split('/')
+      .filter(Boolean)
+      .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+    if (v.keyword === 'required' && typeof v.params.missingProperty === 'string')
+      path.push(v.params.missingProperty);
+    if (v.keyword === 'additionalProperties' && typeof v.params.additionalProperty === 'string')
+      path.push(v.params.additionalProperty);
     let msg = v.message ?? 'invalid value';
-    if (v.keyword === 'enum' && Array.isArray(v.params.allowedValues)) msg = `must be one of: ${v.params.allowedValues.join(', ')}`;
+    if (v.keyword === 'enum' && Array.isArray(v.params.allowedValues))
+      msg = `must be one of: ${v.params.allowedValues.join(', ')}`;
     if (v.keyword === 'additionalProperties') msg = 'unknown field';
     return { loc: [context, ...path], msg, type: `value_error.${v.keyword}` };
   });
@@ -36,7 +42,9 @@ function collapseLiteralUnions(list: AjvError[]): AjvError[] {
   const done = new Set<string>();
   for (const v of list) {
     const group = byPath.get(v.instancePath)!;
-    const isEnum = group.some((g) => g.keyword === 'anyOf') && group.every((g) => g.keyword === 'anyOf' || g.keyword === 'const');
+    const isEnum =
+      group.some((g) => g.keyword === 'anyOf') &&
+      group.every((g) => g.keyword === 'anyOf' || g.keyword === 'const');
     if (!isEnum) {
       out.push(v);
       continue;
@@ -44,14 +52,26 @@ function collapseLiteralUnions(list: AjvError[]): AjvError[] {
     if (done.has(v.instancePath)) continue;
     done.add(v.instancePath);
     const allowedValues = group.filter((g) => g.keyword === 'const').map((g) => g.params.allowedValue);
-    out.push({ instancePath: v.instancePath, keyword: 'enum', message: undefined, params: { allowedValues } });
+    out.push({
+      instancePath: v.instancePath,
+      keyword: 'enum',
+      message: undefined,
+      params: { allowedValues },
+    });
   }
   return out;
 }
 
-function v2Body(request: FastifyRequest, code: string, message: string, retryable: boolean, issues?: FieldIssue[]) {
+function v2Body(
+  request: FastifyRequest,
+  code: string,
+  message: string,
+  retryable: boolean,
+  issues?: FieldIssue[],
+) {
   const error: Record<string, unknown> = { code, message, request_id: request.id, retryable };
-  if (issues?.length) error.details = issues.map((i) => ({ path: jsonPath(i.loc), message: i.msg, type: i.type }));
+  if (issues?.length)
+    error.details = issues.map((i) => ({ path: jsonPath(i.loc), message: i.msg, type: i.type }));
   return { error };
 }
 
@@ -68,20 +88,41 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (err instanceof AppError) {
       if (err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds));
       if (err.status >= 500) request.log.error({ err }, 'request failed');
-      if (v2) return reply.status(err.status).send(v2Body(request, err.code, err.message, err.retryable, err.issues));
+      if (v2)
+        return reply
+          .status(err.status)
+          .send(v2Body(request, err.code, err.message, err.retryable, err.issues));
       if (err.status === 422 && err.issues.length) return reply.status(422).send({ detail: err.issues });
       return reply.status(err.status).send({ detail: err.message });
     }
     const fe = err as FastifyError;
     if (fe.validation) {
       const issues = issuesFromValidation(fe);
-      if (v2) return reply.status(422).send(v2Body(request, 'validation_error', issues.map((i) => `${jsonPath(i.loc)}: ${i.msg}`).join('; '), false, issues));
+      if (v2)
+        return reply
+          .status(422)
+          .send(
+            v2Body(
+              request,
+              'validation_error',
+              issues.map((i) => `${jsonPath(i.loc)}: ${i.msg}`).join('; '),
+              false,
+              issues,
+            ),
+          );
       return reply.status(422).send({ detail: issues });
     }
     const status = fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500 ? fe.statusCode : 500;
     if (status === 500) request.log.error({ err }, 'unhandled error');
     const message = status === 500 ? 'internal server error' : fe.message;
-    const code = status === 500 ? 'internal' : status === 413 ? 'payload_too_large' : status === 404 ? 'not_found' : 'validation_error';
+    const code =
+      status === 500
+        ? 'internal'
+        : status === 413
+          ? 'payload_too_large'
+          : status === 404
+            ? 'not_found'
+            : 'validation_error';
     if (v2) return reply.status(status).send(v2Body(request, code, message, status >= 500));
     return reply.status(status).send({ detail: message });
   });

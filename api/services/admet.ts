@@ -7,7 +7,13 @@ import type { Logger } from '../../platform/logger.ts';
 import { notFound, validationError } from '../../platform/errors.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
 import { DESCRIPTOR_NAMES } from '../../engine/chem/descriptors.ts';
-import { ADMET_ENDPOINTS, createAdmetPredictor, oodNames, type AdmetPredictor, type AdmetTable } from '../../engine/admet/index.ts';
+import {
+  ADMET_ENDPOINTS,
+  createAdmetPredictor,
+  oodNames,
+  type AdmetPredictor,
+  type AdmetTable,
+} from '../../engine/admet/index.ts';
 import { userFileKey } from './jobs-files.ts';
 
 /** Most molecules per /predict_array request. */
@@ -49,18 +55,35 @@ export interface AdmetServiceDeps {
  */
 export function exportFileName(raw: string): string {
   const base = raw.trim().split(/[\\/]/).pop() ?? '';
-  const name = base.replace(/\.csv$/i, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 100);
-  if (!name) throw validationError(['query', 'filename'], `no usable file name in ${JSON.stringify(raw.slice(0, 100))}; use letters, digits, '.', '_' or '-'`);
+  const name = base
+    .replace(/\.csv$/i, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, 100);
+  if (!name)
+    throw validationError(
+      ['query', 'filename'],
+      `no usable file name in ${JSON.stringify(raw.slice(0, 100))}; use letters, digits, '.', '_' or '-'`,
+    );
   return `${name}.csv`;
 }
 
 /** Turns a predicted batch into the column-oriented answer (order: smiles, 22 ADMET, 11 descriptors, flags). */
-export function toPredictTable(inputs: readonly string[], t: AdmetTable, req: Pick<PredictRequest, 'descriptors' | 'properties'>): PredictTable {
+export function toPredictTable(
+  inputs: readonly string[],
+  t: AdmetTable,
+  req: Pick<PredictRequest, 'descriptors' | 'properties'>,
+): PredictTable {
   const n = t.n;
   const num = (v: number): number | null => (Number.isNaN(v) ? null : v);
   const out: PredictTable = { smiles: t.canonical, search_input: [...inputs] };
-  if (req.properties) ADMET_ENDPOINTS.forEach((key, e) => (out[key] = Array.from(t.scores.subarray(e * n, (e + 1) * n), num)));
-  if (req.descriptors) DESCRIPTOR_NAMES.forEach((key, j) => (out[key] = Array.from({ length: n }, (_, i) => num(t.descriptors[i * DESCRIPTOR_NAMES.length + j]))));
+  if (req.properties)
+    ADMET_ENDPOINTS.forEach((key, e) => (out[key] = Array.from(t.scores.subarray(e * n, (e + 1) * n), num)));
+  if (req.descriptors)
+    DESCRIPTOR_NAMES.forEach(
+      (key, j) =>
+        (out[key] = Array.from({ length: n }, (_, i) => num(t.descriptors[i * DESCRIPTOR_NAMES.length + j]))),
+    );
   if (req.properties) {
     out.in_domain = Array.from({ length: n }, (_, i) => (t.errors[i] ? null : t.ood[i] === 0));
     out.admet_out_of_domain = Array.from({ length: n }, (_, i) => (t.errors[i] ? null : oodNames(t.ood[i])));
@@ -85,7 +108,9 @@ export function predictTableCsv(table: PredictTable): string {
 
 /** Creates the service; close() stops the predictor threads if they were started. */
 export function createAdmetService(deps: AdmetServiceDeps) {
-  let started: Promise<AdmetPredictor> | undefined = deps.predictor ? Promise.resolve(deps.predictor) : undefined;
+  let started: Promise<AdmetPredictor> | undefined = deps.predictor
+    ? Promise.resolve(deps.predictor)
+    : undefined;
   const predictor = (): Promise<AdmetPredictor> => {
     started ??= createAdmetPredictor({ threads: deps.threads ?? 1 }).catch((err) => {
       started = undefined; // a later request may retry (e.g. after the model files are restored)
@@ -98,18 +123,31 @@ export function createAdmetService(deps: AdmetServiceDeps) {
   return {
     /** Predicts the inputs; writes the CSV export when `filename` is not empty. */
     async predictArray(accountId: string, req: PredictRequest): Promise<PredictAnswer> {
-      if (req.smiles.length === 0) throw validationError(['query', 'search_input'], 'give at least one SMILES (repeat search_input for several)');
+      if (req.smiles.length === 0)
+        throw validationError(
+          ['query', 'search_input'],
+          'give at least one SMILES (repeat search_input for several)',
+        );
       if (req.smiles.length > MAX_PREDICT_MOLECULES) {
-        throw validationError(['query', 'search_input'], `at most ${MAX_PREDICT_MOLECULES} molecules per request (got ${req.smiles.length})`, 'value_error.too_large');
+        throw validationError(
+          ['query', 'search_input'],
+          `at most ${MAX_PREDICT_MOLECULES} molecules per request (got ${req.smiles.length})`,
+          'value_error.too_large',
+        );
       }
       const file = req.filename.trim() ? exportFileName(req.filename) : undefined;
       const t0 = performance.now();
       const table = toPredictTable(req.smiles, await (await predictor()).predictSmiles(req.smiles), req);
-      deps.log?.debug({ molecules: req.smiles.length, ms: Math.round(performance.now() - t0) }, 'admet predictions');
+      deps.log?.debug(
+        { molecules: req.smiles.length, ms: Math.round(performance.now() - t0) },
+        'admet predictions',
+      );
       if (!file) return { table };
       const key = exportKey(accountId, file);
       await deps.objects.put(key, predictTableCsv(table), 'text/csv; charset=utf-8');
-      const url = (await deps.objects.presignGet(key, 3600, file)) ?? `${deps.publicUrl}/${EXPORT_FOLDER}/${encodeURIComponent(file)}`;
+      const url =
+        (await deps.objects.presignGet(key, 3600, file)) ??
+        `${deps.publicUrl}/${EXPORT_FOLDER}/${encodeURIComponent(file)}`;
       return { table, file: { path: `${EXPORT_FOLDER}/${file}`, url } };
     },
 

@@ -1,12 +1,35 @@
 import type { Logger } from '../../platform/logger.ts';
 import { invalidSmiles } from '../../platform/errors.ts';
-import { canonicalize, getRDKit, parseMolecule, tanimoto, DESCRIPTOR_NAMES, FP_BYTES, type RDKitModule } from '../../engine/chem/index.ts';
-import { ADMET_NAMES, ADMET_OOD_COLUMN, rowRecord, type Catalog, type ShardData } from '../../engine/catalog/index.ts';
+import {
+  canonicalize,
+  getRDKit,
+  parseMolecule,
+  tanimoto,
+  DESCRIPTOR_NAMES,
+  FP_BYTES,
+  type RDKitModule,
+} from '../../engine/chem/index.ts';
+import {
+  ADMET_NAMES,
+  ADMET_OOD_COLUMN,
+  rowRecord,
+  type Catalog,
+  type ShardData,
+} from '../../engine/catalog/index.ts';
 import { oodNames } from '../../engine/admet/predict.ts';
 import type { Hit, SearchPool } from '../../engine/search/index.ts';
 import { createFilterPool, createSolventFilter, type FilterPool } from '../../engine/filters/index.ts';
 import { createCatalogFilters } from './catalog-filters.ts';
-import { FILTERS, type DatabaseInfo, type FilterName, type NeighborRow, type OrderingName, type SearchService, type SimilarityRequest, type SimilarityResult } from './search-service.ts';
+import {
+  FILTERS,
+  type DatabaseInfo,
+  type FilterName,
+  type NeighborRow,
+  type OrderingName,
+  type SearchService,
+  type SimilarityRequest,
+  type SimilarityResult,
+} from './search-service.ts';
 
 /** How many extra candidates to fetch when filters may drop some, so `k` survive when possible. */
 const FILTER_OVERFETCH = (k: number) => Math.min(5000, k * 4 + 50);
@@ -45,7 +68,10 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
   const byId = new Map(deps.catalogs.map((c) => [c.manifest.id, c]));
   const infos = deps.catalogs.map(databaseInfo);
   const isSolvent = createSolventFilter((s) => canonicalize(rd, s));
-  const filters = createCatalogFilters({ isSolvent, filterPool: deps.filterPool ?? createFilterPool({ threads: 1 }) });
+  const filters = createCatalogFilters({
+    isSolvent,
+    filterPool: deps.filterPool ?? createFilterPool({ threads: 1 }),
+  });
 
   function parseQuery(smiles: string, loc: (string | number)[]) {
     const parsed = parseMolecule(rd, smiles);
@@ -53,15 +79,27 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     return parsed;
   }
 
-  function toRow(hit: Hit, queryFp: Uint8Array | undefined, req: Pick<SimilarityRequest, 'descriptors' | 'properties'>): NeighborRow {
+  function toRow(
+    hit: Hit,
+    queryFp: Uint8Array | undefined,
+    req: Pick<SimilarityRequest, 'descriptors' | 'properties'>,
+  ): NeighborRow {
     const shard = pool.shard(hit.catalog, hit.shard) as ShardData;
     // Property keys in the client contract's order: the 22 ADMET columns, then the 11 descriptors.
     const withAdmet = req.properties && Boolean(byId.get(hit.catalog)?.manifest.models);
-    const rec = rowRecord(shard, hit.row, ['product_id', 'smiles', ...(withAdmet ? ADMET_NAMES : []), ...(req.descriptors ? DESCRIPTOR_NAMES : [])]);
+    const rec = rowRecord(shard, hit.row, [
+      'product_id',
+      'smiles',
+      ...(withAdmet ? ADMET_NAMES : []),
+      ...(req.descriptors ? DESCRIPTOR_NAMES : []),
+    ]);
     if (req.properties) {
       if (!withAdmet) for (const name of ADMET_NAMES) rec[name] = null;
       // Endpoints whose applicability domain excludes this molecule: flagged, not silently served.
-      const ood = withAdmet && shard.table.getChild(ADMET_OOD_COLUMN) ? (shard.table.getChild(ADMET_OOD_COLUMN)!.get(hit.row) as number | null) : null;
+      const ood =
+        withAdmet && shard.table.getChild(ADMET_OOD_COLUMN)
+          ? (shard.table.getChild(ADMET_OOD_COLUMN)!.get(hit.row) as number | null)
+          : null;
       (rec as Record<string, unknown>).admet_out_of_domain = ood === null ? null : oodNames(ood);
     }
     // The kernel scores in float32; recompute the exact double from the row's bits for the answer.
@@ -79,13 +117,27 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     } as NeighborRow;
   }
 
-  async function finish(hits: Hit[], queryFp: Uint8Array | undefined, req: Pick<SimilarityRequest, 'descriptors' | 'properties' | 'filters' | 'ordering' | 'k' | 'dbNames'>, canonical: string): Promise<SimilarityResult> {
-    const candidates = hits.map((h) => ({ row: toRow(h, queryFp, req), shard: pool.shard(h.catalog, h.shard) as ShardData, index: h.row }));
+  async function finish(
+    hits: Hit[],
+    queryFp: Uint8Array | undefined,
+    req: Pick<SimilarityRequest, 'descriptors' | 'properties' | 'filters' | 'ordering' | 'k' | 'dbNames'>,
+    canonical: string,
+  ): Promise<SimilarityResult> {
+    const candidates = hits.map((h) => ({
+      row: toRow(h, queryFp, req),
+      shard: pool.shard(h.catalog, h.shard) as ShardData,
+      index: h.row,
+    }));
     // 'Similarity' and 'Morgan Tanimoto' are the same key for a Morgan search: best first, ties by id.
     // Ordering first lets the filters stop as soon as the best k survivors are known.
-    if (req.ordering.length) candidates.sort(({ row: a }, { row: b }) => b.similarity - a.similarity || a.database.localeCompare(b.database) || a.id.localeCompare(b.id));
+    if (req.ordering.length)
+      candidates.sort(
+        ({ row: a }, { row: b }) =>
+          b.similarity - a.similarity || a.database.localeCompare(b.database) || a.id.localeCompare(b.id),
+      );
     const { rows, remarks } = await filters.apply(candidates, req.filters, canonical, req.k);
-    if (req.properties && req.dbNames.some((d) => !byId.get(d)?.manifest.models)) remarks.push('Predicted ADMET properties are not available for this database release.');
+    if (req.properties && req.dbNames.some((d) => !byId.get(d)?.manifest.models))
+      remarks.push('Predicted ADMET properties are not available for this database release.');
     return { canonical, rows, remarks };
   }
 

@@ -11,7 +11,12 @@ import type { ObjectStore } from '../../platform/object-store/index.ts';
 import type { Db } from '../../store/db.ts';
 import { createDownloads, type DownloadRecord, type Downloads } from '../../store/downloads.ts';
 import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat } from '../../engine/export/index.ts';
-import { JOB_WORKFLOWS, taskQueue, type DownloadOptions, type PrepareDownloadInput } from '../../workflows/contracts.ts';
+import {
+  JOB_WORKFLOWS,
+  taskQueue,
+  type DownloadOptions,
+  type PrepareDownloadInput,
+} from '../../workflows/contracts.ts';
 import { DOWNLOAD_ID_PATTERN, newDownloadId } from './jobs-ids.ts';
 import type { JobService } from './jobs.ts';
 
@@ -40,9 +45,16 @@ export interface DownloadView {
 
 /** Validates file_format values (repeated or comma-joined); duplicates collapse. */
 export function checkFormats(values: string[] | undefined): ExportFormat[] {
-  const list = (values?.length ? values : ['csv']).flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter(Boolean);
+  const list = (values?.length ? values : ['csv'])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim().toLowerCase())
+    .filter(Boolean);
   for (const f of list) {
-    if (!(EXPORT_FORMATS as readonly string[]).includes(f)) throw validationError(['query', 'file_format'], `unknown format ${JSON.stringify(f)}; allowed: ${EXPORT_FORMATS.join(', ')}`);
+    if (!(EXPORT_FORMATS as readonly string[]).includes(f))
+      throw validationError(
+        ['query', 'file_format'],
+        `unknown format ${JSON.stringify(f)}; allowed: ${EXPORT_FORMATS.join(', ')}`,
+      );
   }
   return [...new Set(list)] as ExportFormat[];
 }
@@ -81,10 +93,18 @@ export function createDownloadService(deps: DownloadServiceDeps) {
   return {
     downloads,
     /** Starts a download of a finished job in the given formats; answers its id and status. */
-    async prepare(accountId: string, jobName: string, formats: ExportFormat[], options: DownloadOptions): Promise<DownloadView> {
+    async prepare(
+      accountId: string,
+      jobName: string,
+      formats: ExportFormat[],
+      options: DownloadOptions,
+    ): Promise<DownloadView> {
       const { job } = await deps.jobs.result(accountId, jobName);
       if (job.status !== 'SUCCESS' || !job.resultKey) {
-        throw new AppError('conflict', `job ${jobName} is ${job.status}; a download can be prepared once it is SUCCESS`);
+        throw new AppError(
+          'conflict',
+          `job ${jobName} is ${job.status}; a download can be prepared once it is SUCCESS`,
+        );
       }
       const id = newDownloadId();
       const d = await downloads.create({ id, jobId: jobName, accountId, formats, params: { ...options } });
@@ -95,10 +115,17 @@ export function createDownloadService(deps: DownloadServiceDeps) {
         formats,
         keyPrefix: `users/${accountId}/downloads/${id}/`,
         options,
-        queues: { scan: taskQueue(deps.taskQueuePrefix, 'scan'), export: taskQueue(deps.taskQueuePrefix, 'export') },
+        queues: {
+          scan: taskQueue(deps.taskQueuePrefix, 'scan'),
+          export: taskQueue(deps.taskQueuePrefix, 'export'),
+        },
       };
       try {
-        await deps.workflows.start(JOB_WORKFLOWS.download, { workflowId: id, taskQueue: taskQueue(deps.taskQueuePrefix, 'orchestration'), args: [input] });
+        await deps.workflows.start(JOB_WORKFLOWS.download, {
+          workflowId: id,
+          taskQueue: taskQueue(deps.taskQueuePrefix, 'orchestration'),
+          args: [input],
+        });
       } catch (err) {
         await downloads.update(id, { status: 'FAILURE', error: 'the download could not be started' });
         throw new AppError('unavailable', 'the download service is unavailable; retry later', { cause: err });
@@ -115,7 +142,11 @@ export function createDownloadService(deps: DownloadServiceDeps) {
     },
 
     /** The file of a READY download, for the API to serve (local object store). */
-    async file(accountId: string, id: string, format: string): Promise<{ stream: Readable; bytes?: number; contentType: string; filename: string }> {
+    async file(
+      accountId: string,
+      id: string,
+      format: string,
+    ): Promise<{ stream: Readable; bytes?: number; contentType: string; filename: string }> {
       const d = await own(accountId, id);
       const key = d.keys[format];
       if (d.status !== 'READY' || !key) throw notFound(`file ${format} of download ${id}`);

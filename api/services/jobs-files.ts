@@ -23,12 +23,15 @@ export function checkUserPath(raw: string, field: string): string {
   const bad = (msg: string) => validationError(['query', field], msg, 'value_error.path');
   if (!p) throw bad('a path is required');
   if (p.length > 256) throw bad('path longer than 256 characters');
-  if (p.startsWith('/') || p.startsWith('~') || /^[A-Za-z]:/.test(p)) throw bad('absolute paths are not allowed: give a path inside your own file area');
+  if (p.startsWith('/') || p.startsWith('~') || /^[A-Za-z]:/.test(p))
+    throw bad('absolute paths are not allowed: give a path inside your own file area');
   if (/[\\\0-\x1f\x7f]/.test(p)) throw bad('backslashes and control characters are not allowed');
   const segs = p.split('/');
-  if (segs.some((s) => s === '' || s === '.' || s === '..')) throw bad("'..', '.' and empty segments are not allowed: the path must stay inside your own file area");
+  if (segs.some((s) => s === '' || s === '.' || s === '..'))
+    throw bad("'..', '.' and empty segments are not allowed: the path must stay inside your own file area");
   if (segs.length > 8) throw bad('at most 8 path segments');
-  if (!segs.every((s) => /^[\w .()+,=@-]+$/.test(s))) throw bad('path segments may hold letters, digits, spaces and . _ - ( ) + , = @ only');
+  if (!segs.every((s) => /^[\w .()+,=@-]+$/.test(s)))
+    throw bad('path segments may hold letters, digits, spaces and . _ - ( ) + , = @ only');
   return p;
 }
 
@@ -42,9 +45,20 @@ export function readSmilesColumn(text: string, col: string): string[] {
   const sep = lines[0].includes('\t') ? '\t' : ',';
   const header = splitQuoted(lines[0], sep).map((h) => h.trim());
   const idx = header.indexOf(col);
-  if (idx < 0) throw validationError(['query', 'smiles_col'], `column ${JSON.stringify(col)} not found; columns: ${header.join(', ')}`);
-  const smiles = lines.slice(1).map((l) => (splitQuoted(l, sep)[idx] ?? '').trim()).filter(Boolean);
-  if (smiles.length > MAX_FILE_MOLECULES) throw validationError(['query', 'input_file'], `at most ${MAX_FILE_MOLECULES} molecules per file (got ${smiles.length}); use /submit_molsearch per molecule for larger work`);
+  if (idx < 0)
+    throw validationError(
+      ['query', 'smiles_col'],
+      `column ${JSON.stringify(col)} not found; columns: ${header.join(', ')}`,
+    );
+  const smiles = lines
+    .slice(1)
+    .map((l) => (splitQuoted(l, sep)[idx] ?? '').trim())
+    .filter(Boolean);
+  if (smiles.length > MAX_FILE_MOLECULES)
+    throw validationError(
+      ['query', 'input_file'],
+      `at most ${MAX_FILE_MOLECULES} molecules per file (got ${smiles.length}); use /submit_molsearch per molecule for larger work`,
+    );
   if (!smiles.length) throw validationError(['query', 'input_file'], `no SMILES in column ${col}`);
   return smiles;
 }
@@ -68,7 +82,8 @@ export function createFileService(deps: FileServiceDeps) {
     /** Stores `body` at the user's `path` (overwriting) and records the upload. */
     async upload(accountId: string, rawPath: string, body: Uint8Array): Promise<UploadRecord> {
       const path = checkUserPath(rawPath, 'path');
-      if (body.length > MAX_UPLOAD_BYTES) throw validationError(['body'], `at most ${MAX_UPLOAD_BYTES} bytes per upload`);
+      if (body.length > MAX_UPLOAD_BYTES)
+        throw validationError(['body'], `at most ${MAX_UPLOAD_BYTES} bytes per upload`);
       const objectKey = userFileKey(accountId, path);
       await deps.objects.put(objectKey, body, 'application/octet-stream');
       return uploads.record({ id: `up_${ulid()}`, accountId, path, objectKey, bytes: body.length });
@@ -78,25 +93,68 @@ export function createFileService(deps: FileServiceDeps) {
      * Similarity search for every SMILES of an uploaded file; writes a CSV of the neighbours to
      * the user's `outputFile` and answers the results.
      */
-    async searchFile(accountId: string, req: { inputFile: string; outputFile?: string; smilesCol: string; dbNames: string[]; k: number; searchType: string }) {
+    async searchFile(
+      accountId: string,
+      req: {
+        inputFile: string;
+        outputFile?: string;
+        smilesCol: string;
+        dbNames: string[];
+        k: number;
+        searchType: string;
+      },
+    ) {
       const input = checkUserPath(req.inputFile, 'input_file');
-      const output = checkUserPath(req.outputFile?.trim() ? req.outputFile : `${input.replace(/\.[^./]*$/, '')}_results.csv`, 'output_file');
+      const output = checkUserPath(
+        req.outputFile?.trim() ? req.outputFile : `${input.replace(/\.[^./]*$/, '')}_results.csv`,
+        'output_file',
+      );
       const key = userFileKey(accountId, input);
       const size = await deps.objects.head(key);
-      if (size === undefined) throw validationError(['query', 'input_file'], `no file ${JSON.stringify(input)} in your file area; upload it first with POST /upload_file`, 'value_error.not_found');
+      if (size === undefined)
+        throw validationError(
+          ['query', 'input_file'],
+          `no file ${JSON.stringify(input)} in your file area; upload it first with POST /upload_file`,
+          'value_error.not_found',
+        );
       if (size > MAX_UPLOAD_BYTES) throw validationError(['query', 'input_file'], 'file too large');
-      const smiles = readSmilesColumn(Buffer.from(await deps.objects.getBytes(key)).toString('utf8'), req.smilesCol);
-      const results: SimilarityResult[] = await deps.search.batch({ smiles, dbNames: req.dbNames, k: req.k, descriptors: false, properties: false, filters: [], ordering: ['Similarity'] });
+      const smiles = readSmilesColumn(
+        Buffer.from(await deps.objects.getBytes(key)).toString('utf8'),
+        req.smilesCol,
+      );
+      const results: SimilarityResult[] = await deps.search.batch({
+        smiles,
+        dbNames: req.dbNames,
+        k: req.k,
+        descriptors: false,
+        properties: false,
+        filters: [],
+        ordering: ['Similarity'],
+      });
       const lines = ['query_smiles,rank,smiles,id,database,db_id,similarity'];
-      results.forEach((r, q) => r.rows.forEach((n, rank) => lines.push([smiles[q], rank + 1, n.smiles, n.id, n.database, n.db_id, n.similarity].map(csvCell).join(','))));
-      await deps.objects.putStream(userFileKey(accountId, output), Readable.from([lines.join('\r\n') + '\r\n']), 'text/csv; charset=utf-8');
+      results.forEach((r, q) =>
+        r.rows.forEach((n, rank) =>
+          lines.push(
+            [smiles[q], rank + 1, n.smiles, n.id, n.database, n.db_id, n.similarity].map(csvCell).join(','),
+          ),
+        ),
+      );
+      await deps.objects.putStream(
+        userFileKey(accountId, output),
+        Readable.from([lines.join('\r\n') + '\r\n']),
+        'text/csv; charset=utf-8',
+      );
       return {
         input_file: input,
         output_file: output,
         search_type: req.searchType,
         db_names: req.dbNames,
         count: smiles.length,
-        results: results.map((r, q) => ({ query: smiles[q], canonicalized_query: r.canonical, neighbors: r.rows })),
+        results: results.map((r, q) => ({
+          query: smiles[q],
+          canonicalized_query: r.canonical,
+          neighbors: r.rows,
+        })),
       };
     },
   };

@@ -5,24 +5,41 @@
  */
 import { validationError } from '../../platform/errors.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
-import { decodeJobResult, PROPERTY_KEYS, resultView, type JobResult, type ResultFilter, type ResultView } from '../../engine/export/index.ts';
+import {
+  decodeJobResult,
+  PROPERTY_KEYS,
+  resultView,
+  type JobResult,
+  type ResultFilter,
+  type ResultView,
+} from '../../engine/export/index.ts';
 import { DEFAULT_RANGE, round5 } from '../../engine/export/result-view.ts';
 
 export type PropRanges = Record<string, { min: number; max: number }>;
 
 /** Validates a prop_ranges body member: known keys only, numeric min <= max, spec defaults filled in. */
-export function checkPropRanges(raw: unknown, loc: (string | number)[] = ['body', 'prop_ranges']): PropRanges {
+export function checkPropRanges(
+  raw: unknown,
+  loc: (string | number)[] = ['body', 'prop_ranges'],
+): PropRanges {
   if (raw === undefined || raw === null) return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw validationError(loc, 'must be an object mapping a property key to {min, max}');
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw validationError(loc, 'must be an object mapping a property key to {min, max}');
   const out: PropRanges = {};
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    if (!PROPERTY_KEYS.includes(key)) throw validationError([...loc, key], `unknown property key ${JSON.stringify(key)}; valid keys: ${PROPERTY_KEYS.join(', ')}`);
+    if (!PROPERTY_KEYS.includes(key))
+      throw validationError(
+        [...loc, key],
+        `unknown property key ${JSON.stringify(key)}; valid keys: ${PROPERTY_KEYS.join(', ')}`,
+      );
     const v = (value ?? {}) as Record<string, unknown>;
-    if (typeof v !== 'object' || Array.isArray(v)) throw validationError([...loc, key], 'must be an object {min, max}');
+    if (typeof v !== 'object' || Array.isArray(v))
+      throw validationError([...loc, key], 'must be an object {min, max}');
     const num = (x: unknown, def: number, name: string): number => {
       if (x === undefined || x === null) return def;
       const n = typeof x === 'string' && x.trim() !== '' ? Number(x) : x;
-      if (typeof n !== 'number' || !Number.isFinite(n)) throw validationError([...loc, key, name], 'must be a number');
+      if (typeof n !== 'number' || !Number.isFinite(n))
+        throw validationError([...loc, key, name], 'must be a number');
       return n;
     };
     const min = num(v.min, DEFAULT_RANGE.min, 'min');
@@ -72,7 +89,11 @@ export function emptyPage(includeProperties: boolean): Page {
 }
 
 /** The rows of one page: positions in the result and their in-range flags (neighbor_ids applied). */
-function pageRows(r: JobResult, req: PageRequest, view: ResultView): { indices: Int32Array; flags: Uint8Array } {
+function pageRows(
+  r: JobResult,
+  req: PageRequest,
+  view: ResultView,
+): { indices: Int32Array; flags: Uint8Array } {
   let indices = view.indices;
   let flags = view.inRange;
   if (req.neighborIds.length) {
@@ -147,10 +168,23 @@ const PROPERTY_KEYS_JSON = PROPERTY_KEYS.map((k) => JSON.stringify(k));
  */
 export function pageJson(r: JobResult, req: PageRequest, view: ResultView = resultView(r, req)): string {
   const { indices, flags } = pageRows(r, req, view);
-  let out = '{"smiles":' + stringColumn(r.smiles, indices) + ',"id":' + stringColumn(r.id, indices) + ',"database":' + stringColumn(r.database, indices);
-  out += ',"db_id":' + stringColumn(r.dbId, indices) + ',"similarity":' + numberColumn(r.similarity, indices, true) + ',"in_prop_range":[';
+  let out =
+    '{"smiles":' +
+    stringColumn(r.smiles, indices) +
+    ',"id":' +
+    stringColumn(r.id, indices) +
+    ',"database":' +
+    stringColumn(r.database, indices);
+  out +=
+    ',"db_id":' +
+    stringColumn(r.dbId, indices) +
+    ',"similarity":' +
+    numberColumn(r.similarity, indices, true) +
+    ',"in_prop_range":[';
   for (let j = 0; j < flags.length; j++) out += (j ? ',' : '') + (flags[j] === 1 ? 'true' : 'false');
   out += ']';
-  if (req.includeProperties) for (let k = 0; k < PROPERTY_KEYS.length; k++) out += ',' + PROPERTY_KEYS_JSON[k] + ':' + numberColumn(r.props[k], indices, false);
+  if (req.includeProperties)
+    for (let k = 0; k < PROPERTY_KEYS.length; k++)
+      out += ',' + PROPERTY_KEYS_JSON[k] + ':' + numberColumn(r.props[k], indices, false);
   return out + '}';
 }

@@ -8,12 +8,30 @@ import { AppError, invalidSmiles, notFound, validationError } from '../../platfo
 import type { Logger } from '../../platform/logger.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
 import type { Db } from '../../store/db.ts';
-import { createJobs, FINAL_JOB_STATUSES, type JobRecord, type Jobs, type JobStatus } from '../../store/jobs.ts';
+import {
+  createJobs,
+  FINAL_JOB_STATUSES,
+  type JobRecord,
+  type Jobs,
+  type JobStatus,
+} from '../../store/jobs.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import { resultView, type JobResult, type ResultView } from '../../engine/export/index.ts';
-import { JOB_WORKFLOWS, taskQueue, type JobQueues, type MolsearchJobInput } from '../../workflows/contracts.ts';
+import {
+  JOB_WORKFLOWS,
+  taskQueue,
+  type JobQueues,
+  type MolsearchJobInput,
+} from '../../workflows/contracts.ts';
 import { JOB_NAME_PATTERN, newJobName } from './jobs-ids.ts';
-import { buildPage, createResultCache, emptyPage, pageJson, type Page, type PageRequest } from './jobs-page.ts';
+import {
+  buildPage,
+  createResultCache,
+  emptyPage,
+  pageJson,
+  type Page,
+  type PageRequest,
+} from './jobs-page.ts';
 
 export const MAX_JOB_NEIGHBORS = 100_000;
 
@@ -77,7 +95,10 @@ export function createJobService(deps: JobServiceDeps) {
   const jobs: Jobs = createJobs(deps.db);
   const results = createResultCache(deps.objects);
   const views = new Map<string, ResultView>();
-  const queues: JobQueues = { scan: taskQueue(deps.taskQueuePrefix, 'scan'), export: taskQueue(deps.taskQueuePrefix, 'export') };
+  const queues: JobQueues = {
+    scan: taskQueue(deps.taskQueuePrefix, 'scan'),
+    export: taskQueue(deps.taskQueuePrefix, 'export'),
+  };
 
   async function own(accountId: string, jobName: string): Promise<JobRecord> {
     if (!JOB_NAME_PATTERN.test(jobName)) throw notFound(`job ${JSON.stringify(jobName.slice(0, 100))}`);
@@ -97,7 +118,12 @@ export function createJobService(deps: JobServiceDeps) {
       const closed = CLOSED_STATUS[d.status.name];
       if (!closed) return job;
       if (closed === 'SUCCESS') return (await jobs.get(job.id)) ?? job; // the workflow recorded it
-      return (await jobs.update(job.id, { status: closed, error: closed === 'FAILURE' ? `job ${d.status.name.toLowerCase()}` : undefined })) ?? job;
+      return (
+        (await jobs.update(job.id, {
+          status: closed,
+          error: closed === 'FAILURE' ? `job ${d.status.name.toLowerCase()}` : undefined,
+        })) ?? job
+      );
     } catch (err) {
       if ((err as Error).name === 'WorkflowNotFoundError' && Date.now() - job.createdAt.getTime() > 60_000) {
         return (await jobs.update(job.id, { status: 'FAILURE', error: 'job was never started' })) ?? job;
@@ -112,8 +138,14 @@ export function createJobService(deps: JobServiceDeps) {
     queues,
     /** Validates the query, records the job and starts its workflow; returns the job name. */
     async submit(accountId: string, req: SubmitRequest): Promise<string> {
-      if (!Number.isInteger(req.k) || req.k < 1) throw validationError(['query', 'n_neighbors'], 'must be at least 1');
-      if (req.k > MAX_JOB_NEIGHBORS) throw validationError(['query', 'n_neighbors'], `at most ${MAX_JOB_NEIGHBORS} neighbours per job (got ${req.k})`, 'value_error.too_large');
+      if (!Number.isInteger(req.k) || req.k < 1)
+        throw validationError(['query', 'n_neighbors'], 'must be at least 1');
+      if (req.k > MAX_JOB_NEIGHBORS)
+        throw validationError(
+          ['query', 'n_neighbors'],
+          `at most ${MAX_JOB_NEIGHBORS} neighbours per job (got ${req.k})`,
+          'value_error.too_large',
+        );
       const parsed = parseMolecule(await getRDKit(), req.smiles);
       if ('error' in parsed) throw invalidSmiles(['query', 'search_input'], req.smiles);
       const jobName = newJobName();
@@ -127,9 +159,20 @@ export function createJobService(deps: JobServiceDeps) {
         include_properties: req.includeProperties,
       };
       await jobs.create({ id: jobName, accountId, kind: 'molsearch', params });
-      const input: MolsearchJobInput = { jobName, smiles: req.smiles, dbNames: req.dbNames, k: req.k, queues, concurrency: deps.scanConcurrency };
+      const input: MolsearchJobInput = {
+        jobName,
+        smiles: req.smiles,
+        dbNames: req.dbNames,
+        k: req.k,
+        queues,
+        concurrency: deps.scanConcurrency,
+      };
       try {
-        await deps.workflows.start(JOB_WORKFLOWS.molsearch, { workflowId: jobName, taskQueue: taskQueue(deps.taskQueuePrefix, 'orchestration'), args: [input] });
+        await deps.workflows.start(JOB_WORKFLOWS.molsearch, {
+          workflowId: jobName,
+          taskQueue: taskQueue(deps.taskQueuePrefix, 'orchestration'),
+          args: [input],
+        });
       } catch (err) {
         await jobs.update(jobName, { status: 'FAILURE', error: 'the job could not be started' });
         throw new AppError('unavailable', 'the job service is unavailable; retry later', { cause: err });
@@ -159,7 +202,9 @@ export function createJobService(deps: JobServiceDeps) {
       } catch (err) {
         deps.log.warn({ err, job: jobName }, 'cancel of job workflow failed');
       }
-      return (await jobs.update(jobName, { status: 'REVOKED', error: 'revoked by the user' }))?.status ?? 'REVOKED';
+      return (
+        (await jobs.update(jobName, { status: 'REVOKED', error: 'revoked by the user' }))?.status ?? 'REVOKED'
+      );
     },
 
     /** The owned, successful job's decoded result (cached). */
@@ -174,10 +219,17 @@ export function createJobService(deps: JobServiceDeps) {
      * filter, so each page only slices and serialises), or none while the job runs. A failed or
      * revoked job is a 409 with the reason (so polling clients stop).
      */
-    async pageSource(accountId: string, jobName: string, req: PageRequest): Promise<{ result: JobResult; view: ResultView } | undefined> {
+    async pageSource(
+      accountId: string,
+      jobName: string,
+      req: PageRequest,
+    ): Promise<{ result: JobResult; view: ResultView } | undefined> {
       const { job, result } = await this.result(accountId, jobName);
       if (job.status === 'FAILURE' || job.status === 'REVOKED') {
-        throw new AppError('conflict', `job ${jobName} ended in ${job.status}${job.error ? `: ${job.error}` : ''}`);
+        throw new AppError(
+          'conflict',
+          `job ${jobName} ended in ${job.status}${job.error ? `: ${job.error}` : ''}`,
+        );
       }
       if (!result) return undefined;
       const vkey = `${job.resultKey}|${req.simTh}|${req.dMin}|${req.dMax}|${JSON.stringify(req.propRanges)}`;

@@ -13,7 +13,12 @@ export type SearchQuality = (typeof SEARCH_QUALITIES)[number];
 export const FILTERS = ['No solvents', 'Lipinsky', 'QED', 'PAINS', 'Substructure', 'Superstructure'] as const;
 export type FilterName = (typeof FILTERS)[number];
 
-export const ORDERINGS = ['Similarity', 'Morgan Tanimoto', 'Shapesim Dissimilarity', 'Espsim Dissimilarity'] as const;
+export const ORDERINGS = [
+  'Similarity',
+  'Morgan Tanimoto',
+  'Shapesim Dissimilarity',
+  'Espsim Dissimilarity',
+] as const;
 export type OrderingName = (typeof ORDERINGS)[number];
 
 /** Score key that each search type adds to a neighbour row, besides `similarity`. */
@@ -74,7 +79,9 @@ export interface SearchService {
   /** One result per input SMILES, in input order. */
   batch(req: Omit<SimilarityRequest, 'smiles'> & { smiles: string[] }): Promise<SimilarityResult[]>;
   /** Neighbours of the mean fingerprint of the inputs. */
-  centroid(req: Omit<SimilarityRequest, 'smiles'> & { smiles: string[] }): Promise<SimilarityResult & { canonicalInputs: string[] }>;
+  centroid(
+    req: Omit<SimilarityRequest, 'smiles'> & { smiles: string[] },
+  ): Promise<SimilarityResult & { canonicalInputs: string[] }>;
   random(n: number, seed?: number): Promise<{ smiles: string; id: string; database: string }[]>;
   ready(): boolean;
 }

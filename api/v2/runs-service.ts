@@ -7,8 +7,17 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { AppError, type FieldIssue } from '../../platform/errors.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
 import {
-  documentHash, itemSelection, libraryFacts, normalizeSelection, parseRunDocument, RUN_LIMITS, runItemIds, selectionDatabaseId,
-  type LibraryRegistry, type NormalizedSelection, type RunDocument,
+  documentHash,
+  itemSelection,
+  libraryFacts,
+  normalizeSelection,
+  parseRunDocument,
+  RUN_LIMITS,
+  runItemIds,
+  selectionDatabaseId,
+  type LibraryRegistry,
+  type NormalizedSelection,
+  type RunDocument,
 } from '../../engine/selection/index.ts';
 import { TERMINAL_RUN_STATUSES, type RunRow, type RunsRepository } from '../../store/runs.ts';
 import { taskQueue } from '../../workflows/contracts.ts';
@@ -42,11 +51,21 @@ function relocate(err: unknown, doc: RunDocument, index: number): never {
   if (!(err instanceof AppError) || !err.issues.length) throw err;
   const issues: FieldIssue[] = err.issues.map((i) => ({
     ...i,
-    loc: doc.kind === 'selection' ? ['body', 'selection', ...i.loc] : i.loc[0] === 'references' ? ['body', 'items', index, ...i.loc] : ['body', 'selection_template', ...i.loc],
+    loc:
+      doc.kind === 'selection'
+        ? ['body', 'selection', ...i.loc]
+        : i.loc[0] === 'references'
+          ? ['body', 'items', index, ...i.loc]
+          : ['body', 'selection_template', ...i.loc],
   }));
   throw new AppError(err.code, issues.map((i) => `${pathOf(i.loc)}: ${i.msg}`).join('; '), { issues });
 }
-const pathOf = (loc: (string | number)[]) => '$' + loc.slice(1).map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
+const pathOf = (loc: (string | number)[]) =>
+  '$' +
+  loc
+    .slice(1)
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
+    .join('');
 
 /** Validates a run document and every item's selection; throws 422 / 413 AppErrors. */
 export async function checkRunDocument(body: unknown, libraries: LibraryRegistry): Promise<CheckedRun> {
@@ -57,7 +76,16 @@ export async function checkRunDocument(body: unknown, libraries: LibraryRegistry
     const { selection } = itemSelection(doc, i);
     try {
       const lib = await libraries.get(selectionDatabaseId(selection, []));
-      if (!lib) throw new AppError('validation_error', `unknown database`, { issues: [{ loc: ['database', 'database_id'], msg: `unknown database; available: ${(await libraries.list()).map((l) => l.info.database_id).join(', ')}`, type: 'value_error.database' }] });
+      if (!lib)
+        throw new AppError('validation_error', `unknown database`, {
+          issues: [
+            {
+              loc: ['database', 'database_id'],
+              msg: `unknown database; available: ${(await libraries.list()).map((l) => l.info.database_id).join(', ')}`,
+              type: 'value_error.database',
+            },
+          ],
+        });
       selections.push(normalizeSelection(selection, libraryFacts(lib), []));
     } catch (err) {
       relocate(err, doc, i);
@@ -68,17 +96,29 @@ export async function checkRunDocument(body: unknown, libraries: LibraryRegistry
     items: itemIds.length,
     hits_per_item: hits,
     total_hits: selections.reduce((s, x) => s + x.portfolio.limit, 0),
-    exact_evaluations: selections.reduce((s, x) => s + x.portfolio.limit * x.execution.shortlist_multiplier, 0),
+    exact_evaluations: selections.reduce(
+      (s, x) => s + x.portfolio.limit * x.execution.shortlist_multiplier,
+      0,
+    ),
   };
-  const specificationHash = documentHash({ schema_version: doc.schema_version, kind: doc.kind, failure_policy: doc.failure_policy, metadata: doc.metadata, items: itemIds.map((id, i) => ({ id, selection: selections[i] })) });
+  const specificationHash = documentHash({
+    schema_version: doc.schema_version,
+    kind: doc.kind,
+    failure_policy: doc.failure_policy,
+    metadata: doc.metadata,
+    items: itemIds.map((id, i) => ({ id, selection: selections[i] })),
+  });
   return { doc, itemIds, selections, specificationHash, work };
 }
 
 /** Why a checked run is not admissible (limits), or undefined. */
 export function runLimitViolation(run: CheckedRun): string | undefined {
-  if (run.work.items > RUN_LIMITS.maxItems) return `a run has at most ${RUN_LIMITS.maxItems} items, got ${run.work.items}`;
-  if (run.work.hits_per_item > RUN_LIMITS.maxHitsPerItem) return `at most ${RUN_LIMITS.maxHitsPerItem} hits per item (portfolio.limit), got ${run.work.hits_per_item}`;
-  if (run.work.total_hits > RUN_LIMITS.maxTotalHits) return `items × hits must be at most ${RUN_LIMITS.maxTotalHits}, got ${run.work.total_hits}`;
+  if (run.work.items > RUN_LIMITS.maxItems)
+    return `a run has at most ${RUN_LIMITS.maxItems} items, got ${run.work.items}`;
+  if (run.work.hits_per_item > RUN_LIMITS.maxHitsPerItem)
+    return `at most ${RUN_LIMITS.maxHitsPerItem} hits per item (portfolio.limit), got ${run.work.hits_per_item}`;
+  if (run.work.total_hits > RUN_LIMITS.maxTotalHits)
+    return `items × hits must be at most ${RUN_LIMITS.maxTotalHits}, got ${run.work.total_hits}`;
   return undefined;
 }
 
@@ -102,7 +142,11 @@ export function createRunService(opts: RunServiceOptions) {
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-      throw new AppError('unavailable', 'the run was recorded but could not be started; retry with the same Idempotency-Key', { cause: err, retryAfterSeconds: 2 });
+      throw new AppError(
+        'unavailable',
+        'the run was recorded but could not be started; retry with the same Idempotency-Key',
+        { cause: err, retryAfterSeconds: 2 },
+      );
     }
   };
 
@@ -112,7 +156,11 @@ export function createRunService(opts: RunServiceOptions) {
      * afterwards (its workflow started again if an earlier attempt could not). A different
      * document under the same key is a 409 idempotency_conflict.
      */
-    async create(accountId: string, idempotencyKey: string, body: unknown): Promise<{ run: RunRow; created: boolean }> {
+    async create(
+      accountId: string,
+      idempotencyKey: string,
+      body: unknown,
+    ): Promise<{ run: RunRow; created: boolean }> {
       const checked = await checkRunDocument(body, opts.libraries);
       const violation = runLimitViolation(checked);
       if (violation) throw new AppError('payload_too_large', violation);
@@ -137,7 +185,10 @@ export function createRunService(opts: RunServiceOptions) {
       try {
         await opts.temporal.workflow.getHandle(run.id).cancel();
       } catch (err) {
-        throw new AppError('unavailable', 'could not reach the workflow service to cancel the run', { cause: err, retryAfterSeconds: 2 });
+        throw new AppError('unavailable', 'could not reach the workflow service to cancel the run', {
+          cause: err,
+          retryAfterSeconds: 2,
+        });
       }
     },
 
@@ -145,7 +196,8 @@ export function createRunService(opts: RunServiceOptions) {
     async purgeExpired(now = new Date()): Promise<number> {
       const ids = await opts.runs.purgeExpired(now);
       for (const id of ids) {
-        for (const key of await opts.objects.list(`runs/${id}/`)) await opts.objects.delete(key).catch(() => {});
+        for (const key of await opts.objects.list(`runs/${id}/`))
+          await opts.objects.delete(key).catch(() => {});
       }
       return ids.length;
     },

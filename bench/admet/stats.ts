@@ -28,7 +28,7 @@ export function pearson(a: readonly number[], b: readonly number[]): number {
 export function ranks(v: readonly number[]): number[] {
   const idx = v.map((_, i) => i).sort((x, y) => v[x] - v[y]);
   const r = new Array<number>(v.length);
-  for (let i = 0; i < idx.length; ) {
+  for (let i = 0; i < idx.length;) {
     let j = i;
     while (j + 1 < idx.length && v[idx[j + 1]] === v[idx[i]]) j++;
     for (let k = i; k <= j; k++) r[idx[k]] = (i + j) / 2 + 1;

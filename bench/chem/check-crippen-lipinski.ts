@@ -36,11 +36,22 @@ interface Ref {
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const { values } = parseArgs({ options: { minimallib: { type: 'string', default: 'bench10k' } } });
 const refs = gunzipSync(readFileSync(join(HERE, '..', 'out', 'chem', 'crippen-lipinski-all.jsonl.gz')))
-  .toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Ref);
+  .toString('utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l) as Ref);
 const rd = await getRDKit();
 const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
 
-interface Tally { molecules: number; unparsed: number; mismatches: number; nulls: number; exactBits: number; minimallib: number; minimallibMismatches: number }
+interface Tally {
+  molecules: number;
+  unparsed: number;
+  mismatches: number;
+  nulls: number;
+  exactBits: number;
+  minimallib: number;
+  minimallibMismatches: number;
+}
 const tallies = new Map<string, Tally>();
 const examples: string[] = [];
 const counts = new Float32Array(CRIPPEN_LABELS.length);
@@ -48,7 +59,15 @@ const graphs10k: MolGraph[] = [];
 let graphMicros = 0;
 
 for (const r of refs) {
-  const t = tallies.get(r.set) ?? { molecules: 0, unparsed: 0, mismatches: 0, nulls: 0, exactBits: 0, minimallib: 0, minimallibMismatches: 0 };
+  const t = tallies.get(r.set) ?? {
+    molecules: 0,
+    unparsed: 0,
+    mismatches: 0,
+    nulls: 0,
+    exactBits: 0,
+    minimallib: 0,
+    minimallibMismatches: 0,
+  };
   tallies.set(r.set, t);
   if (r.invalid) continue;
   t.molecules++;
@@ -90,24 +109,36 @@ for (const r of refs) {
   if (values.minimallib === 'all' || values.minimallib === r.set) {
     t.minimallib++;
     const d = JSON.parse(mol.get_descriptors()) as Record<string, number>;
-    const ok = d.NumHBD === hbd && d.NumHBA === hba && d.NumRotatableBonds === rot &&
+    const ok =
+      d.NumHBD === hbd &&
+      d.NumHBA === hba &&
+      d.NumRotatableBonds === rot &&
       (c === null || (close(c.logp, d.CrippenClogP) && close(c.mr, d.CrippenMR)));
     if (!ok) {
       t.minimallibMismatches++;
-      if (examples.length < 30) examples.push(`${r.set} ${r.s}: MinimalLib ${d.NumHBD} ${d.NumHBA} ${d.NumRotatableBonds} ${d.CrippenClogP} ${d.CrippenMR}`);
+      if (examples.length < 30)
+        examples.push(
+          `${r.set} ${r.s}: MinimalLib ${d.NumHBD} ${d.NumHBA} ${d.NumRotatableBonds} ${d.CrippenClogP} ${d.CrippenMR}`,
+        );
     }
   }
   mol.delete();
 }
 
-console.log('set        molecules  unparsed  mismatches  null  logP/MR bit-equal  MinimalLib-checked  MinimalLib-mismatches');
+console.log(
+  'set        molecules  unparsed  mismatches  null  logP/MR bit-equal  MinimalLib-checked  MinimalLib-mismatches',
+);
 let total = 0;
 for (const [set, t] of tallies) {
   total += t.molecules;
-  console.log(`${set.padEnd(10)} ${String(t.molecules).padStart(9)} ${String(t.unparsed).padStart(9)} ${String(t.mismatches).padStart(11)} ${String(t.nulls).padStart(5)} ${String(t.exactBits).padStart(18)} ${String(t.minimallib).padStart(19)} ${String(t.minimallibMismatches).padStart(22)}`);
+  console.log(
+    `${set.padEnd(10)} ${String(t.molecules).padStart(9)} ${String(t.unparsed).padStart(9)} ${String(t.mismatches).padStart(11)} ${String(t.nulls).padStart(5)} ${String(t.exactBits).padStart(18)} ${String(t.minimallib).padStart(19)} ${String(t.minimallibMismatches).padStart(22)}`,
+  );
 }
 for (const e of examples) console.log('  ' + e);
-console.log(`graph build (graphFromRDKitJson, get_json excluded): ${(graphMicros / total).toFixed(1)} µs/molecule over ${total}`);
+console.log(
+  `graph build (graphFromRDKitJson, get_json excluded): ${(graphMicros / total).toFixed(1)} µs/molecule over ${total}`,
+);
 
 // Speed over the bench 10k set, graphs prebuilt; best of 5 rounds.
 const time = (label: string, fn: (g: MolGraph) => void): void => {
@@ -120,8 +151,12 @@ const time = (label: string, fn: (g: MolGraph) => void): void => {
   console.log(`${label.padEnd(44)} ${((best * 1000) / graphs10k.length).toFixed(2)} µs/molecule`);
 };
 let sink = 0;
-time('crippen (logP, MR, types)', (g) => { sink += crippen({ ...g })?.logp ?? 0; });
-time('numHBD + numHBA + numRotatableBonds', (g) => { sink += numHBD(g) + numHBA(g) + numRotatableBonds(g); });
+time('crippen (logP, MR, types)', (g) => {
+  sink += crippen({ ...g })?.logp ?? 0;
+});
+time('numHBD + numHBA + numRotatableBonds', (g) => {
+  sink += numHBD(g) + numHBA(g) + numRotatableBonds(g);
+});
 time('crippen + crippenTypeCounts + the three counts', (g) => {
   const c = { ...g };
   sink += (crippen(c)?.logp ?? 0) + numHBD(c) + numHBA(c) + numRotatableBonds(c);

@@ -11,30 +11,72 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { formalCharge, fractionCSP3, numAromaticRings, numAtoms, numHeavyAtoms, numHeteroatoms, numRings } from '../../engine/chem/counts.ts';
+import {
+  formalCharge,
+  fractionCSP3,
+  numAromaticRings,
+  numAtoms,
+  numHeavyAtoms,
+  numHeteroatoms,
+  numRings,
+} from '../../engine/chem/counts.ts';
 import { graphFromRDKitJson, type MolGraph } from '../../engine/chem/graph.ts';
 import { getRDKit } from '../../engine/chem/rdkit.ts';
 import { tpsa } from '../../engine/chem/tpsa.ts';
 import { averageMolWeight } from '../../engine/chem/weight.ts';
 
-const NAMES = ['tpsa', 'mol_wt', 'num_atoms', 'heavy_atoms', 'num_rings', 'formal_charge', 'fraction_csp3', 'aromatic_rings', 'heteroatoms'] as const;
+const NAMES = [
+  'tpsa',
+  'mol_wt',
+  'num_atoms',
+  'heavy_atoms',
+  'num_rings',
+  'formal_charge',
+  'fraction_csp3',
+  'aromatic_rings',
+  'heteroatoms',
+] as const;
 const FLOATS = new Set(['tpsa', 'mol_wt', 'fraction_csp3']);
 
 function compute(g: MolGraph): (number | null)[] {
-  return [tpsa(g), averageMolWeight(g), numAtoms(g), numHeavyAtoms(g), numRings(g), formalCharge(g), fractionCSP3(g), numAromaticRings(g), numHeteroatoms(g)];
+  return [
+    tpsa(g),
+    averageMolWeight(g),
+    numAtoms(g),
+    numHeavyAtoms(g),
+    numRings(g),
+    formalCharge(g),
+    fractionCSP3(g),
+    numAromaticRings(g),
+    numHeteroatoms(g),
+  ];
 }
 
 const path = process.argv[2] ?? fileURLToPath(new URL('../out/graph-descriptors-all.jsonl', import.meta.url));
-const rows = readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as [string, string, number[] | null]);
+const rows = readFileSync(path, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l) as [string, string, number[] | null]);
 const rd = await getRDKit();
 
-interface SetStats { rows: number; compared: number; parseDisagree: number; nulls: number; mismatch: Record<string, number>; notSameDouble: Record<string, number> }
+interface SetStats {
+  rows: number;
+  compared: number;
+  parseDisagree: number;
+  nulls: number;
+  mismatch: Record<string, number>;
+  notSameDouble: Record<string, number>;
+}
 const stats = new Map<string, SetStats>();
 const graphs = new Map<string, MolGraph | null>();
 const examples: string[] = [];
 for (const [set, smi, want] of rows) {
   let s = stats.get(set);
-  if (!s) stats.set(set, (s = { rows: 0, compared: 0, parseDisagree: 0, nulls: 0, mismatch: {}, notSameDouble: {} }));
+  if (!s)
+    stats.set(
+      set,
+      (s = { rows: 0, compared: 0, parseDisagree: 0, nulls: 0, mismatch: {}, notSameDouble: {} }),
+    );
   s.rows++;
   if (!graphs.has(smi)) {
     const m = rd.get_mol(smi);
@@ -65,7 +107,9 @@ let total = 0;
 for (const [set, s] of stats) {
   const mm = Object.values(s.mismatch).reduce((x, y) => x + y, 0);
   total += mm;
-  console.log(`${set.padEnd(16)} rows ${String(s.rows).padStart(6)}  compared ${String(s.compared).padStart(6)}  parse disagreements ${s.parseDisagree}  null ${s.nulls}  mismatches ${mm} ${JSON.stringify(s.mismatch)}  not-same-double ${JSON.stringify(s.notSameDouble)}`);
+  console.log(
+    `${set.padEnd(16)} rows ${String(s.rows).padStart(6)}  compared ${String(s.compared).padStart(6)}  parse disagreements ${s.parseDisagree}  null ${s.nulls}  mismatches ${mm} ${JSON.stringify(s.mismatch)}  not-same-double ${JSON.stringify(s.notSameDouble)}`,
+  );
 }
 for (const e of examples) console.log('  ' + e);
 console.log(`total mismatches: ${total}`);
@@ -87,4 +131,6 @@ for (let r = 0; r < 3; r++) for (const g of built) sink += compute(g)[0] ?? 0; /
 t = process.hrtime.bigint();
 for (let r = 0; r < REPS; r++) for (const g of built) sink += compute(g)[0] ?? 0;
 const descUs = Number(process.hrtime.bigint() - t) / 1e3 / built.length / REPS;
-console.log(`10k set (${built.length} molecules): get_json ${jsonUs.toFixed(1)} µs/mol, graphFromRDKitJson ${graphUs.toFixed(1)} µs/mol, all 9 descriptors ${descUs.toFixed(2)} µs/mol (checksum ${sink.toFixed(0)})`);
+console.log(
+  `10k set (${built.length} molecules): get_json ${jsonUs.toFixed(1)} µs/mol, graphFromRDKitJson ${graphUs.toFixed(1)} µs/mol, all 9 descriptors ${descUs.toFixed(2)} µs/mol (checksum ${sink.toFixed(0)})`,
+);

@@ -49,12 +49,28 @@ export function kernelFigures(sorted: Uint8Array, reps = 5): KernelFigures {
     kernel.readOr(fpPtr, readBytes);
     const b = readBytes / cpuSeconds(t) / 1e9;
     t = process.cpuUsage();
-    for (let s = 0; s < n; s += CHUNK_ROWS) kernel.scoreAbove(SLOT.query, fpPtr, pcPtr, s, Math.min(n, s + CHUNK_ROWS), a, 2, SLOT.rows, SLOT.scores);
+    for (let s = 0; s < n; s += CHUNK_ROWS)
+      kernel.scoreAbove(
+        SLOT.query,
+        fpPtr,
+        pcPtr,
+        s,
+        Math.min(n, s + CHUNK_ROWS),
+        a,
+        2,
+        SLOT.rows,
+        SLOT.scores,
+      );
     const sc = scanBytes / cpuSeconds(t) / 1e9;
     bw = Math.max(bw, b);
     scan = Math.max(scan, sc);
     ratios.push(sc / b);
   }
   ratios.sort((x, y) => x - y);
-  return { bandwidthGBs: bw, scanGBs: scan, scanFpsPerSec: (scan * 1e9) / 258, medianRatio: ratios[ratios.length >> 1] };
+  return {
+    bandwidthGBs: bw,
+    scanGBs: scan,
+    scanFpsPerSec: (scan * 1e9) / 258,
+    medianRatio: ratios[ratios.length >> 1],
+  };
 }

@@ -27,4 +27,14 @@ const r = await acts.exportJobResult({
 });
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
-process.stdout.write(JSON.stringify({ format, rows: r.rows, bytes: r.bytes, ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), rssAfterDecodeMb: Math.round(rssAfterDecodeMb), peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    format,
+    rows: r.rows,
+    bytes: r.bytes,
+    ms: Math.round(ms),
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+    rssAfterDecodeMb: Math.round(rssAfterDecodeMb),
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+  }) + '\n',
+);

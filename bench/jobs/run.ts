@@ -20,7 +20,10 @@ import { listCatalogs } from '../../engine/catalog/index.ts';
 import { freePort } from '../../test/support/ports.ts';
 import { writeSyntheticCatalog } from '../../test/workflows/support/synthetic-catalog.ts';
 
-const arg = (name: string) => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
 const root = resolve(import.meta.dirname, '..', 'out');
 let catalogDir = arg('--catalog-dir');
 let catalogId = arg('--catalog');
@@ -61,16 +64,27 @@ const log = createLogger({ level: 'warn', pretty: false });
 const stack = await startStack(config, log, { listen: false, ensureCatalogs: false });
 const key = (await stack.store.accounts.createApiKey({ user: 'bench', tier: 'enterprise' })).key;
 const call = async (method: 'GET' | 'POST', url: string) => {
-  const r = await stack.app.inject({ method, url, headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: method === 'POST' ? '{}' : undefined });
+  const r = await stack.app.inject({
+    method,
+    url,
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    payload: method === 'POST' ? '{}' : undefined,
+  });
   if (r.statusCode !== 200) throw new Error(`${url}: ${r.statusCode} ${r.body}`);
   return JSON.parse(r.body);
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const figures: Record<string, unknown> = { catalog: catalogId, rows: stack.catalogs.find((c) => c.manifest.id === catalogId)?.manifest.counts.molecules };
+const figures: Record<string, unknown> = {
+  catalog: catalogId,
+  rows: stack.catalogs.find((c) => c.manifest.id === catalogId)?.manifest.counts.molecules,
+};
 try {
   const submitJob = async () => {
     const t0 = performance.now();
-    const job: string = await call('GET', `/submit_molsearch?search_input=${encodeURIComponent('CC(=O)Oc1ccccc1C(=O)O')}&search_type=morgan&db_names=${catalogId}&n_neighbors=100000`);
+    const job: string = await call(
+      'GET',
+      `/submit_molsearch?search_input=${encodeURIComponent('CC(=O)Oc1ccccc1C(=O)O')}&search_type=morgan&db_names=${catalogId}&n_neighbors=100000`,
+    );
     for (;;) {
       const s = await call('GET', `/job_status?job_name=${job}`);
       if (s === 'SUCCESS') break;
@@ -87,7 +101,10 @@ try {
   const cpu1 = process.cpuUsage();
   const ids = new Set<string>();
   for (let p = 0; ; p++) {
-    const page = await call('POST', `/get_molsearch_page?job_name=${warm.job}&page_size=1000&page_num=${p}&include_properties=true`);
+    const page = await call(
+      'POST',
+      `/get_molsearch_page?job_name=${warm.job}&page_size=1000&page_num=${p}&include_properties=true`,
+    );
     for (const id of page.id) ids.add(id);
     if (page.id.length < 1000) break;
   }
@@ -98,7 +115,11 @@ try {
   console.error(JSON.stringify(figures));
   const resultKey = `jobs/${warm.job}/result.arrow`;
   for (const f of formats) {
-    const out = execFileSync(process.execPath, [resolve(import.meta.dirname, 'export-one.ts'), config.objectsDir, resultKey, f], { encoding: 'utf8' });
+    const out = execFileSync(
+      process.execPath,
+      [resolve(import.meta.dirname, 'export-one.ts'), config.objectsDir, resultKey, f],
+      { encoding: 'utf8' },
+    );
     figures[`export_${f}`] = JSON.parse(out.trim().split('\n').pop()!);
     console.error(f, JSON.stringify(figures[`export_${f}`]));
   }

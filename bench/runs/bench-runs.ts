@@ -30,48 +30,119 @@ import { startWorkers } from '../../worker/worker.ts';
 import { drugsLibrary } from '../../test/support/v2-library.ts';
 import { freePort } from '../../test/support/ports.ts';
 
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '20' }, items: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '8' } } });
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '20' },
+    items: { type: 'string', default: '1000' },
+    concurrency: { type: 'string', default: '8' },
+  },
+});
 const log = createLogger({ level: 'warn' });
 const dir = mkdtempSync(join(tmpdir(), 'bench-runs-'));
-const temporal = await startDevServer({ cli: resolveTemporalCli({ toolsDir: resolve('.tools') }), port: await freePort(), uiPort: await freePort() });
-const store = await openStore({ databaseUrl: process.env.DATABASE_URL, pgliteDir: 'memory://', tierLimits: { ...DEFAULT_TIER_LIMITS } });
+const temporal = await startDevServer({
+  cli: resolveTemporalCli({ toolsDir: resolve('.tools') }),
+  port: await freePort(),
+  uiPort: await freePort(),
+});
+const store = await openStore({
+  databaseUrl: process.env.DATABASE_URL,
+  pgliteDir: 'memory://',
+  tierLimits: { ...DEFAULT_TIER_LIMITS },
+});
 const objects = createLocalObjectStore(join(dir, 'objects'));
 const libraries = staticRegistry([await drugsLibrary()]);
 const connection = await Connection.connect({ address: temporal.address });
 const prefix = `bench-${process.pid}`;
 const runs = createRunsRepository(store.db);
-const runService = createRunService({ runs, libraries, objects, temporal: new Client({ connection }), taskQueuePrefix: prefix, concurrency: Number(args.concurrency) });
-const workers = await startWorkers({ address: temporal.address, namespace: 'default', prefix, activities: createActivities({ log, store, objects, libraries }), log, kinds: ['orchestration', 'scan'] });
+const runService = createRunService({
+  runs,
+  libraries,
+  objects,
+  temporal: new Client({ connection }),
+  taskQueuePrefix: prefix,
+  concurrency: Number(args.concurrency),
+});
+const workers = await startWorkers({
+  address: temporal.address,
+  namespace: 'default',
+  prefix,
+  activities: createActivities({ log, store, objects, libraries }),
+  log,
+  kinds: ['orchestration', 'scan'],
+});
 const noSearch = {} as SearchService; // legacy search routes are not exercised
-const app = await buildApp({ log, accounts: store.accounts, search: noSearch, health: [], plugins: [v2Routes({ libraries, runs, runService, objects, substructure: createSubstructureRunner(), eventPollMs: 20, purgeIntervalMs: 0 })] });
+const app = await buildApp({
+  log,
+  accounts: store.accounts,
+  search: noSearch,
+  health: [],
+  plugins: [
+    v2Routes({
+      libraries,
+      runs,
+      runService,
+      objects,
+      substructure: createSubstructureRunner(),
+      eventPollMs: 20,
+      purgeIntervalMs: 0,
+    }),
+  ],
+});
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
 const key = (await store.accounts.createApiKey({ user: 'bench', tier: 'enterprise' })).key;
 
 const template = {
-  database: { database_id: 'drugs' }, strategy: { type: 'ranked' },
-  objectives: [{ type: 'similarity', direction: 'maximize', metric_id: 'rdkit.ecfp4_tanimoto', reference_id: 'q' }],
-  constraints: { presets: [{ preset_id: 'lipinski-ro5' }] }, portfolio: { limit: 10 },
+  database: { database_id: 'drugs' },
+  strategy: { type: 'ranked' },
+  objectives: [
+    { type: 'similarity', direction: 'maximize', metric_id: 'rdkit.ecfp4_tanimoto', reference_id: 'q' },
+  ],
+  constraints: { presets: [{ preset_id: 'lipinski-ro5' }] },
+  portfolio: { limit: 10 },
 };
-const smiles = ['CC(=O)Oc1ccccc1C(=O)O', 'Cn1c(=O)c2c(ncn2C)n(C)c1=O', 'CC(C)Cc1ccc(C(C)C(=O)O)cc1', 'CN1CCC[C@H]1c1cccnc1', 'OC(=O)c1ccccc1O'];
-const batch = (n: number) => ({ schema_version: 'run/1', kind: 'selection_batch', selection_template: template, items: Array.from({ length: n }, (_, i) => ({ id: `i${i}`, references: [{ id: 'q', structure: { format: 'smiles', value: smiles[i % smiles.length] } }] })) });
+const smiles = [
+  'CC(=O)Oc1ccccc1C(=O)O',
+  'Cn1c(=O)c2c(ncn2C)n(C)c1=O',
+  'CC(C)Cc1ccc(C(C)C(=O)O)cc1',
+  'CN1CCC[C@H]1c1cccnc1',
+  'OC(=O)c1ccccc1O',
+];
+const batch = (n: number) => ({
+  schema_version: 'run/1',
+  kind: 'selection_batch',
+  selection_template: template,
+  items: Array.from({ length: n }, (_, i) => ({
+    id: `i${i}`,
+    references: [{ id: 'q', structure: { format: 'smiles', value: smiles[i % smiles.length] } }],
+  })),
+});
 const post = async (doc: unknown, idem: string) => {
-  const r = await fetch(`${url}/api/v2/runs`, { method: 'POST', headers: { 'x-api-key': key, 'idempotency-key': idem, 'content-type': 'application/json' }, body: JSON.stringify(doc) });
+  const r = await fetch(`${url}/api/v2/runs`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'idempotency-key': idem, 'content-type': 'application/json' },
+    body: JSON.stringify(doc),
+  });
   if (r.status !== 202) throw new Error(`submit answered ${r.status}: ${await r.text()}`);
   return (await r.json()) as { id: string };
 };
 /** Reads the SSE stream from `after`; resolves with (time to first event, events, seconds) at the terminal event. */
 const stream = async (id: string, t0: number, after = 0) => {
-  const res = await fetch(`${url}/api/v2/runs/${id}/events/stream?after=${after}`, { headers: { 'x-api-key': key } });
-  let first = -1, n = 0, buf = '';
+  const res = await fetch(`${url}/api/v2/runs/${id}/events/stream?after=${after}`, {
+    headers: { 'x-api-key': key },
+  });
+  let first = -1,
+    n = 0,
+    buf = '';
   const dec = new TextDecoder();
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     buf += dec.decode(chunk, { stream: true });
     const blocks = buf.split('\n\n');
     buf = blocks.pop()!;
-    for (const b of blocks) if (b.startsWith('id:')) {
-      if (first < 0) first = performance.now() - t0;
-      n++;
-    }
+    for (const b of blocks)
+      if (b.startsWith('id:')) {
+        if (first < 0) first = performance.now() - t0;
+        n++;
+      }
   }
   return { first, n, seconds: (performance.now() - t0) / 1000 };
 };
@@ -95,12 +166,28 @@ const live = await stream(big.id, t1);
 const endToEnd = (performance.now() - t1) / 1000;
 const replay = await stream(big.id, performance.now());
 
-console.log(JSON.stringify({
-  submission_to_first_event_ms: { p50: +p(0.5).toFixed(1), p90: +p(0.9).toFixed(1), runs: firsts.length },
-  batch_run: { items, concurrency: Number(args.concurrency), seconds: +endToEnd.toFixed(2), items_per_second: +(items / endToEnd).toFixed(1), events: live.n },
-  sse_replay: { events: replay.n, seconds: +replay.seconds.toFixed(3), events_per_second: Math.round(replay.n / replay.seconds) },
-  database: store.db.kind,
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      submission_to_first_event_ms: { p50: +p(0.5).toFixed(1), p90: +p(0.9).toFixed(1), runs: firsts.length },
+      batch_run: {
+        items,
+        concurrency: Number(args.concurrency),
+        seconds: +endToEnd.toFixed(2),
+        items_per_second: +(items / endToEnd).toFixed(1),
+        events: live.n,
+      },
+      sse_replay: {
+        events: replay.n,
+        seconds: +replay.seconds.toFixed(3),
+        events_per_second: Math.round(replay.n / replay.seconds),
+      },
+      database: store.db.kind,
+    },
+    null,
+    2,
+  ),
+);
 await app.close();
 await workers.shutdown();
 await connection.close();

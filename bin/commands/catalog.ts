@@ -16,6 +16,8 @@ export async function runCatalog(argv: string[]): Promise<number> {
     await ensureBundledCatalogs({ catalogDir: config.catalogDir, repoRoot: REPO_ROOT, log });
     return 0;
   }
-  process.stderr.write('usage: molsearch catalog build --input FILE --out DIR --id ID [options] | molsearch catalog ensure\n');
+  process.stderr.write(
+    'usage: molsearch catalog build --input FILE --out DIR --id ID [options] | molsearch catalog ensure\n',
+  );
   return 2;
 }

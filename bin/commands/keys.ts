@@ -7,7 +7,10 @@ import { runKeysCommand } from '../../store/keys-cli.ts';
 export async function runKeys(argv: string[]): Promise<number> {
   const config = loadConfig();
   const log = createLogger({ level: 'warn', pretty: false });
-  const store = await openStore({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, tierLimits: config.tierLimits }, log);
+  const store = await openStore(
+    { databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, tierLimits: config.tierLimits },
+    log,
+  );
   try {
     await runKeysCommand(argv, { store, print: (line: string) => process.stdout.write(line + '\n') });
     return 0;

@@ -16,12 +16,25 @@ import { TASK_QUEUES, type TaskQueueKind } from '../../workflows/contracts.ts';
 export async function runWorkerCommand(argv: string[]): Promise<number> {
   const config = loadConfig();
   const log = createLogger({ level: config.logLevel, name: 'worker' });
-  if (!config.temporal.address) throw new Error('molsearch worker needs TEMPORAL_ADDRESS (the embedded server is started by `molsearch start`)');
+  if (!config.temporal.address)
+    throw new Error(
+      'molsearch worker needs TEMPORAL_ADDRESS (the embedded server is started by `molsearch start`)',
+    );
   const qi = argv.indexOf('--queues');
-  const kinds = (qi >= 0 ? (argv[qi + 1] ?? '').split(',') : Object.keys(TASK_QUEUES)).map((k) => k.trim()).filter(Boolean) as TaskQueueKind[];
-  for (const k of kinds) if (!(k in TASK_QUEUES)) throw new Error(`unknown queue ${k}; queues: ${Object.keys(TASK_QUEUES).join(', ')}`);
-  if (!config.databaseUrl) log.warn('DATABASE_URL is not set: this worker opens the PGlite directory, which no other process may hold');
-  const store = await openStore({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, tierLimits: config.tierLimits }, log);
+  const kinds = (qi >= 0 ? (argv[qi + 1] ?? '').split(',') : Object.keys(TASK_QUEUES))
+    .map((k) => k.trim())
+    .filter(Boolean) as TaskQueueKind[];
+  for (const k of kinds)
+    if (!(k in TASK_QUEUES))
+      throw new Error(`unknown queue ${k}; queues: ${Object.keys(TASK_QUEUES).join(', ')}`);
+  if (!config.databaseUrl)
+    log.warn(
+      'DATABASE_URL is not set: this worker opens the PGlite directory, which no other process may hold',
+    );
+  const store = await openStore(
+    { databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, tierLimits: config.tierLimits },
+    log,
+  );
   const objects = await openObjectStore(config);
   // Run items' selections execute on a thread, so the Temporal worker keeps heartbeating meanwhile.
   const selectionPool = createSelectionPool({ threads: 1, log });
@@ -40,13 +53,17 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'worker shutting down');
-    workers.shutdown().then(() => selectionPool.close()).then(() => store.close()).then(
-      () => process.exit(0),
-      (err) => {
-        log.error({ err }, 'worker shutdown failed');
-        process.exit(1);
-      },
-    );
+    workers
+      .shutdown()
+      .then(() => selectionPool.close())
+      .then(() => store.close())
+      .then(
+        () => process.exit(0),
+        (err) => {
+          log.error({ err }, 'worker shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

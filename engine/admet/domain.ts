@@ -23,7 +23,8 @@ export interface DomainCheck {
 /** Decodes a domain.json record; throws when it names an unknown descriptor or has a bad mask. */
 export function prepareDomainCheck(rec: DomainRecord): DomainCheck {
   const seen = new Uint8Array(Buffer.from(rec.seen_bits_b64, 'base64'));
-  if (seen.length * 8 !== ADMET_N_BITS) throw new Error(`seen-bit mask has ${seen.length * 8} bits, expected ${ADMET_N_BITS}`);
+  if (seen.length * 8 !== ADMET_N_BITS)
+    throw new Error(`seen-bit mask has ${seen.length * 8} bits, expected ${ADMET_N_BITS}`);
   const box = Object.entries(rec.descriptor_box).map(([name, [lo, hi]]) => {
     const i = ADMET_DESCRIPTOR_NAMES.indexOf(name);
     if (i < 0) throw new Error(`domain box names unknown descriptor ${name}`);
@@ -66,7 +67,13 @@ export function listOnBits(features: Float32Array, n: number): OnBits {
  * the arithmetic mirrors models/domain.py (float32 features compared as doubles). `on` may be
  * passed when several endpoints check the same rows (listOnBits once instead of 22 scans).
  */
-export function checkDomain(check: DomainCheck, features: Float32Array, n: number, out: Uint8Array, on: OnBits = listOnBits(features, n)): void {
+export function checkDomain(
+  check: DomainCheck,
+  features: Float32Array,
+  n: number,
+  out: Uint8Array,
+  on: OnBits = listOnBits(features, n),
+): void {
   for (let r = 0; r < n; r++) {
     const base = r * ADMET_FEATURE_LENGTH;
     const from = on.start[r];

@@ -11,7 +11,12 @@ import { readFileSync } from 'node:fs';
 import { CRIPPEN_LABELS } from '../chem/crippen.ts';
 import { DESCRIPTOR_NAMES, type DescriptorName } from '../chem/descriptors.ts';
 import { MORGAN_DETAILS, MORGAN_FP } from '../chem/fingerprint.ts';
-import { EXTRA_DESCRIPTOR_NAMES, describeMolecule, type ExtraDescriptorName, type GraphDescriptors } from '../chem/graph-descriptors.ts';
+import {
+  EXTRA_DESCRIPTOR_NAMES,
+  describeMolecule,
+  type ExtraDescriptorName,
+  type GraphDescriptors,
+} from '../chem/graph-descriptors.ts';
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 
 interface MorganBlock {
@@ -68,7 +73,9 @@ if (
   CRIPPEN_BLOCK.labels.join() !== CRIPPEN_LABELS.join() ||
   ADMET_CRIPPEN_OFFSET + CRIPPEN_LABELS.length !== ADMET_FEATURE_LENGTH
 ) {
-  throw new Error(`models/features.json (${ADMET_FEATURE_SPEC.version}) does not match what the engine computes`);
+  throw new Error(
+    `models/features.json (${ADMET_FEATURE_SPEC.version}) does not match what the engine computes`,
+  );
 }
 
 /**
@@ -78,8 +85,10 @@ if (
  */
 export function writeAdmetFeatures(fp: Uint8Array, d: GraphDescriptors, out: Float32Array, row = 0): void {
   const base = row * ADMET_FEATURE_LENGTH;
-  if (fp.length * 8 !== ADMET_N_BITS) throw new RangeError(`fingerprint has ${fp.length * 8} bits, expected ${ADMET_N_BITS}`);
-  if (base + ADMET_FEATURE_LENGTH > out.length) throw new RangeError(`row ${row} is outside the output buffer`);
+  if (fp.length * 8 !== ADMET_N_BITS)
+    throw new RangeError(`fingerprint has ${fp.length * 8} bits, expected ${ADMET_N_BITS}`);
+  if (base + ADMET_FEATURE_LENGTH > out.length)
+    throw new RangeError(`row ${row} is outside the output buffer`);
   for (let byte = 0; byte < fp.length; byte++) {
     const v = fp[byte];
     const o = base + byte * 8;
@@ -87,7 +96,9 @@ export function writeAdmetFeatures(fp: Uint8Array, d: GraphDescriptors, out: Flo
   }
   for (let i = 0; i < ADMET_DESCRIPTOR_NAMES.length; i++) {
     const name = ADMET_DESCRIPTOR_NAMES[i];
-    out[base + ADMET_N_BITS + i] = FROM_SERVICE[i] ? d.descriptors[name as DescriptorName] : d.extras[name as ExtraDescriptorName];
+    out[base + ADMET_N_BITS + i] = FROM_SERVICE[i]
+      ? d.descriptors[name as DescriptorName]
+      : d.extras[name as ExtraDescriptorName];
   }
   out.set(d.crippenCounts, base + ADMET_CRIPPEN_OFFSET);
 }

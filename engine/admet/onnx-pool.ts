@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import { AppError } from '../../platform/errors.ts';
-import { checkDomain, listOnBits, prepareDomainCheck, type DomainCheck, type DomainRecord } from './domain.ts';
+import {
+  checkDomain,
+  listOnBits,
+  prepareDomainCheck,
+  type DomainCheck,
+  type DomainRecord,
+} from './domain.ts';
 import { ADMET_ENDPOINTS, type AdmetEndpoint } from './endpoints.ts';
 import { ADMET_FEATURE_LENGTH, ADMET_FEATURE_SPEC_SHA256 } from './features.ts';
 
@@ -24,7 +30,10 @@ export interface AdmetManifest {
   input: string;
   output: string;
   domain_file: string;
-  endpoints: Record<AdmetEndpoint, { file: string; sha256: string; task: 'regression' | 'binary'; units: string; metric: string }>;
+  endpoints: Record<
+    AdmetEndpoint,
+    { file: string; sha256: string; task: 'regression' | 'binary'; units: string; metric: string }
+  >;
 }
 
 /** Predictions for a batch, one array of length n per endpoint. */
@@ -57,10 +66,18 @@ export interface OpenAdmetModelsOptions {
 export async function openAdmetModels(opts: OpenAdmetModelsOptions = {}): Promise<AdmetModels> {
   const dir = opts.dir ?? DEFAULT_MODEL_DIR;
   const manifest = JSON.parse(await readOrFail(join(dir, 'manifest.json'), 'utf8')) as AdmetManifest;
-  if (manifest.feature_spec_sha256 !== ADMET_FEATURE_SPEC_SHA256 || manifest.n_features !== ADMET_FEATURE_LENGTH) {
-    throw new AppError('unavailable', `ADMET models ${manifest.version} were trained on another feature layout than models/features.json`);
+  if (
+    manifest.feature_spec_sha256 !== ADMET_FEATURE_SPEC_SHA256 ||
+    manifest.n_features !== ADMET_FEATURE_LENGTH
+  ) {
+    throw new AppError(
+      'unavailable',
+      `ADMET models ${manifest.version} were trained on another feature layout than models/features.json`,
+    );
   }
-  const domainFile = JSON.parse(await readOrFail(join(dir, manifest.domain_file), 'utf8')) as { endpoints: Record<string, DomainRecord> };
+  const domainFile = JSON.parse(await readOrFail(join(dir, manifest.domain_file), 'utf8')) as {
+    endpoints: Record<string, DomainRecord>;
+  };
   const sessions = new Map<AdmetEndpoint, ort.InferenceSession>();
   const domains = new Map<AdmetEndpoint, DomainCheck>();
   try {
@@ -70,13 +87,19 @@ export async function openAdmetModels(opts: OpenAdmetModelsOptions = {}): Promis
       if (!entry || !rec) throw new AppError('unavailable', `ADMET model ${key} is missing from ${dir}`);
       const bytes = await readOrFail(join(dir, entry.file));
       if (opts.verifyChecksums && createHash('sha256').update(bytes).digest('hex') !== entry.sha256) {
-        throw new AppError('unavailable', `ADMET model file ${entry.file} does not match its manifest checksum`);
+        throw new AppError(
+          'unavailable',
+          `ADMET model file ${entry.file} does not match its manifest checksum`,
+        );
       }
-      sessions.set(key, await ort.InferenceSession.create(bytes, {
-        intraOpNumThreads: opts.intraOpThreads ?? 1,
-        interOpNumThreads: 1,
-        executionProviders: ['cpu'],
-      }));
+      sessions.set(
+        key,
+        await ort.InferenceSession.create(bytes, {
+          intraOpNumThreads: opts.intraOpThreads ?? 1,
+          interOpNumThreads: 1,
+          executionProviders: ['cpu'],
+        }),
+      );
       domains.set(key, prepareDomainCheck(rec));
     }
   } catch (err) {
@@ -88,22 +111,27 @@ export async function openAdmetModels(opts: OpenAdmetModelsOptions = {}): Promis
     manifest,
     async predictBatch(features, n) {
       if (!Number.isInteger(n) || n < 0 || features.length !== n * ADMET_FEATURE_LENGTH) {
-        throw new RangeError(`expected ${n} rows of ${ADMET_FEATURE_LENGTH} features, got ${features.length} floats`);
+        throw new RangeError(
+          `expected ${n} rows of ${ADMET_FEATURE_LENGTH} features, got ${features.length} floats`,
+        );
       }
       const scores = {} as Record<AdmetEndpoint, Float32Array>;
       const inDomain = {} as Record<AdmetEndpoint, Uint8Array>;
       if (n === 0) {
-        for (const key of ADMET_ENDPOINTS) [scores[key], inDomain[key]] = [new Float32Array(0), new Uint8Array(0)];
+        for (const key of ADMET_ENDPOINTS)
+          [scores[key], inDomain[key]] = [new Float32Array(0), new Uint8Array(0)];
         return { scores, inDomain };
       }
       const input = new ort.Tensor('float32', features, [n, ADMET_FEATURE_LENGTH]);
       const on = listOnBits(features, n);
-      await Promise.all(ADMET_ENDPOINTS.map(async (key) => {
-        const out = await sessions.get(key)!.run({ [manifest.input]: input });
-        scores[key] = out[manifest.output].data as Float32Array;
-        inDomain[key] = new Uint8Array(n);
-        checkDomain(domains.get(key)!, features, n, inDomain[key], on);
-      }));
+      await Promise.all(
+        ADMET_ENDPOINTS.map(async (key) => {
+          const out = await sessions.get(key)!.run({ [manifest.input]: input });
+          scores[key] = out[manifest.output].data as Float32Array;
+          inDomain[key] = new Uint8Array(n);
+          checkDomain(domains.get(key)!, features, n, inDomain[key], on);
+        }),
+      );
       return { scores, inDomain };
     },
     async close() {

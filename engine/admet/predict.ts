@@ -47,7 +47,12 @@ export function oodNames(mask: number): AdmetEndpoint[] {
  * at `row` of `features`. Returns the canonical SMILES and the 11 descriptors, or `{ error }` for
  * input the catalog builder would reject too. Never throws for bad input.
  */
-export function prepareAdmetRow(rd: RDKitModule, smiles: string, features: Float32Array, row: number): { canonical: string; descriptors: number[] } | { error: string } {
+export function prepareAdmetRow(
+  rd: RDKitModule,
+  smiles: string,
+  features: Float32Array,
+  row: number,
+): { canonical: string; descriptors: number[] } | { error: string } {
   const s = smiles.trim();
   if (s === '') return { error: 'empty SMILES' };
   if (s.length > MAX_SMILES_LENGTH) return { error: `SMILES longer than ${MAX_SMILES_LENGTH} characters` };
@@ -67,7 +72,11 @@ export function prepareAdmetRow(rd: RDKitModule, smiles: string, features: Float
 }
 
 /** Predicts a batch of SMILES with open models (CPU-bound: call from a worker thread). */
-export async function predictSmilesBatch(rd: RDKitModule, models: AdmetModels, smiles: readonly string[]): Promise<AdmetTable> {
+export async function predictSmilesBatch(
+  rd: RDKitModule,
+  models: AdmetModels,
+  smiles: readonly string[],
+): Promise<AdmetTable> {
   const n = smiles.length;
   const nd = DESCRIPTOR_NAMES.length;
   const features = new Float32Array(n * ADMET_FEATURE_LENGTH);

@@ -9,7 +9,12 @@ try {
   const [rd, models] = await Promise.all([getRDKit(), openAdmetModels({ dir: modelDir, intraOpThreads: 1 })]);
   parentPort!.on('message', (msg: { id: number; smiles: string[] }) => {
     predictSmilesBatch(rd, models, msg.smiles).then(
-      (table) => parentPort!.postMessage({ id: msg.id, table }, [table.descriptors.buffer as ArrayBuffer, table.scores.buffer as ArrayBuffer, table.ood.buffer as ArrayBuffer]),
+      (table) =>
+        parentPort!.postMessage({ id: msg.id, table }, [
+          table.descriptors.buffer as ArrayBuffer,
+          table.scores.buffer as ArrayBuffer,
+          table.ood.buffer as ArrayBuffer,
+        ]),
       (err: Error) => parentPort!.postMessage({ id: msg.id, error: err.stack ?? String(err) }),
     );
   });

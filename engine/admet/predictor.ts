@@ -45,7 +45,13 @@ export async function createAdmetPredictor(opts: AdmetPredictorOptions = {}): Pr
   let nextId = 0;
   let closed = false;
   let version = '';
-  const workers = Array.from({ length: Math.max(1, opts.threads ?? 1) }, () => new Worker(new URL('./predictor-worker.ts', import.meta.url), { workerData: { modelDir: opts.modelDir } }));
+  const workers = Array.from(
+    { length: Math.max(1, opts.threads ?? 1) },
+    () =>
+      new Worker(new URL('./predictor-worker.ts', import.meta.url), {
+        workerData: { modelDir: opts.modelDir },
+      }),
+  );
   const pump = (): void => {
     while (idle.length && queue.length) {
       const w = idle.pop()!;
@@ -64,21 +70,34 @@ export async function createAdmetPredictor(opts: AdmetPredictorOptions = {}): Pr
       workers.map(
         (w) =>
           new Promise<void>((resolve, reject) => {
-            w.on('message', (msg: { ready?: true; version?: string; failed?: string; id?: number; table?: AdmetTable; error?: string }) => {
-              if (msg.failed) return reject(new AppError('unavailable', `ADMET predictor could not start: ${msg.failed}`));
-              if (msg.ready) {
-                version = msg.version ?? '';
+            w.on(
+              'message',
+              (msg: {
+                ready?: true;
+                version?: string;
+                failed?: string;
+                id?: number;
+                table?: AdmetTable;
+                error?: string;
+              }) => {
+                if (msg.failed)
+                  return reject(
+                    new AppError('unavailable', `ADMET predictor could not start: ${msg.failed}`),
+                  );
+                if (msg.ready) {
+                  version = msg.version ?? '';
+                  idle.push(w);
+                  resolve();
+                  return pump();
+                }
+                const t = busy.get(w);
+                busy.delete(w);
                 idle.push(w);
-                resolve();
-                return pump();
-              }
-              const t = busy.get(w);
-              busy.delete(w);
-              idle.push(w);
-              if (t && msg.table) t.resolve(msg.table);
-              else t?.reject(new Error(`ADMET batch failed: ${msg.error}`));
-              pump();
-            });
+                if (t && msg.table) t.resolve(msg.table);
+                else t?.reject(new Error(`ADMET batch failed: ${msg.error}`));
+                pump();
+              },
+            );
             w.on('error', (err) => {
               reject(err);
               failAll(err);
@@ -124,14 +143,22 @@ export async function createAdmetPredictor(opts: AdmetPredictorOptions = {}): Pr
 export function concatTables(tables: AdmetTable[]): AdmetTable {
   const n = tables.reduce((s, t) => s + t.n, 0);
   const nd = DESCRIPTOR_NAMES.length;
-  const out: AdmetTable = { n, canonical: [], errors: [], descriptors: new Float64Array(n * nd), scores: new Float32Array(ADMET_ENDPOINTS.length * n), ood: new Uint32Array(n) };
+  const out: AdmetTable = {
+    n,
+    canonical: [],
+    errors: [],
+    descriptors: new Float64Array(n * nd),
+    scores: new Float32Array(ADMET_ENDPOINTS.length * n),
+    ood: new Uint32Array(n),
+  };
   let base = 0;
   for (const t of tables) {
     out.canonical.push(...t.canonical);
     out.errors.push(...t.errors);
     out.descriptors.set(t.descriptors, base * nd);
     out.ood.set(t.ood, base);
-    for (let e = 0; e < ADMET_ENDPOINTS.length; e++) out.scores.set(t.scores.subarray(e * t.n, (e + 1) * t.n), e * n + base);
+    for (let e = 0; e < ADMET_ENDPOINTS.length; e++)
+      out.scores.set(t.scores.subarray(e * t.n, (e + 1) * t.n), e * n + base);
     base += t.n;
   }
   return out;

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openCatalog } from './reader.ts';
 import type { CatalogMeta } from './schema.ts';
-import { admetModelVersion, buildCatalog } from './build/build-catalog.ts';
+import { admetModelVersion, buildCatalog } from './builder/build-catalog.ts';
 
 export interface BundledCatalog extends CatalogMeta {
   /** Path relative to catalogs/. */
@@ -18,7 +18,9 @@ export interface BundledCatalog extends CatalogMeta {
 
 /** Reads catalogs/bundled.json under repoRoot. */
 export async function readBundledList(repoRoot: string): Promise<BundledCatalog[]> {
-  const doc = JSON.parse(await readFile(join(repoRoot, 'catalogs', 'bundled.json'), 'utf8')) as { catalogs: BundledCatalog[] };
+  const doc = JSON.parse(await readFile(join(repoRoot, 'catalogs', 'bundled.json'), 'utf8')) as {
+    catalogs: BundledCatalog[];
+  };
   return doc.catalogs;
 }
 
@@ -48,9 +50,13 @@ export async function ensureBundledCatalogs(opts: EnsureBundledOptions): Promise
       const have = await openCatalog(dir);
       // A catalog whose stored predictions come from older ADMET models is rebuilt, so an upgrade
       // never keeps serving the previous models' values.
-      const stale = (opts.admet ?? true) && Object.values(have.manifest.models ?? {}).some((v) => v !== modelVersion);
+      const stale =
+        (opts.admet ?? true) && Object.values(have.manifest.models ?? {}).some((v) => v !== modelVersion);
       if (!stale) continue;
-      opts.log?.info({ catalog: c.id, models: Object.values(have.manifest.models ?? {})[0], current: modelVersion }, 'ADMET models changed: rebuilding bundled catalog');
+      opts.log?.info(
+        { catalog: c.id, models: Object.values(have.manifest.models ?? {})[0], current: modelVersion },
+        'ADMET models changed: rebuilding bundled catalog',
+      );
     } catch {
       // missing or incomplete: build it
     }
@@ -70,7 +76,10 @@ export async function ensureBundledCatalogs(opts: EnsureBundledOptions): Promise
       progress: opts.progress,
       admet: opts.admet ?? true,
     });
-    opts.log?.info({ catalog: c.id, molecules: r.manifest.counts.molecules, seconds: r.seconds }, 'built bundled catalog');
+    opts.log?.info(
+      { catalog: c.id, molecules: r.manifest.counts.molecules, seconds: r.seconds },
+      'built bundled catalog',
+    );
     built.push(c.id);
   }
   return built;

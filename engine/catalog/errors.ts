@@ -1,6 +1,11 @@
 /** Errors of the catalog format. */
 
-export const CATALOG_ERROR_CODES = ['catalog_not_found', 'catalog_format', 'catalog_corrupt', 'catalog_build'] as const;
+export const CATALOG_ERROR_CODES = [
+  'catalog_not_found',
+  'catalog_format',
+  'catalog_corrupt',
+  'catalog_build',
+] as const;
 export type CatalogErrorCode = (typeof CATALOG_ERROR_CODES)[number];
 
 /**

@@ -1,9 +1,27 @@
 /** Public surface of engine/catalog: format, reader, builder, bundled catalogs. */
 export * from './schema.ts';
 export { CatalogError, type CatalogErrorCode } from './errors.ts';
-export { openCatalog, readShard, rowRecord, listCatalogs, validateManifest, type Catalog, type ShardData } from './reader.ts';
+export {
+  openCatalog,
+  readShard,
+  rowRecord,
+  listCatalogs,
+  validateManifest,
+  type Catalog,
+  type ShardData,
+} from './reader.ts';
 export { encodeShard, sha256Hex, type ShardColumns } from './shard-writer.ts';
-export { buildCatalog, type BuildCatalogOptions, type BuildCatalogResult, type AdmetPredictor } from './build/build-catalog.ts';
-export { runCatalogBuild, CATALOG_BUILD_USAGE } from './build/cli.ts';
-export { ensureBundledCatalogs, readBundledList, type BundledCatalog, type EnsureBundledOptions } from './bundled.ts';
-export { splitQuoted } from './build/input.ts';
+export {
+  buildCatalog,
+  type BuildCatalogOptions,
+  type BuildCatalogResult,
+  type AdmetPredictor,
+} from './builder/build-catalog.ts';
+export { runCatalogBuild, CATALOG_BUILD_USAGE } from './builder/cli.ts';
+export {
+  ensureBundledCatalogs,
+  readBundledList,
+  type BundledCatalog,
+  type EnsureBundledOptions,
+} from './bundled.ts';
+export { splitQuoted } from './builder/input.ts';

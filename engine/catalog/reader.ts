@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { tableFromIPC, type Table } from 'apache-arrow';
 import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
 import { CatalogError } from './errors.ts';
-import { CATALOG_FORMAT, COLUMNS, COLUMNS_WITHOUT_OOD, MANIFEST_FILE, SCHEMA_METADATA_KEYS, type CatalogManifest } from './schema.ts';
+import {
+  CATALOG_FORMAT,
+  COLUMNS,
+  COLUMNS_WITHOUT_OOD,
+  MANIFEST_FILE,
+  SCHEMA_METADATA_KEYS,
+  type CatalogManifest,
+} from './schema.ts';
 
 export type { CatalogManifest, ShardInfo, ColumnSpec } from './schema.ts';
 
@@ -37,14 +44,19 @@ export function validateManifest(m: unknown, dir: string): CatalogManifest {
   if (!m || typeof m !== 'object') fail(dir, 'manifest is not an object');
   const x = m as Partial<CatalogManifest>;
   if (x.format !== CATALOG_FORMAT) fail(dir, `format ${JSON.stringify(x.format)} is not ${CATALOG_FORMAT}`);
-  for (const k of ['id', 'name', 'vendor', 'release', 'created_at'] as const) if (typeof x[k] !== 'string') fail(dir, `${k} missing`);
+  for (const k of ['id', 'name', 'vendor', 'release', 'created_at'] as const)
+    if (typeof x[k] !== 'string') fail(dir, `${k} missing`);
   const fp = x.fingerprint;
   if (!fp || fp.kind !== MORGAN_FP.kind || fp.radius !== MORGAN_FP.radius || fp.nBits !== MORGAN_FP.nBits) {
-    fail(dir, `fingerprint ${JSON.stringify(fp)} is not morgan r=${MORGAN_FP.radius} ${MORGAN_FP.nBits} bits`);
+    fail(
+      dir,
+      `fingerprint ${JSON.stringify(fp)} is not morgan r=${MORGAN_FP.radius} ${MORGAN_FP.nBits} bits`,
+    );
   }
   if (!Array.isArray(x.shards)) fail(dir, 'shards missing');
   for (const s of x.shards) {
-    if (typeof s.file !== 'string' || !/^[\w.-]+$/.test(s.file) || !Number.isInteger(s.rows)) fail(dir, `bad shard entry ${JSON.stringify(s)}`);
+    if (typeof s.file !== 'string' || !/^[\w.-]+$/.test(s.file) || !Number.isInteger(s.rows))
+      fail(dir, `bad shard entry ${JSON.stringify(s)}`);
   }
   if (!x.counts || !Number.isInteger(x.counts.molecules)) fail(dir, 'counts missing');
   return x as CatalogManifest;
@@ -102,15 +114,24 @@ export function readShard(bytes: Uint8Array, index: number): ShardData {
   } catch (err) {
     throw new CatalogError('catalog_corrupt', `shard ${index}: not an Arrow IPC file`, { cause: err });
   }
-  if (table.schema.fields.length === 0) throw new CatalogError('catalog_corrupt', `shard ${index}: not an Arrow IPC file with a schema`);
+  if (table.schema.fields.length === 0)
+    throw new CatalogError('catalog_corrupt', `shard ${index}: not an Arrow IPC file with a schema`);
   const meta = table.schema.metadata;
   if (meta.get(SCHEMA_METADATA_KEYS.format) !== CATALOG_FORMAT) {
-    throw new CatalogError('catalog_format', `shard ${index}: format ${meta.get(SCHEMA_METADATA_KEYS.format)} is not ${CATALOG_FORMAT}`);
+    throw new CatalogError(
+      'catalog_format',
+      `shard ${index}: format ${meta.get(SCHEMA_METADATA_KEYS.format)} is not ${CATALOG_FORMAT}`,
+    );
   }
   const names = table.schema.fields.map((f) => f.name);
   const got = names.join();
-  if (got !== COLUMNS.map((c) => c.name).join() && got !== COLUMNS_WITHOUT_OOD.map((c) => c.name).join()) throw new CatalogError('catalog_format', `shard ${index}: unexpected columns`);
-  if (table.batches.length !== 1) throw new CatalogError('catalog_corrupt', `shard ${index}: ${table.batches.length} record batches, expected 1`);
+  if (got !== COLUMNS.map((c) => c.name).join() && got !== COLUMNS_WITHOUT_OOD.map((c) => c.name).join())
+    throw new CatalogError('catalog_format', `shard ${index}: unexpected columns`);
+  if (table.batches.length !== 1)
+    throw new CatalogError(
+      'catalog_corrupt',
+      `shard ${index}: ${table.batches.length} record batches, expected 1`,
+    );
   const rows = table.numRows;
   const fpData = table.batches[0].getChild('fp')!.data[0];
   const pcData = table.batches[0].getChild('popcount')!.data[0];
@@ -135,11 +156,16 @@ const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byt
  * One row as a plain record: the given columns (default: every column except `fp`), strings and
  * numbers, null for missing values; `fp` (when asked for) as hex.
  */
-export function rowRecord(shard: ShardData, row: number, columns?: readonly string[]): Record<string, string | number | null> {
+export function rowRecord(
+  shard: ShardData,
+  row: number,
+  columns?: readonly string[],
+): Record<string, string | number | null> {
   if (row < 0 || row >= shard.rows) throw new RangeError(`row ${row} out of range 0..${shard.rows - 1}`);
   const out: Record<string, string | number | null> = {};
   // By default every stored column but `fp` (a catalog from before `admet_ood` simply lacks it).
-  for (const name of columns ?? COLUMNS.filter((c) => c.name !== 'fp' && shard.table.getChild(c.name)).map((c) => c.name)) {
+  for (const name of columns ??
+    COLUMNS.filter((c) => c.name !== 'fp' && shard.table.getChild(c.name)).map((c) => c.name)) {
     if (name === 'fp') {
       out.fp = hex(shard.fingerprints.subarray(row * FP_BYTES, (row + 1) * FP_BYTES));
       continue;

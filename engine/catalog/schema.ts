@@ -2,7 +2,17 @@
  * The catalog format, declared once: format version, manifest shape, shard columns and the Arrow
  * schema (with self-describing metadata). Readers reject anything that does not match.
  */
-import { Field, FixedSizeBinary, Float32, Float64, Schema, Uint16, Uint32, Utf8, type DataType } from 'apache-arrow';
+import {
+  Field,
+  FixedSizeBinary,
+  Float32,
+  Float64,
+  Schema,
+  Uint16,
+  Uint32,
+  Utf8,
+  type DataType,
+} from 'apache-arrow';
 import { DESCRIPTOR_NAMES } from '../chem/descriptors.ts';
 import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
 import { ADMET_ENDPOINTS } from '../admet/endpoints.ts';
@@ -57,7 +67,11 @@ function arrowType(t: ColumnSpec['type']): DataType {
 }
 
 /** Metadata keys stored on the Arrow schema of each shard. */
-export const SCHEMA_METADATA_KEYS = { format: 'molsearch.format', fingerprint: 'molsearch.fingerprint', rdkit: 'molsearch.rdkit_version' } as const;
+export const SCHEMA_METADATA_KEYS = {
+  format: 'molsearch.format',
+  fingerprint: 'molsearch.fingerprint',
+  rdkit: 'molsearch.rdkit_version',
+} as const;
 
 /** The Arrow schema of a shard, with format, fingerprint and RDKit version as schema metadata. */
 export function shardSchema(rdkitVersion: string): Schema {
@@ -66,7 +80,10 @@ export function shardSchema(rdkitVersion: string): Schema {
     [SCHEMA_METADATA_KEYS.fingerprint, JSON.stringify(MORGAN_FP)],
     [SCHEMA_METADATA_KEYS.rdkit, rdkitVersion],
   ]);
-  return new Schema(COLUMNS.map((c) => new Field(c.name, arrowType(c.type), c.nullable)), metadata);
+  return new Schema(
+    COLUMNS.map((c) => new Field(c.name, arrowType(c.type), c.nullable)),
+    metadata,
+  );
 }
 
 export interface ShardInfo {

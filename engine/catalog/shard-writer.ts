@@ -55,10 +55,21 @@ function validity(values: Float32Array | Float64Array): { bitmap?: Uint8Array; n
 
 function floatData(field: Struct['children'][number], values: Float32Array | Float64Array): Data {
   const { bitmap, nullCount } = validity(values);
-  return makeData({ type: field.type, length: values.length, nullCount, nullBitmap: bitmap, data: values } as never);
+  return makeData({
+    type: field.type,
+    length: values.length,
+    nullCount,
+    nullBitmap: bitmap,
+    data: values,
+  } as never);
 }
 
-function maskData(field: Struct['children'][number], n: number, values: Uint32Array | null, valid: Uint8Array | null): Data {
+function maskData(
+  field: Struct['children'][number],
+  n: number,
+  values: Uint32Array | null,
+  valid: Uint8Array | null,
+): Data {
   const bitmap = new Uint8Array(Math.ceil(n / 8));
   let nullCount = 0;
   for (let i = 0; i < n; i++) {
@@ -66,14 +77,21 @@ function maskData(field: Struct['children'][number], n: number, values: Uint32Ar
     else nullCount++;
   }
   const data = values ?? new Uint32Array(n);
-  return makeData({ type: field.type, length: n, nullCount, nullBitmap: nullCount ? bitmap : undefined, data } as never);
+  return makeData({
+    type: field.type,
+    length: n,
+    nullCount,
+    nullBitmap: nullCount ? bitmap : undefined,
+    data,
+  } as never);
 }
 
 /** Encodes the rows as one Arrow IPC file (single record batch) with the catalog schema. */
 export function encodeShard(cols: ShardColumns, rdkitVersion: string): Uint8Array {
   const schema = shardSchema(rdkitVersion);
   const n = cols.productIds.length;
-  if (cols.fps.length !== n * FP_BYTES || cols.popcounts.length !== n) throw new Error('shard columns differ in length');
+  if (cols.fps.length !== n * FP_BYTES || cols.popcounts.length !== n)
+    throw new Error('shard columns differ in length');
   const byName = new Map<string, Data>();
   const f = (name: string) => schema.fields.find((x) => x.name === name)!;
   byName.set('product_id', utf8Data(f('product_id'), cols.productIds));
@@ -83,8 +101,12 @@ export function encodeShard(cols: ShardColumns, rdkitVersion: string): Uint8Arra
   DESCRIPTOR_NAMES.forEach((name, k) => byName.set(name, floatData(f(name), cols.descriptors[k])));
   byName.set('scaffold', utf8Data(f('scaffold'), cols.scaffolds));
   byName.set('price', floatData(f('price'), cols.prices));
-  for (const name of ADMET_NAMES) byName.set(name, floatData(f(name), cols.admet?.[name] ?? new Float32Array(n).fill(NaN)));
-  byName.set(ADMET_OOD_COLUMN, maskData(f(ADMET_OOD_COLUMN), n, cols.admetOod ?? null, cols.admetOodValid ?? null));
+  for (const name of ADMET_NAMES)
+    byName.set(name, floatData(f(name), cols.admet?.[name] ?? new Float32Array(n).fill(NaN)));
+  byName.set(
+    ADMET_OOD_COLUMN,
+    maskData(f(ADMET_OOD_COLUMN), n, cols.admetOod ?? null, cols.admetOodValid ?? null),
+  );
   const children = schema.fields.map((x) => byName.get(x.name)!);
   const data = makeData({ type: new Struct(schema.fields), length: n, nullCount: 0, children });
   return tableToIPC(new Table(schema, [new RecordBatch(schema, data)]), 'file');

@@ -15,7 +15,15 @@
  */
 import { readFileSync } from 'node:fs';
 import type { MolGraph } from './graph.ts';
-import { compileSmarts, countEmbeddings, expandHydrogens, matchesAt, rootMayMatch, type HydrogenAtoms, type Pattern } from './smarts-lite.ts';
+import {
+  compileSmarts,
+  countEmbeddings,
+  expandHydrogens,
+  matchesAt,
+  rootMayMatch,
+  type HydrogenAtoms,
+  type Pattern,
+} from './smarts-lite.ts';
 
 interface CrippenFile {
   params: [label: string, smarts: string, logp: number, mr: number][];
@@ -38,7 +46,14 @@ const ROWS: Row[] = DATA.params.map(([label, smarts, logp, mr]) => {
   const pattern = compileSmarts(smarts);
   const kids = new Array<number>(pattern.m).fill(0);
   for (let k = 1; k < pattern.m; k++) kids[pattern.parent[k]]++;
-  return { label: CRIPPEN_LABELS.indexOf(label), pattern, logp, mr, rootKids: kids[0], innerKids: kids.slice(1).filter((c) => c > 0) };
+  return {
+    label: CRIPPEN_LABELS.indexOf(label),
+    pattern,
+    logp,
+    mr,
+    rootKids: kids[0],
+    innerKids: kids.slice(1).filter((c) => c > 0),
+  };
 });
 const NONE = 255;
 /** RDKit's SubstructMatch default maxMatches, which Crippen typing runs into. */
@@ -147,7 +162,10 @@ export function crippen(g: MolGraph): CrippenResult | null {
   let mr = 0;
   for (let i = 0; i < g.n; i++) {
     const r = atomRow[i];
-    if (r === NONE) { types[i] = NONE; continue; }
+    if (r === NONE) {
+      types[i] = NONE;
+      continue;
+    }
     types[i] = ROWS[r].label;
     logp += ROWS[r].logp;
     mr += ROWS[r].mr;
@@ -158,7 +176,10 @@ export function crippen(g: MolGraph): CrippenResult | null {
     if (g.hs[i] === 0) continue;
     const r = hRow[i];
     for (let j = 0; j < g.hs[i]; j++) {
-      if (r === NONE) { types[k++] = NONE; continue; }
+      if (r === NONE) {
+        types[k++] = NONE;
+        continue;
+      }
       types[k++] = ROWS[r].label;
       logp += ROWS[r].logp;
       mr += ROWS[r].mr;

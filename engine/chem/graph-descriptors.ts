@@ -4,7 +4,15 @@
  * Each function is checked equal to Python RDKit (test/engine/chem/*.test.ts); together they cost a
  * few microseconds where MinimalLib's all-in-one `get_descriptors()` costs ~450 µs.
  */
-import { formalCharge, fractionCSP3, numAromaticRings, numAtoms, numHeavyAtoms, numHeteroatoms, numRings } from './counts.ts';
+import {
+  formalCharge,
+  fractionCSP3,
+  numAromaticRings,
+  numAtoms,
+  numHeavyAtoms,
+  numHeteroatoms,
+  numRings,
+} from './counts.ts';
 import { CRIPPEN_LABELS, crippen, crippenTypeCounts } from './crippen.ts';
 import type { Descriptors } from './descriptors.ts';
 import { graphFromRDKitJson, type MolGraph } from './graph.ts';
@@ -33,7 +41,11 @@ export function graphDescriptors(g: MolGraph): GraphDescriptors | null {
   const c = crippen(g);
   const mw = averageMolWeight(g);
   if (c === null || mw === null) return null;
-  return { descriptors: serviceDescriptors(g, mw, c.logp, c.mr), extras: extras(g), crippenCounts: typeCounts(g) };
+  return {
+    descriptors: serviceDescriptors(g, mw, c.logp, c.mr),
+    extras: extras(g),
+    crippenCounts: typeCounts(g),
+  };
 }
 
 /** Crippen type counts of g (uncapped, as the training computed them; reuses crippen()'s typing of g). */
@@ -60,7 +72,11 @@ function serviceDescriptors(g: MolGraph, mw: number, logp: number, mr: number): 
 }
 
 function extras(g: MolGraph): Record<ExtraDescriptorName, number> {
-  return { fraction_csp3: fractionCSP3(g), num_aromatic_rings: numAromaticRings(g), num_heteroatoms: numHeteroatoms(g) };
+  return {
+    fraction_csp3: fractionCSP3(g),
+    num_aromatic_rings: numAromaticRings(g),
+    num_heteroatoms: numHeteroatoms(g),
+  };
 }
 
 /**
@@ -73,5 +89,9 @@ export function describeMolecule(mol: RDKitMol): GraphDescriptors {
   const fast = graphDescriptors(g);
   if (fast) return fast;
   const rd = JSON.parse(mol.get_descriptors()) as Record<string, number>;
-  return { descriptors: serviceDescriptors(g, averageMolWeight(g) ?? rd.amw, rd.CrippenClogP, rd.CrippenMR), extras: extras(g), crippenCounts: typeCounts(g) };
+  return {
+    descriptors: serviceDescriptors(g, averageMolWeight(g) ?? rd.amw, rd.CrippenClogP, rd.CrippenMR),
+    extras: extras(g),
+    crippenCounts: typeCounts(g),
+  };
 }

@@ -34,7 +34,13 @@ export function parseMolBlock(text: string): MolBlock {
   const bonds: MolBlockBond[] = [];
   for (let i = 0; i < nBonds; i++) {
     const line = lines[4 + nAtoms + i];
-    bonds.push({ a: Number(line.slice(0, 3)) - 1, b: Number(line.slice(3, 6)) - 1, order: Number(line.slice(6, 9)), stereo: Number(line.slice(9, 12)), line });
+    bonds.push({
+      a: Number(line.slice(0, 3)) - 1,
+      b: Number(line.slice(3, 6)) - 1,
+      order: Number(line.slice(6, 9)),
+      stereo: Number(line.slice(9, 12)),
+      line,
+    });
   }
   const props = new Map<string, Map<number, number>>(ATOM_PROPS.map((p) => [p, new Map()]));
   for (const line of lines.slice(4 + nAtoms + nBonds)) {
@@ -69,14 +75,28 @@ export function writeSubMolBlock(mb: MolBlock, keep: Uint8Array, bondStereo?: In
   mb.bonds.forEach((bd, k) => {
     if (newIndex[bd.a] < 0 || newIndex[bd.b] < 0) return;
     const stereo = bondStereo ? bondStereo[k] : bd.stereo;
-    bonds.push(pad(newIndex[bd.a] + 1, 3) + pad(newIndex[bd.b] + 1, 3) + pad(bd.order, 3) + pad(stereo, 3) + bd.line.slice(12));
+    bonds.push(
+      pad(newIndex[bd.a] + 1, 3) +
+        pad(newIndex[bd.b] + 1, 3) +
+        pad(bd.order, 3) +
+        pad(stereo, 3) +
+        bd.line.slice(12),
+    );
   });
-  const out = [...mb.header, `${pad(atoms.length, 3)}${pad(bonds.length, 3)}  0  0  0  0  0  0  0  0999 V2000`, ...atoms, ...bonds];
+  const out = [
+    ...mb.header,
+    `${pad(atoms.length, 3)}${pad(bonds.length, 3)}  0  0  0  0  0  0  0  0999 V2000`,
+    ...atoms,
+    ...bonds,
+  ];
   for (const [tag, map] of mb.props) {
     const entries = [...map].filter(([i]) => newIndex[i] >= 0);
     for (let s = 0; s < entries.length; s += 8) {
       const chunk = entries.slice(s, s + 8);
-      out.push(`M  ${tag}${pad(chunk.length, 3)}` + chunk.map(([i, v]) => pad(newIndex[i] + 1, 4) + pad(v, 4)).join(''));
+      out.push(
+        `M  ${tag}${pad(chunk.length, 3)}` +
+          chunk.map(([i, v]) => pad(newIndex[i] + 1, 4) + pad(v, 4)).join(''),
+      );
     }
   }
   out.push('M  END', '');

@@ -93,9 +93,16 @@ export interface SubstructureMatch {
  * indices of the molecule parsed from `molSmiles`; `null` when there is no match. Throws an Error
  * with `code` 'invalid_smiles' when the molecule or the query cannot be parsed.
  */
-export function matchSubstructure(rd: RDKitModule, molSmiles: string, query: string): SubstructureMatch | null {
+export function matchSubstructure(
+  rd: RDKitModule,
+  molSmiles: string,
+  query: string,
+): SubstructureMatch | null {
   const mol = getMol(rd, molSmiles);
-  if (!mol) throw Object.assign(new Error(`could not parse SMILES ${JSON.stringify(molSmiles)}`), { code: 'invalid_smiles' });
+  if (!mol)
+    throw Object.assign(new Error(`could not parse SMILES ${JSON.stringify(molSmiles)}`), {
+      code: 'invalid_smiles',
+    });
   let q: RDKitMol | null = null;
   try {
     try {
@@ -107,7 +114,10 @@ export function matchSubstructure(rd: RDKitModule, molSmiles: string, query: str
       q?.delete();
       q = getMol(rd, query);
     }
-    if (!q) throw Object.assign(new Error(`could not parse query ${JSON.stringify(query)}`), { code: 'invalid_smiles' });
+    if (!q)
+      throw Object.assign(new Error(`could not parse query ${JSON.stringify(query)}`), {
+        code: 'invalid_smiles',
+      });
     const m = JSON.parse(mol.get_substruct_match(q)) as Partial<SubstructureMatch>;
     return m.atoms && m.atoms.length ? { atoms: m.atoms, bonds: m.bonds ?? [] } : null;
   } finally {

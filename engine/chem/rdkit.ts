@@ -29,7 +29,12 @@ export async function rdkitVersion(): Promise<string> {
  * Runs `fn` with a parsed molecule and always frees its WASM memory. Returns `undefined` when RDKit
  * cannot parse `smiles`. `details` is MinimalLib's JSON parse options.
  */
-export function withMol<T>(rd: RDKitModule, smiles: string, fn: (mol: RDKitMol) => T, details?: string): T | undefined {
+export function withMol<T>(
+  rd: RDKitModule,
+  smiles: string,
+  fn: (mol: RDKitMol) => T,
+  details?: string,
+): T | undefined {
   let mol: RDKitMol | null = null;
   try {
     mol = details === undefined ? rd.get_mol(smiles) : rd.get_mol(smiles, details);

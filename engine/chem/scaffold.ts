@@ -60,7 +60,9 @@ export function ringAtoms(nAtoms: number, bonds: readonly { a: number; b: number
  * Which atoms of the mol block stay in the scaffold (1) and which kept atoms lost a neighbour (2 in
  * `touched`). Returns undefined when the molecule has no ring (empty scaffold).
  */
-export function murckoKeep(mb: MolBlock): { keep: Uint8Array; touched: Uint8Array; removedAny: boolean } | undefined {
+export function murckoKeep(
+  mb: MolBlock,
+): { keep: Uint8Array; touched: Uint8Array; removedAny: boolean } | undefined {
   const n = mb.atomLines.length;
   const inRing = ringAtoms(n, mb.bonds);
   if (!inRing.includes(1)) return undefined;
@@ -118,11 +120,19 @@ export function murckoScaffoldFromMolBlock(
   // it, so mark the others "either" (V2000 stereo 3).
   if (inputSmiles !== undefined && /[/\\]/.test(canonicalSmiles)) {
     const dirs = directionalBonds(inputSmiles);
-    const marked = (a: number, b: number): boolean => dirs === undefined || dirs.has(a < b ? `${a}-${b}` : `${b}-${a}`);
+    const marked = (a: number, b: number): boolean =>
+      dirs === undefined || dirs.has(a < b ? `${a}-${b}` : `${b}-${a}`);
     const endOk = (end: number, other: number): boolean =>
-      mb.bonds.some((bd) => (bd.a === end || bd.b === end) && bd.a + bd.b - end !== other && sel.keep[bd.a + bd.b - end] && marked(bd.a, bd.b));
+      mb.bonds.some(
+        (bd) =>
+          (bd.a === end || bd.b === end) &&
+          bd.a + bd.b - end !== other &&
+          sel.keep[bd.a + bd.b - end] &&
+          marked(bd.a, bd.b),
+      );
     mb.bonds.forEach((bd, k) => {
-      if (bd.order === 2 && sel.keep[bd.a] && sel.keep[bd.b] && (!endOk(bd.a, bd.b) || !endOk(bd.b, bd.a))) stereo[k] = 3;
+      if (bd.order === 2 && sel.keep[bd.a] && sel.keep[bd.b] && (!endOk(bd.a, bd.b) || !endOk(bd.b, bd.a)))
+        stereo[k] = 3;
     });
   }
   const sub = rd.get_mol(writeSubMolBlock(mb, sel.keep, stereo));

@@ -52,7 +52,10 @@ export interface Pattern {
 export function expandHydrogens(g: MolGraph, into?: HydrogenAtoms): HydrogenAtoms {
   let total = 0;
   for (let i = 0; i < g.n; i++) total += g.hs[i];
-  const h = into && into.first.length > g.n && into.parent.length >= total ? into : { first: new Uint32Array(g.n + 64), parent: new Uint32Array(total + 256), count: 0 };
+  const h =
+    into && into.first.length > g.n && into.parent.length >= total
+      ? into
+      : { first: new Uint32Array(g.n + 64), parent: new Uint32Array(total + 256), count: 0 };
   let k = 0;
   for (let i = 0; i < g.n; i++) {
     h.first[i] = k;
@@ -77,26 +80,52 @@ function ringBondCount(g: MolGraph, a: number): number {
 function compileAtom(n: Expr): AtomTest {
   if (n.op !== 'prim') {
     const kids = n.kids!.map(compileAtom);
-    if (n.op === 'not') { const x = kids[0]; return (g, a, h) => !x(g, a, h); }
-    return kids.reduce((x, y) => (n.op === 'and' ? (g, a, h) => x(g, a, h) && y(g, a, h) : (g, a, h) => x(g, a, h) || y(g, a, h)));
+    if (n.op === 'not') {
+      const x = kids[0];
+      return (g, a, h) => !x(g, a, h);
+    }
+    return kids.reduce((x, y) =>
+      n.op === 'and' ? (g, a, h) => x(g, a, h) && y(g, a, h) : (g, a, h) => x(g, a, h) || y(g, a, h),
+    );
   }
   const v = n.v!;
   switch (n.k) {
-    case '*': return () => true;
-    case '#': return (g, a) => atomicNum(g, a) === v;
-    case 'Z': return (g, a) => atomicNum(g, a) === v && aromatic(g, a) === 0; // element, aliphatic
-    case 'z': return (g, a) => atomicNum(g, a) === v && aromatic(g, a) === 1; // element, aromatic
-    case 'A': return (g, a) => aromatic(g, a) === 0;
-    case 'a': return (g, a) => aromatic(g, a) === 1;
-    case 'H': return (g, a) => (a < g.n ? totalHs(g, a) : 0) === v;
-    case 'D': return (g, a, h) => degreeOf(g, a, h) === v;
-    case 'X': return (g, a) => (a < g.n ? g.adjStart[a + 1] - g.adjStart[a] + g.hs[a] : 1) === v;
-    case 'v': return (g, a) => (a < g.n ? totalValence(g, a) : 1) === v;
-    case '+': return (g, a) => (a < g.n ? g.charge[a] : 0) === v;
-    case 'R': return v < 0 ? (g, a) => a < g.n && g.atomRings[a] > 0 : (g, a) => (a < g.n ? g.atomRings[a] : 0) === v;
-    case 'r': return v < 0 ? (g, a) => a < g.n && g.atomRings[a] > 0 : (g, a) => a < g.n && smallestRingSize(g, a) === v;
-    case 'x': return v < 0 ? (g, a) => a < g.n && ringBondCount(g, a) > 0 : (g, a) => (a < g.n ? ringBondCount(g, a) : 0) === v;
-    case '$': { const p = compileParsed(n.sub!); return (g, a, h) => matchesAt(p, g, a, h); }
+    case '*':
+      return () => true;
+    case '#':
+      return (g, a) => atomicNum(g, a) === v;
+    case 'Z':
+      return (g, a) => atomicNum(g, a) === v && aromatic(g, a) === 0; // element, aliphatic
+    case 'z':
+      return (g, a) => atomicNum(g, a) === v && aromatic(g, a) === 1; // element, aromatic
+    case 'A':
+      return (g, a) => aromatic(g, a) === 0;
+    case 'a':
+      return (g, a) => aromatic(g, a) === 1;
+    case 'H':
+      return (g, a) => (a < g.n ? totalHs(g, a) : 0) === v;
+    case 'D':
+      return (g, a, h) => degreeOf(g, a, h) === v;
+    case 'X':
+      return (g, a) => (a < g.n ? g.adjStart[a + 1] - g.adjStart[a] + g.hs[a] : 1) === v;
+    case 'v':
+      return (g, a) => (a < g.n ? totalValence(g, a) : 1) === v;
+    case '+':
+      return (g, a) => (a < g.n ? g.charge[a] : 0) === v;
+    case 'R':
+      return v < 0 ? (g, a) => a < g.n && g.atomRings[a] > 0 : (g, a) => (a < g.n ? g.atomRings[a] : 0) === v;
+    case 'r':
+      return v < 0
+        ? (g, a) => a < g.n && g.atomRings[a] > 0
+        : (g, a) => a < g.n && smallestRingSize(g, a) === v;
+    case 'x':
+      return v < 0
+        ? (g, a) => a < g.n && ringBondCount(g, a) > 0
+        : (g, a) => (a < g.n ? ringBondCount(g, a) : 0) === v;
+    case '$': {
+      const p = compileParsed(n.sub!);
+      return (g, a, h) => matchesAt(p, g, a, h);
+    }
   }
   throw new Error(`smarts-lite: primitive ${n.k}`);
 }
@@ -104,17 +133,29 @@ function compileAtom(n: Expr): AtomTest {
 function compileBond(n: Expr): BondTest {
   if (n.op !== 'prim') {
     const kids = n.kids!.map(compileBond);
-    if (n.op === 'not') { const x = kids[0]; return (g, b) => !x(g, b); }
-    return kids.reduce((x, y) => (n.op === 'and' ? (g, b) => x(g, b) && y(g, b) : (g, b) => x(g, b) || y(g, b)));
+    if (n.op === 'not') {
+      const x = kids[0];
+      return (g, b) => !x(g, b);
+    }
+    return kids.reduce((x, y) =>
+      n.op === 'and' ? (g, b) => x(g, b) && y(g, b) : (g, b) => x(g, b) || y(g, b),
+    );
   }
   switch (n.k) {
-    case '-': return (g, b) => b < 0 || (g.bondAromatic[b] === 0 && g.order[b] === 1);
-    case '=': return (g, b) => b >= 0 && g.bondAromatic[b] === 0 && g.order[b] === 2;
-    case '#': return (g, b) => b >= 0 && g.bondAromatic[b] === 0 && g.order[b] === 3;
-    case ':': return (g, b) => b >= 0 && g.bondAromatic[b] === 1;
-    case '~': return () => true;
-    case '@': return (g, b) => b >= 0 && g.bondRings[b] > 0;
-    case 'default': return (g, b) => b < 0 || g.bondAromatic[b] === 1 || g.order[b] === 1;
+    case '-':
+      return (g, b) => b < 0 || (g.bondAromatic[b] === 0 && g.order[b] === 1);
+    case '=':
+      return (g, b) => b >= 0 && g.bondAromatic[b] === 0 && g.order[b] === 2;
+    case '#':
+      return (g, b) => b >= 0 && g.bondAromatic[b] === 0 && g.order[b] === 3;
+    case ':':
+      return (g, b) => b >= 0 && g.bondAromatic[b] === 1;
+    case '~':
+      return () => true;
+    case '@':
+      return (g, b) => b >= 0 && g.bondRings[b] > 0;
+    case 'default':
+      return (g, b) => b < 0 || g.bondAromatic[b] === 1 || g.order[b] === 1;
   }
   throw new Error(`smarts-lite: bond primitive ${n.k}`);
 }
@@ -127,15 +168,24 @@ export function compileSmarts(smarts: string): Pattern {
 function compileParsed(p: ParsedSmarts): Pattern {
   const m = p.atoms.length;
   return {
-    smarts: p.smarts, m, atoms: p.atoms.map(compileAtom), atomExprs: p.atoms, parent: Int32Array.from(p.parent),
-    bonds: p.bonds.map(compileBond), closures: p.closures.map(([x, y, e]) => [x, y, compileBond(e)]),
-    map: new Int32Array(m), counting: false, count: 0, limit: 0,
+    smarts: p.smarts,
+    m,
+    atoms: p.atoms.map(compileAtom),
+    atomExprs: p.atoms,
+    parent: Int32Array.from(p.parent),
+    bonds: p.bonds.map(compileBond),
+    closures: p.closures.map(([x, y, e]) => [x, y, compileBond(e)]),
+    map: new Int32Array(m),
+    counting: false,
+    count: 0,
+    limit: 0,
   };
 }
 
 /** Bond between graph-or-hydrogen atoms x and y as a BondTest argument (-1: hydrogen bond), or -2. */
 function bondId(g: MolGraph, x: number, y: number, h: H): number {
-  if (x >= g.n || y >= g.n) return h && (x >= g.n ? h.parent[x - g.n] === y : h.parent[y - g.n] === x) ? -1 : -2;
+  if (x >= g.n || y >= g.n)
+    return h && (x >= g.n ? h.parent[x - g.n] === y : h.parent[y - g.n] === x) ? -1 : -2;
   for (let k = g.adjStart[x]; k < g.adjStart[x + 1]; k++) if (g.adjAtom[k] === y) return g.adjBond[k];
   return -2;
 }
@@ -162,8 +212,10 @@ function extend(p: Pattern, k: number, g: MolGraph, h: H): boolean {
   }
   const par = p.map[p.parent[k]];
   if (par >= g.n) return tryAtom(p, k, g, h, h!.parent[par - g.n], -1);
-  for (let j = g.adjStart[par]; j < g.adjStart[par + 1]; j++) if (tryAtom(p, k, g, h, g.adjAtom[j], g.adjBond[j])) return true;
-  if (h) for (let x = h.first[par]; x < h.first[par + 1]; x++) if (tryAtom(p, k, g, h, g.n + x, -1)) return true;
+  for (let j = g.adjStart[par]; j < g.adjStart[par + 1]; j++)
+    if (tryAtom(p, k, g, h, g.adjAtom[j], g.adjBond[j])) return true;
+  if (h)
+    for (let x = h.first[par]; x < h.first[par + 1]; x++) if (tryAtom(p, k, g, h, g.n + x, -1)) return true;
   return false;
 }
 
@@ -181,27 +233,43 @@ export function matchesAt(p: Pattern, g: MolGraph, atom: number, h: HydrogenAtom
 export function rootMayMatch(p: Pattern, z: number, arom: number): boolean {
   // three-valued: 0 never, 1 always, 2 depends on more than the element
   const tri = (n: Expr): number => {
-    if (n.op === 'not') { const t = tri(n.kids![0]); return t === 2 ? 2 : 1 - t; }
+    if (n.op === 'not') {
+      const t = tri(n.kids![0]);
+      return t === 2 ? 2 : 1 - t;
+    }
     if (n.op !== 'prim') {
       const ts = n.kids!.map(tri);
       const stop = n.op === 'and' ? 0 : 1;
       return ts.includes(stop) ? stop : ts.every((t) => t === 1 - stop) ? 1 - stop : 2;
     }
     switch (n.k) {
-      case '*': return 1;
-      case '#': return z === n.v ? 1 : 0;
-      case 'Z': return z === n.v && arom === 0 ? 1 : 0;
-      case 'z': return z === n.v && arom === 1 ? 1 : 0;
-      case 'A': return arom === 0 ? 1 : 0;
-      case 'a': return arom === 1 ? 1 : 0;
-      default: return 2;
+      case '*':
+        return 1;
+      case '#':
+        return z === n.v ? 1 : 0;
+      case 'Z':
+        return z === n.v && arom === 0 ? 1 : 0;
+      case 'z':
+        return z === n.v && arom === 1 ? 1 : 0;
+      case 'A':
+        return arom === 0 ? 1 : 0;
+      case 'a':
+        return arom === 1 ? 1 : 0;
+      default:
+        return 2;
     }
   };
   return tri(p.atomExprs[0]) !== 0;
 }
 
 /** Whether atom `atom` satisfies the expression of pattern atom `k` alone (no neighbours). */
-export function atomMatches(p: Pattern, k: number, g: MolGraph, atom: number, h: HydrogenAtoms | null = null): boolean {
+export function atomMatches(
+  p: Pattern,
+  k: number,
+  g: MolGraph,
+  atom: number,
+  h: HydrogenAtoms | null = null,
+): boolean {
   return p.atoms[k](g, atom, h);
 }
 
@@ -214,7 +282,12 @@ export function bondMatches(p: Pattern, k: number, g: MolGraph, b: number): bool
  * Embeddings of `p` in the graph (every atom order counted, as RDKit's uniquify=false), counting
  * stops at `limit`. With `h`, the expanded hydrogens are atoms too.
  */
-export function countEmbeddings(p: Pattern, g: MolGraph, limit: number, h: HydrogenAtoms | null = null): number {
+export function countEmbeddings(
+  p: Pattern,
+  g: MolGraph,
+  limit: number,
+  h: HydrogenAtoms | null = null,
+): number {
   p.counting = true;
   p.count = 0;
   p.limit = limit;

@@ -33,11 +33,22 @@ export interface ParsedSmarts {
   closures: [number, number, Expr][];
 }
 
-const ELEMENTS = ('H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As Se Br Kr ' +
+const ELEMENTS = (
+  'H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As Se Br Kr ' +
   'Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy Ho Er Tm Yb Lu Hf Ta W Re ' +
-  'Os Ir Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U Np Pu Am Cm Bk Cf Es Fm Md No Lr').split(' ');
+  'Os Ir Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U Np Pu Am Cm Bk Cf Es Fm Md No Lr'
+).split(' ');
 const Z = new Map(ELEMENTS.map((s, i) => [s, i + 1]));
-const AROMATIC = new Map([['c', 6], ['n', 7], ['o', 8], ['s', 16], ['p', 15], ['b', 5], ['se', 34], ['as', 33]]);
+const AROMATIC = new Map([
+  ['c', 6],
+  ['n', 7],
+  ['o', 8],
+  ['s', 16],
+  ['p', 15],
+  ['b', 5],
+  ['se', 34],
+  ['as', 33],
+]);
 const ORGANIC = ['Cl', 'Br', 'B', 'C', 'N', 'O', 'P', 'S', 'F', 'I'];
 const ATOM_START = '[*ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -48,9 +59,15 @@ function prim(k: string, v = 0, sub?: ParsedSmarts): Expr {
 class Reader {
   s: string;
   i = 0;
-  constructor(s: string) { this.s = s; }
-  peek(): string { return this.s[this.i] ?? ''; }
-  fail(what: string): never { throw new Error(`smarts-lite: ${what} at ${this.i} in ${this.s}`); }
+  constructor(s: string) {
+    this.s = s;
+  }
+  peek(): string {
+    return this.s[this.i] ?? '';
+  }
+  fail(what: string): never {
+    throw new Error(`smarts-lite: ${what} at ${this.i} in ${this.s}`);
+  }
   int(def: number): number {
     const start = this.i;
     while (this.peek() >= '0' && this.peek() <= '9') this.i++;
@@ -62,7 +79,10 @@ class Reader {
 function parseExpr(r: Reader, primitive: (r: Reader, first: boolean) => Expr, stop: string): Expr {
   let first = true;
   const unary = (): Expr => {
-    if (r.peek() === '!') { r.i++; return { op: 'not', kids: [unary()] }; }
+    if (r.peek() === '!') {
+      r.i++;
+      return { op: 'not', kids: [unary()] };
+    }
     const n = primitive(r, first);
     first = false;
     return n;
@@ -95,21 +115,33 @@ function atomPrimitive(r: Reader, first: boolean): Expr {
     } while (depth > 0);
     return prim('$', 0, parseSmarts(r.s.slice(start, r.i - 1)));
   }
-  if (c === '#') { const z = r.int(-1); return z < 0 ? r.fail('#n without n') : prim('#', z); }
+  if (c === '#') {
+    const z = r.int(-1);
+    return z < 0 ? r.fail('#n without n') : prim('#', z);
+  }
   if (c === '*') return prim('*');
   if (c === '+' || c === '-') {
     const sign = c === '+' ? 1 : -1;
     if (r.peek() >= '0' && r.peek() <= '9') return prim('+', sign * r.int(0));
     let k = 1;
-    while (r.peek() === c) { r.i++; k++; }
+    while (r.peek() === c) {
+      r.i++;
+      k++;
+    }
     return prim('+', sign * k);
   }
   if (c === 'H' && first && '+-]'.includes(r.peek())) return prim('#', 1); // [H], [H+]: a hydrogen atom
   if (c === 'H' || c === 'D' || c === 'X' || c === 'v') return prim(c, r.int(1));
   if (c === 'R' || c === 'r' || c === 'x') return prim(c, r.int(-1));
   const two = c + r.peek();
-  if (r.peek() >= 'a' && r.peek() <= 'z' && Z.has(two)) { r.i++; return prim('Z', Z.get(two)!); }
-  if (AROMATIC.has(two)) { r.i++; return prim('z', AROMATIC.get(two)!); }
+  if (r.peek() >= 'a' && r.peek() <= 'z' && Z.has(two)) {
+    r.i++;
+    return prim('Z', Z.get(two)!);
+  }
+  if (AROMATIC.has(two)) {
+    r.i++;
+    return prim('z', AROMATIC.get(two)!);
+  }
   if (c === 'A' || c === 'a') return prim(c);
   if (Z.has(c)) return prim('Z', Z.get(c)!);
   if (AROMATIC.has(c)) return prim('z', AROMATIC.get(c)!);
@@ -135,14 +167,20 @@ export function parseSmarts(smarts: string): ParsedSmarts {
   let bond: Expr | null = null;
   while (r.i < smarts.length) {
     const c = r.peek();
-    if (c === '(') { branches.push(prev); r.i++; }
-    else if (c === ')') { prev = branches.pop() ?? r.fail('unbalanced )'); r.i++; }
-    else if ('-=#:~@!&,;'.includes(c)) bond = parseExpr(r, bondPrimitive, ATOM_START + '()0123456789');
+    if (c === '(') {
+      branches.push(prev);
+      r.i++;
+    } else if (c === ')') {
+      prev = branches.pop() ?? r.fail('unbalanced )');
+      r.i++;
+    } else if ('-=#:~@!&,;'.includes(c)) bond = parseExpr(r, bondPrimitive, ATOM_START + '()0123456789');
     else if (c >= '0' && c <= '9') {
       r.i++;
       const o = open.get(c);
-      if (o) { out.closures.push([prev, o[0], bond ?? o[1] ?? DEFAULT]); open.delete(c); }
-      else open.set(c, [prev, bond]);
+      if (o) {
+        out.closures.push([prev, o[0], bond ?? o[1] ?? DEFAULT]);
+        open.delete(c);
+      } else open.set(c, [prev, bond]);
       bond = null;
     } else {
       let e: Expr;
@@ -153,9 +191,16 @@ export function parseSmarts(smarts: string): ParsedSmarts {
         if (r.peek() !== ']') r.fail('expected ]');
         r.i++;
       } else {
-        const sym = ORGANIC.find((s) => smarts.startsWith(s, r.i)) ?? ('*Aabcnops'.includes(c) ? c : r.fail(`unexpected '${c}'`));
+        const sym =
+          ORGANIC.find((s) => smarts.startsWith(s, r.i)) ??
+          ('*Aabcnops'.includes(c) ? c : r.fail(`unexpected '${c}'`));
         r.i += sym.length;
-        e = sym === '*' || sym === 'A' || sym === 'a' ? prim(sym) : Z.has(sym) ? prim('Z', Z.get(sym)!) : prim('z', AROMATIC.get(sym)!);
+        e =
+          sym === '*' || sym === 'A' || sym === 'a'
+            ? prim(sym)
+            : Z.has(sym)
+              ? prim('Z', Z.get(sym)!)
+              : prim('z', AROMATIC.get(sym)!);
       }
       if (prev < 0 && out.atoms.length > 0) r.fail('disconnected patterns are not supported');
       out.atoms.push(e);

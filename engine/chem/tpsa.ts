@@ -45,10 +45,22 @@ function atomContribution(g: MolGraph, i: number, z: number): number {
     }
   }
   const chg = g.charge[i];
-  return z === 7 ? nitrogen(g, i, nbrs, hs, chg, sing, doub, trip, arom) : oxygen(g, i, nbrs, hs, chg, sing, doub, arom);
+  return z === 7
+    ? nitrogen(g, i, nbrs, hs, chg, sing, doub, trip, arom)
+    : oxygen(g, i, nbrs, hs, chg, sing, doub, arom);
 }
 
-function nitrogen(g: MolGraph, i: number, nbrs: number, hs: number, chg: number, sing: number, doub: number, trip: number, arom: number): number {
+function nitrogen(
+  g: MolGraph,
+  i: number,
+  nbrs: number,
+  hs: number,
+  chg: number,
+  sing: number,
+  doub: number,
+  trip: number,
+  arom: number,
+): number {
   switch (nbrs) {
     case 1:
       if (hs === 0 && chg === 0 && trip === 1) return 23.79;
@@ -88,7 +100,16 @@ function nitrogen(g: MolGraph, i: number, nbrs: number, hs: number, chg: number,
   return v < 0 ? 0 : v;
 }
 
-function oxygen(g: MolGraph, i: number, nbrs: number, hs: number, chg: number, sing: number, doub: number, arom: number): number {
+function oxygen(
+  g: MolGraph,
+  i: number,
+  nbrs: number,
+  hs: number,
+  chg: number,
+  sing: number,
+  doub: number,
+  arom: number,
+): number {
   if (nbrs === 1) {
     if (hs === 0 && chg === 0 && doub === 1) return 17.07;
     if (hs === 1 && chg === 0 && sing === 1) return 20.23;
@@ -104,6 +125,7 @@ function oxygen(g: MolGraph, i: number, nbrs: number, hs: number, chg: number, s
 /** RingInfo::isAtomInRingOfSize(i, 3) over RDKit's ring set. */
 function inRingOfSize3(g: MolGraph, i: number): boolean {
   if (g.atomRings[i] === 0) return false;
-  for (const ring of g.rings) if (ring.length === 3 && (ring[0] === i || ring[1] === i || ring[2] === i)) return true;
+  for (const ring of g.rings)
+    if (ring.length === 3 && (ring[0] === i || ring[1] === i || ring[2] === i)) return true;
   return false;
 }

@@ -12,7 +12,9 @@ interface AtomicWeightsFile {
   isotopes: Record<string, number[]>;
 }
 
-const DATA = JSON.parse(readFileSync(new URL('./data/atomic-weights.json', import.meta.url), 'utf8')) as AtomicWeightsFile;
+const DATA = JSON.parse(
+  readFileSync(new URL('./data/atomic-weights.json', import.meta.url), 'utf8'),
+) as AtomicWeightsFile;
 
 /** Standard atomic weight by atomic number (0 = dummy atom, weight 0). */
 const WEIGHTS = Float64Array.from(DATA.weights);

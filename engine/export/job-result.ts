@@ -3,7 +3,20 @@
  * unique by id, with the 33 property columns of the spec's property-range table (22 ADMET, then 11
  * descriptors; null where a catalog has no prediction). Declared once here; readers reject others.
  */
-import { Field, Float64, makeData, makeVector, RecordBatch, Schema, Struct, Table, tableFromIPC, tableToIPC, Utf8, type Vector } from 'apache-arrow';
+import {
+  Field,
+  Float64,
+  makeData,
+  makeVector,
+  RecordBatch,
+  Schema,
+  Struct,
+  Table,
+  tableFromIPC,
+  tableToIPC,
+  Utf8,
+  type Vector,
+} from 'apache-arrow';
 import { DESCRIPTOR_NAMES } from '../chem/descriptors.ts';
 import { ADMET_NAMES } from '../catalog/schema.ts';
 
@@ -65,7 +78,15 @@ function nullableFloat(values: Float64Array): Vector {
     if (Number.isNaN(values[i])) nulls++;
     else bitmap[i >> 3] |= 1 << (i & 7);
   }
-  return makeVector(makeData({ type: new Float64(), length: n, nullCount: nulls, nullBitmap: nulls ? bitmap : null, data: values }));
+  return makeVector(
+    makeData({
+      type: new Float64(),
+      length: n,
+      nullCount: nulls,
+      nullBitmap: nulls ? bitmap : null,
+      data: values,
+    }),
+  );
 }
 
 /** Encodes a result as an Arrow IPC file (bytes to put in the object store). */
@@ -89,7 +110,10 @@ export function encodeJobResult(r: JobResult): Uint8Array {
     ...r.props.map(nullableFloat),
   ];
   const children = columns.map((v) => (v.data.length === 1 ? v.data[0] : makeVector(v.toArray()).data[0]));
-  const batch = new RecordBatch(schema, makeData({ type: new Struct(fields), length: r.rows, nullCount: 0, children }));
+  const batch = new RecordBatch(
+    schema,
+    makeData({ type: new Struct(fields), length: r.rows, nullCount: 0, children }),
+  );
   return tableToIPC(new Table(schema, [batch]), 'file');
 }
 
@@ -127,9 +151,11 @@ function strings(v: Vector | null): string[] {
     const buf = Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start);
     const text = buf.toString('utf8');
     if (text.length === buf.length) {
-      for (let i = 0; i < d.length; i++) out.push(text.slice(offsets[d.offset + i] - start, offsets[d.offset + i + 1] - start));
+      for (let i = 0; i < d.length; i++)
+        out.push(text.slice(offsets[d.offset + i] - start, offsets[d.offset + i + 1] - start));
     } else {
-      for (let i = 0; i < d.length; i++) out.push(buf.toString('utf8', offsets[d.offset + i] - start, offsets[d.offset + i + 1] - start));
+      for (let i = 0; i < d.length; i++)
+        out.push(buf.toString('utf8', offsets[d.offset + i] - start, offsets[d.offset + i + 1] - start));
     }
   }
   return out;

@@ -41,8 +41,13 @@ export function inRange(v: number, min: number, max: number): boolean {
 
 /** The rows of `r` passing `f` and their in-range flags. Pure; O(rows × ranges). */
 export function resultView(r: JobResult, f: ResultFilter): ResultView {
-  const ranges = Object.entries(f.propRanges).map(([k, v]) => ({ col: r.props[PROPERTY_KEYS.indexOf(k)], min: v.min, max: v.max }));
-  for (const [k] of Object.entries(f.propRanges)) if (!PROPERTY_KEYS.includes(k)) throw new RangeError(`unknown property ${k}`);
+  const ranges = Object.entries(f.propRanges).map(([k, v]) => ({
+    col: r.props[PROPERTY_KEYS.indexOf(k)],
+    min: v.min,
+    max: v.max,
+  }));
+  for (const [k] of Object.entries(f.propRanges))
+    if (!PROPERTY_KEYS.includes(k)) throw new RangeError(`unknown property ${k}`);
   const idx = new Int32Array(Math.min(r.rows, MAX_VIEW_ROWS));
   const flags = new Uint8Array(idx.length);
   let n = 0;
@@ -51,7 +56,11 @@ export function resultView(r: JobResult, f: ResultFilter): ResultView {
     const d = round5(1 - s);
     if (s < f.simTh || d < f.dMin || d > f.dMax) continue;
     let ok = 1;
-    for (const g of ranges) if (!inRange(g.col[i], g.min, g.max)) { ok = 0; break; }
+    for (const g of ranges)
+      if (!inRange(g.col[i], g.min, g.max)) {
+        ok = 0;
+        break;
+      }
     idx[n] = i;
     flags[n++] = ok;
   }

@@ -23,7 +23,8 @@ export interface ExportOptions {
 /** Rows per emitted chunk: large enough to amortise stream overhead, small enough to stay bounded. */
 const CHUNK_ROWS = 512;
 
-const isMissing = (v: ExportValue): boolean => v === null || v === undefined || (typeof v === 'number' && Number.isNaN(v));
+const isMissing = (v: ExportValue): boolean =>
+  v === null || v === undefined || (typeof v === 'number' && Number.isNaN(v));
 
 function csvCell(v: ExportValue): string {
   // Numbers and booleans never need quoting: only strings pay for the test.
@@ -44,7 +45,13 @@ function jsonCell(v: ExportValue): string {
   return 'null';
 }
 
-async function* chunked(rows: RowSource, line: (row: ExportValue[]) => string, head: string, sep: string, tail: string): AsyncGenerator<string> {
+async function* chunked(
+  rows: RowSource,
+  line: (row: ExportValue[]) => string,
+  head: string,
+  sep: string,
+  tail: string,
+): AsyncGenerator<string> {
   let buf: string[] = [];
   let first = true;
   yield head;
@@ -112,11 +119,20 @@ export function xlsxStream(columns: ExportColumn[], rows: RowSource, opts: Expor
 }
 
 /** The writer of `format`. */
-export function exportStream(format: ExportFormat, columns: ExportColumn[], rows: RowSource, opts: ExportOptions = {}): Readable {
+export function exportStream(
+  format: ExportFormat,
+  columns: ExportColumn[],
+  rows: RowSource,
+  opts: ExportOptions = {},
+): Readable {
   switch (format) {
-    case 'csv': return csvStream(columns, rows);
-    case 'json': return jsonStream(columns, rows);
-    case 'sdf': return sdfStream(columns, rows, opts);
-    case 'xlsx': return xlsxStream(columns, rows, opts);
+    case 'csv':
+      return csvStream(columns, rows);
+    case 'json':
+      return jsonStream(columns, rows);
+    case 'sdf':
+      return sdfStream(columns, rows, opts);
+    case 'xlsx':
+      return xlsxStream(columns, rows, opts);
   }
 }

@@ -67,7 +67,8 @@ const STATIC_PARTS = {
 } as const;
 
 const NEEDS_CLEANING = /[\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF&<>\r]/;
-const XML_FORBIDDEN = /[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const XML_FORBIDDEN =
+  /[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' };
 
 /**
@@ -102,7 +103,10 @@ export function columnLetters(i: number): string {
 
 /** A sheet name Excel accepts: forbidden characters replaced, 1–31 characters. */
 function sheetNameOf(name: string | undefined): string {
-  const s = excelText(name ?? 'results').replace(/[[\]:*?/\\]/g, '_').replace(/^'+|'+$/g, '').slice(0, 31);
+  const s = excelText(name ?? 'results')
+    .replace(/[[\]:*?/\\]/g, '_')
+    .replace(/^'+|'+$/g, '')
+    .slice(0, 31);
   return s || 'results';
 }
 
@@ -127,18 +131,29 @@ function rowXml(r: number, row: ExportValue[], cellOpen: string[], letters: stri
 }
 
 function deflatePiece(buf: Buffer, opts: ZlibOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => deflateRaw(buf, opts, (err, out) => (err ? reject(err) : resolve(out))));
+  return new Promise((resolve, reject) =>
+    deflateRaw(buf, opts, (err, out) => (err ? reject(err) : resolve(out))),
+  );
 }
 
-async function* xlsxChunks(columns: ExportColumn[], rows: Iterable<ExportValue[]> | AsyncIterable<ExportValue[]>, opts: XlsxOptions): AsyncGenerator<Buffer> {
-  if (columns.length > XLSX_MAX_COLUMNS) throw new ExportLimitError('xlsx_too_many_columns', `${columns.length} columns: an Excel sheet holds at most ${XLSX_MAX_COLUMNS}`);
+async function* xlsxChunks(
+  columns: ExportColumn[],
+  rows: Iterable<ExportValue[]> | AsyncIterable<ExportValue[]>,
+  opts: XlsxOptions,
+): AsyncGenerator<Buffer> {
+  if (columns.length > XLSX_MAX_COLUMNS)
+    throw new ExportLimitError(
+      'xlsx_too_many_columns',
+      `${columns.length} columns: an Excel sheet holds at most ${XLSX_MAX_COLUMNS}`,
+    );
   const zip = createZipWriter();
   const letters = columns.map((_, i) => columnLetters(i));
   const cellOpen = letters.map((l) => `<c r="${l}`);
   const workbook =
     `${XML_HEAD}<workbook xmlns="${NS_MAIN}" xmlns:r="${NS_REL}"><sheets>` +
     `<sheet name="${xmlAttr(sheetNameOf(opts.sheetName))}" sheetId="1" r:id="rId1"/></sheets></workbook>`;
-  for (const [name, xml] of Object.entries({ ...STATIC_PARTS, 'xl/workbook.xml': workbook })) yield zip.file(name, xml);
+  for (const [name, xml] of Object.entries({ ...STATIC_PARTS, 'xl/workbook.xml': workbook }))
+    yield zip.file(name, xml);
 
   yield zip.beginEntry('xl/worksheets/sheet1.xml');
   // Each piece is its own raw deflate stream ended by a sync flush (byte-aligned, not final);
@@ -164,22 +179,34 @@ async function* xlsxChunks(columns: ExportColumn[], rows: Iterable<ExportValue[]
   let xml =
     `${XML_HEAD}<worksheet xmlns="${NS_MAIN}" xmlns:r="${NS_REL}">` +
     '<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>' +
-    '<sheetData><row r="1">' + columns.map((c, i) => stringCell(letters[i] + 1, c.name, ' s="1"')).join('') + '</row>';
+    '<sheetData><row r="1">' +
+    columns.map((c, i) => stringCell(letters[i] + 1, c.name, ' s="1"')).join('') +
+    '</row>';
   let r = 1;
   const add = (row: ExportValue[]) => {
-    if (++r > XLSX_MAX_ROWS) throw new ExportLimitError('xlsx_too_many_rows', `more than ${XLSX_MAX_ROWS - 1} rows: an Excel sheet holds ${XLSX_MAX_ROWS} including the header`);
+    if (++r > XLSX_MAX_ROWS)
+      throw new ExportLimitError(
+        'xlsx_too_many_rows',
+        `more than ${XLSX_MAX_ROWS - 1} rows: an Excel sheet holds ${XLSX_MAX_ROWS} including the header`,
+      );
     xml += rowXml(r, row, cellOpen, letters);
   };
   // A synchronous source is read without a microtask per row.
   if (Symbol.iterator in rows) {
     for (const row of rows as Iterable<ExportValue[]>) {
       add(row);
-      if (xml.length >= PIECE_CHARS) { yield* flush(xml); xml = ''; }
+      if (xml.length >= PIECE_CHARS) {
+        yield* flush(xml);
+        xml = '';
+      }
     }
   } else {
     for await (const row of rows) {
       add(row);
-      if (xml.length >= PIECE_CHARS) { yield* flush(xml); xml = ''; }
+      if (xml.length >= PIECE_CHARS) {
+        yield* flush(xml);
+        xml = '';
+      }
     }
   }
   yield* flush(xml + '</sheetData></worksheet>');
@@ -193,6 +220,10 @@ async function* xlsxChunks(columns: ExportColumn[], rows: Iterable<ExportValue[]
  * booleans, inline strings; null, NaN and ±Infinity empty). Pulls rows only as fast as the
  * consumer reads. Errors (ExportLimitError, a failing source) destroy the stream.
  */
-export function xlsxWriterStream(columns: ExportColumn[], rows: Iterable<ExportValue[]> | AsyncIterable<ExportValue[]>, opts: XlsxOptions = {}): Readable {
+export function xlsxWriterStream(
+  columns: ExportColumn[],
+  rows: Iterable<ExportValue[]> | AsyncIterable<ExportValue[]>,
+  opts: XlsxOptions = {},
+): Readable {
   return Readable.from(xlsxChunks(columns, rows, opts), { objectMode: false });
 }

@@ -47,7 +47,11 @@ function dosDateTime(d: Date): { time: number; date: number } {
 }
 
 function checkU32(n: number, what: string): void {
-  if (n > MAX_U32) throw new ExportLimitError('xlsx_too_large', `${what} exceeds 4 GiB, the limit of a ZIP archive without Zip64`);
+  if (n > MAX_U32)
+    throw new ExportLimitError(
+      'xlsx_too_large',
+      `${what} exceeds 4 GiB, the limit of a ZIP archive without Zip64`,
+    );
 }
 
 /**
@@ -84,7 +88,14 @@ export function createZipWriter(modified = new Date()) {
       if (open) throw new Error(`zip entry ${open.name.toString()} is still open`);
       const raw = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
       const packed = deflateRawSync(raw);
-      const e: EntryRecord = { name: Buffer.from(name, 'utf8'), flags: 0, crc: crc32(raw), csize: packed.length, usize: raw.length, offset };
+      const e: EntryRecord = {
+        name: Buffer.from(name, 'utf8'),
+        flags: 0,
+        crc: crc32(raw),
+        csize: packed.length,
+        usize: raw.length,
+        offset,
+      };
       const out = Buffer.concat([localHeader(e), packed]);
       offset += out.length;
       checkU32(offset, 'the archive');

@@ -4,7 +4,13 @@
  * API's event loop for more than a handful of molecules.
  */
 import type { RDKitModule, RDKitMol } from '../chem/index.ts';
-import { compileQedQueries, qedFromProperties, qedProperties, type QedProperties, type QedQueries } from './qed.ts';
+import {
+  compileQedQueries,
+  qedFromProperties,
+  qedProperties,
+  type QedProperties,
+  type QedQueries,
+} from './qed.ts';
 import { compilePains, type PainsMatcher } from './pains.ts';
 
 /** Filters that need RDKit for every candidate. */
@@ -60,7 +66,9 @@ function queryMol(ctx: FilterContext, smiles: string): RDKitMol {
   const mol = ctx.rd.get_mol(smiles);
   if (!mol || !mol.is_valid()) {
     mol?.delete();
-    throw Object.assign(new Error(`could not parse query SMILES ${JSON.stringify(smiles)}`), { code: 'invalid_smiles' });
+    throw Object.assign(new Error(`could not parse query SMILES ${JSON.stringify(smiles)}`), {
+      code: 'invalid_smiles',
+    });
   }
   ctx.query?.mol.delete();
   ctx.query = { smiles, mol };
@@ -92,7 +100,8 @@ export function evaluateFilters(ctx: FilterContext, req: FilterRequest): FilterV
   const pass = new Uint8Array(n);
   const qedValues = want.has('QED') ? new Float64Array(n).fill(NaN) : undefined;
   const needsQuery = want.has('Substructure') || want.has('Superstructure');
-  if (needsQuery && !req.query) throw new Error('Substructure and Superstructure filters need the query molecule');
+  if (needsQuery && !req.query)
+    throw new Error('Substructure and Superstructure filters need the query molecule');
   const q = needsQuery ? queryMol(ctx, req.query!) : undefined;
   if (want.has('PAINS')) ctx.pains ??= compilePains(ctx.rd);
   for (let i = 0; i < n; i++) {

@@ -8,7 +8,8 @@ import { Worker } from 'node:worker_threads';
 import type { FilterRequest } from './evaluate.ts';
 
 export type FilterWorkerRequest = FilterRequest & { id: number };
-export type FilterWorkerReply = { id: number; pass: Uint8Array; qed?: Float64Array } | { id: number; error: string; code?: string };
+export type FilterWorkerReply =
+  { id: number; pass: Uint8Array; qed?: Float64Array } | { id: number; error: string; code?: string };
 
 export interface FilterResult {
   /** Per candidate: passes every requested RDKit filter. */
@@ -23,7 +24,11 @@ export interface FilterPool {
    * names are ignored) for each SMILES, relative to `query` for the structure filters. Rejects
    * with an Error whose `code` is 'invalid_smiles' when the query cannot be parsed.
    */
-  evaluate(smiles: string[], filters: readonly string[], opts?: { query?: string; descriptors?: FilterRequest['descriptors'] }): Promise<FilterResult>;
+  evaluate(
+    smiles: string[],
+    filters: readonly string[],
+    opts?: { query?: string; descriptors?: FilterRequest['descriptors'] },
+  ): Promise<FilterResult>;
   close(): Promise<void>;
 }
 
@@ -72,13 +77,19 @@ export function createFilterPool(opts: { threads?: number } = {}): FilterPool {
       const per = Math.ceil(smiles.length / chunks);
       const replies = await Promise.all(
         Array.from({ length: chunks }, (_, c) =>
-          call(c, { smiles: smiles.slice(c * per, (c + 1) * per), filters: [...filters], query: o.query, descriptors: o.descriptors?.slice(c * per, (c + 1) * per) }),
+          call(c, {
+            smiles: smiles.slice(c * per, (c + 1) * per),
+            filters: [...filters],
+            query: o.query,
+            descriptors: o.descriptors?.slice(c * per, (c + 1) * per),
+          }),
         ),
       );
       const pass: boolean[] = [];
       const qed: (number | null)[] | undefined = filters.includes('QED') ? [] : undefined;
       for (const r of replies) {
-        if ('error' in r) throw Object.assign(new Error(`filter evaluation failed: ${r.error}`), { code: r.code });
+        if ('error' in r)
+          throw Object.assign(new Error(`filter evaluation failed: ${r.error}`), { code: r.code });
         for (const p of r.pass) pass.push(p === 1);
         if (qed && r.qed) for (const v of r.qed) qed.push(Number.isNaN(v) ? null : v);
       }

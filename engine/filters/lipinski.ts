@@ -8,7 +8,12 @@
  * two or more parameters are out of range"). Bounds are inclusive.
  */
 
-export const LIPINSKI_LIMITS = { molecular_weight: 500, clogp: 5, h_bond_donor: 5, h_bond_acceptors: 10 } as const;
+export const LIPINSKI_LIMITS = {
+  molecular_weight: 500,
+  clogp: 5,
+  h_bond_donor: 5,
+  h_bond_acceptors: 10,
+} as const;
 export type LipinskiInput = Record<keyof typeof LIPINSKI_LIMITS, number>;
 export const LIPINSKI_COLUMNS = Object.keys(LIPINSKI_LIMITS) as (keyof typeof LIPINSKI_LIMITS)[];
 

@@ -19,14 +19,78 @@ export const QED_WEIGHT_MEAN = [0.66, 0.46, 0.05, 0.61, 0.06, 0.65, 0.48, 0.95] 
 
 /** The asymmetric double sigmoid parameters (QED.adsParameters). */
 const ADS = {
-  MW: { A: 2.817065973, B: 392.5754953, C: 290.7489764, D: 2.419764353, E: 49.22325677, F: 65.37051707, DMAX: 104.9805561 },
-  ALOGP: { A: 3.172690585, B: 137.8624751, C: 2.534937431, D: 4.581497897, E: 0.822739154, F: 0.576295591, DMAX: 131.3186604 },
-  HBA: { A: 2.948620388, B: 160.4605972, C: 3.615294657, D: 4.435986202, E: 0.290141953, F: 1.300669958, DMAX: 148.7763046 },
-  HBD: { A: 1.618662227, B: 1010.051101, C: 0.985094388, D: 0.000000001, E: 0.713820843, F: 0.920922555, DMAX: 258.1632616 },
-  PSA: { A: 1.876861559, B: 125.2232657, C: 62.90773554, D: 87.83366614, E: 12.01999824, F: 28.51324732, DMAX: 104.5686167 },
-  ROTB: { A: 0.01, B: 272.4121427, C: 2.55837997, D: 1.565547684, E: 1.271567166, F: 2.758063707, DMAX: 105.4420403 },
-  AROM: { A: 3.21778897, B: 957.7374108, C: 2.274627939, D: 0.000000001, E: 1.317690384, F: 0.375760881, DMAX: 312.337261 },
-  ALERTS: { A: 0.01, B: 1199.094025, C: -0.09002883, D: 0.000000001, E: 0.185904477, F: 0.875193782, DMAX: 417.725314 },
+  MW: {
+    A: 2.817065973,
+    B: 392.5754953,
+    C: 290.7489764,
+    D: 2.419764353,
+    E: 49.22325677,
+    F: 65.37051707,
+    DMAX: 104.9805561,
+  },
+  ALOGP: {
+    A: 3.172690585,
+    B: 137.8624751,
+    C: 2.534937431,
+    D: 4.581497897,
+    E: 0.822739154,
+    F: 0.576295591,
+    DMAX: 131.3186604,
+  },
+  HBA: {
+    A: 2.948620388,
+    B: 160.4605972,
+    C: 3.615294657,
+    D: 4.435986202,
+    E: 0.290141953,
+    F: 1.300669958,
+    DMAX: 148.7763046,
+  },
+  HBD: {
+    A: 1.618662227,
+    B: 1010.051101,
+    C: 0.985094388,
+    D: 0.000000001,
+    E: 0.713820843,
+    F: 0.920922555,
+    DMAX: 258.1632616,
+  },
+  PSA: {
+    A: 1.876861559,
+    B: 125.2232657,
+    C: 62.90773554,
+    D: 87.83366614,
+    E: 12.01999824,
+    F: 28.51324732,
+    DMAX: 104.5686167,
+  },
+  ROTB: {
+    A: 0.01,
+    B: 272.4121427,
+    C: 2.55837997,
+    D: 1.565547684,
+    E: 1.271567166,
+    F: 2.758063707,
+    DMAX: 105.4420403,
+  },
+  AROM: {
+    A: 3.21778897,
+    B: 957.7374108,
+    C: 2.274627939,
+    D: 0.000000001,
+    E: 1.317690384,
+    F: 0.375760881,
+    DMAX: 312.337261,
+  },
+  ALERTS: {
+    A: 0.01,
+    B: 1199.094025,
+    C: -0.09002883,
+    D: 0.000000001,
+    E: 0.185904477,
+    F: 0.875193782,
+    DMAX: 417.725314,
+  },
 } as const satisfies Record<QedPropertyName, Record<'A' | 'B' | 'C' | 'D' | 'E' | 'F' | 'DMAX', number>>;
 
 /** The desirability of one property value (QED.ads), written with Python's operation order. */
@@ -38,7 +102,10 @@ function ads(x: number, p: (typeof ADS)[QedPropertyName]): number {
 }
 
 /** QED from its 8 properties: the weighted geometric mean of their desirabilities. */
-export function qedFromProperties(props: QedProperties, weights: readonly number[] = QED_WEIGHT_MEAN): number {
+export function qedFromProperties(
+  props: QedProperties,
+  weights: readonly number[] = QED_WEIGHT_MEAN,
+): number {
   let t = 0;
   let w = 0;
   QED_PROPERTY_NAMES.forEach((name, i) => {
@@ -94,12 +161,15 @@ export function hasMatch(mol: RDKitMol, q: RDKitMol): boolean {
  * taken from the graph without building the smaller molecule (MinimalLib cannot delete atoms).
  */
 function aromaticRingCount(mol: RDKitMol, q: QedQueries): number {
-  const json = JSON.parse(mol.get_json()) as { molecules: { atoms: unknown[]; bonds?: { atoms: [number, number] }[] }[] };
+  const json = JSON.parse(mol.get_json()) as {
+    molecules: { atoms: unknown[]; bonds?: { atoms: [number, number] }[] }[];
+  };
   const { atoms, bonds = [] } = json.molecules[0];
   const n = atoms.length;
   const deleted = new Uint8Array(n);
   const matches = JSON.parse(mol.get_substruct_matches(q.aliphaticRingAtom)) as unknown;
-  if (Array.isArray(matches)) for (const m of matches as { atoms: number[] }[]) for (const a of m.atoms) deleted[a] = 1;
+  if (Array.isArray(matches))
+    for (const m of matches as { atoms: number[] }[]) for (const a of m.atoms) deleted[a] = 1;
   const parent = Int32Array.from({ length: n }, (_, i) => i);
   const find = (x: number): number => {
     while (parent[x] !== x) x = parent[x] = parent[parent[x]];

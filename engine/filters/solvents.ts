@@ -55,11 +55,14 @@ export const SOLVENT_SMILES = [
 ] as const;
 
 /** Builds the membership test once, given a canonicaliser (RDKit's, so spellings don't matter). */
-export function createSolventFilter(canonicalize: (smiles: string) => string | undefined): (canonicalSmiles: string) => boolean {
+export function createSolventFilter(
+  canonicalize: (smiles: string) => string | undefined,
+): (canonicalSmiles: string) => boolean {
   const set = new Set<string>();
   for (const s of SOLVENT_SMILES) {
     const c = canonicalize(s);
     if (c) set.add(c);
   }
-  return (smiles: string) => set.has(smiles) || (smiles.includes('.') && smiles.split('.').every((f) => set.has(f)));
+  return (smiles: string) =>
+    set.has(smiles) || (smiles.includes('.') && smiles.split('.').every((f) => set.has(f)));
 }

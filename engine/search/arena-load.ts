@@ -44,14 +44,23 @@ const align64 = (n: number): number => Math.ceil(n / 64) * 64;
  * Throws AppError('internal') if the reader copied the fingerprint or popcount column (the
  * kernel must scan the bytes in the arena) or a shard's row count differs from the manifest.
  */
-export function loadCatalogArenas<S extends ShardLike>(catalog: CatalogLike, readShard: ReadShard<S>, slots: number, firstArenaId: number): { arenas: Arena[]; shards: LoadedShard<S>[] } {
+export function loadCatalogArenas<S extends ShardLike>(
+  catalog: CatalogLike,
+  readShard: ReadShard<S>,
+  slots: number,
+  firstArenaId: number,
+): { arenas: Arena[]; shards: LoadedShard<S>[] } {
   const files = catalog.manifest.shards.map((_, i) => fileSize(catalog.shardPath(i)));
   // Room per shard: the file, then its block popcounts.
   const sizes = files.map((f, i) => align64(f) + catalog.manifest.shards[i].rows * BLOCK_BYTES);
   const groups: number[][] = [];
   let used = Infinity;
   sizes.forEach((size, i) => {
-    if (align64(size) > ARENA_MAX_BYTES) throw new AppError('internal', `shard ${i} of ${catalog.manifest.id} (${size} bytes) exceeds one kernel memory`);
+    if (align64(size) > ARENA_MAX_BYTES)
+      throw new AppError(
+        'internal',
+        `shard ${i} of ${catalog.manifest.id} (${size} bytes) exceeds one kernel memory`,
+      );
     if (used + align64(size) > ARENA_MAX_BYTES) {
       groups.push([]);
       used = 0;
@@ -74,16 +83,35 @@ export function loadCatalogArenas<S extends ShardLike>(catalog: CatalogLike, rea
       readFileInto(catalog.shardPath(i), memory, ptr, files[i]);
       const data = readShard(new Uint8Array(buffer, ptr, files[i]), i);
       if (data.fingerprints.buffer !== buffer || data.popcounts.buffer !== buffer) {
-        throw new AppError('internal', `reader copied the fingerprint columns of shard ${i} of ${catalog.manifest.id}; the scan needs zero-copy views`);
+        throw new AppError(
+          'internal',
+          `reader copied the fingerprint columns of shard ${i} of ${catalog.manifest.id}; the scan needs zero-copy views`,
+        );
       }
       if (data.rows !== catalog.manifest.shards[i].rows) {
-        throw new AppError('internal', `shard ${i} of ${catalog.manifest.id} has ${data.rows} rows, manifest says ${catalog.manifest.shards[i].rows}`);
+        throw new AppError(
+          'internal',
+          `shard ${i} of ${catalog.manifest.id} has ${data.rows} rows, manifest says ${catalog.manifest.shards[i].rows}`,
+        );
       }
       const blkPtr = ptr + align64(files[i]);
       kernel.blockPopcounts(data.fingerprints.byteOffset, 0, data.rows, blkPtr);
-      const ref: ShardRef = { fpPtr: data.fingerprints.byteOffset, pcPtr: data.popcounts.byteOffset, rows: data.rows, offsets: popcountOffsets(data.popcounts.subarray(0, data.rows)), blkPtr };
+      const ref: ShardRef = {
+        fpPtr: data.fingerprints.byteOffset,
+        pcPtr: data.popcounts.byteOffset,
+        rows: data.rows,
+        offsets: popcountOffsets(data.popcounts.subarray(0, data.rows)),
+        blkPtr,
+      };
       const pc = data.popcounts;
-      shards.push({ index: i, arena: id, ref, data, popcountMin: data.rows ? pc[0] : 0, popcountMax: data.rows ? pc[data.rows - 1] : 0 });
+      shards.push({
+        index: i,
+        arena: id,
+        ref,
+        data,
+        popcountMin: data.rows ? pc[0] : 0,
+        popcountMax: data.rows ? pc[data.rows - 1] : 0,
+      });
       ptr += align64(sizes[i]);
     }
   });

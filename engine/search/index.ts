@@ -5,7 +5,14 @@
  * `mergeTopK` scan shard by shard in-process for job activities.
  */
 export { createSearchPool } from './pool.ts';
-export type { SearchPool, SearchPoolOptions, SearchPoolStats, KnnRequest, KnnManyRequest, CentroidRequest } from './pool.ts';
+export type {
+  SearchPool,
+  SearchPoolOptions,
+  SearchPoolStats,
+  KnnRequest,
+  KnnManyRequest,
+  CentroidRequest,
+} from './pool.ts';
 export { loadShardForScan, scanShardTopK } from './shard-memory.ts';
 export type { ShardLike, ReadShard } from './shard-memory.ts';
 export type { ScanResult } from './scan.ts';

@@ -62,7 +62,12 @@ export function scoreRangeJs(query: Uint8Array, fps: Uint8Array, start: number, 
  * i&7): s = sum of w over the row's set bits in ascending bit order, score = f32(s / (b + w2 - s)),
  * 0 when that denominator is 0. The reference for the kernel's centroidAbove.
  */
-export function centroidScoreJs(weights: Float64Array, weightsSq: number, fps: Uint8Array, row: number): number {
+export function centroidScoreJs(
+  weights: Float64Array,
+  weightsSq: number,
+  fps: Uint8Array,
+  row: number,
+): number {
   let s = 0;
   let b = 0;
   const o = row * FP_BYTES;

@@ -9,11 +9,39 @@ import { kernelModuleBytes } from './wasm/kernel-source.ts';
 export interface Kernel {
   readonly memory: WasmMemory;
   /** out[i - start] = Tanimoto(query, row i) as f32 for rows [start, end); pc is the popcount column, a the query popcount. */
-  scoreRange(queryPtr: number, fpPtr: number, pcPtr: number, start: number, end: number, queryPopcount: number, outScoresPtr: number): void;
+  scoreRange(
+    queryPtr: number,
+    fpPtr: number,
+    pcPtr: number,
+    start: number,
+    end: number,
+    queryPopcount: number,
+    outScoresPtr: number,
+  ): void;
   /** Writes the rows of [start, end) scoring >= minScore (f32 compare) with their scores, in row order; returns the count. Output room: end - start entries. */
-  scoreAbove(queryPtr: number, fpPtr: number, pcPtr: number, start: number, end: number, queryPopcount: number, minScore: number, outRowsPtr: number, outScoresPtr: number): number;
+  scoreAbove(
+    queryPtr: number,
+    fpPtr: number,
+    pcPtr: number,
+    start: number,
+    end: number,
+    queryPopcount: number,
+    minScore: number,
+    outRowsPtr: number,
+    outScoresPtr: number,
+  ): number;
   /** Same as scoreAbove for the continuous Tanimoto against f64 weights (see centroid.ts). */
-  centroidAbove(weightsPtr: number, weightsSq: number, fpPtr: number, pcPtr: number, start: number, end: number, minScore: number, outRowsPtr: number, outScoresPtr: number): number;
+  centroidAbove(
+    weightsPtr: number,
+    weightsSq: number,
+    fpPtr: number,
+    pcPtr: number,
+    start: number,
+    end: number,
+    minScore: number,
+    outRowsPtr: number,
+    outScoresPtr: number,
+  ): number;
   /** Writes BLOCK_BYTES block popcounts (u8) per row of [start, end) at out + row * BLOCK_BYTES (see wasm/kernel-blocks.ts). */
   blockPopcounts(fpPtr: number, start: number, end: number, outPtr: number): void;
   /**
@@ -22,7 +50,20 @@ export interface Kernel {
    * derive from minScore (minIntersection) so the output equals scoreAbove's. Returns
    * n | (candidates << 16); end - start < 65536.
    */
-  scoreAboveBlocks(queryPtr: number, fpPtr: number, pcPtr: number, blkPtr: number, queryBlkPtr: number, start: number, end: number, queryPopcount: number, minScore: number, minCommon: number, outRowsPtr: number, outScoresPtr: number): number;
+  scoreAboveBlocks(
+    queryPtr: number,
+    fpPtr: number,
+    pcPtr: number,
+    blkPtr: number,
+    queryBlkPtr: number,
+    start: number,
+    end: number,
+    queryPopcount: number,
+    minScore: number,
+    minCommon: number,
+    outRowsPtr: number,
+    outScoresPtr: number,
+  ): number;
   /** ORs [ptr, ptr + len) (len a multiple of 128); used to measure read bandwidth. */
   readOr(ptr: number, len: number): bigint;
 }

@@ -21,7 +21,11 @@ port.on('message', (msg: PoolMessage) => {
       port.postMessage({ t: 'ack', id: msg.id });
       return;
     case 'shards':
-      for (const s of msg.shards) shards.set(`${msg.catalog}/${s.index}`, { arena: s.arena, ref: { fpPtr: s.fpPtr, pcPtr: s.pcPtr, rows: s.rows, offsets: s.offsets, blkPtr: s.blkPtr } });
+      for (const s of msg.shards)
+        shards.set(`${msg.catalog}/${s.index}`, {
+          arena: s.arena,
+          ref: { fpPtr: s.fpPtr, pcPtr: s.pcPtr, rows: s.rows, offsets: s.offsets, blkPtr: s.blkPtr },
+        });
       port.postMessage({ t: 'ack', id: msg.id });
       return;
     case 'drop':
@@ -33,19 +37,34 @@ port.on('message', (msg: PoolMessage) => {
       try {
         const shard = shards.get(`${msg.catalog}/${msg.shard}`);
         const arena = shard && arenas.get(shard.arena);
-        if (!shard || !arena) throw new Error(`shard ${msg.catalog}/${msg.shard} is not loaded in this worker`);
+        if (!shard || !arena)
+          throw new Error(`shard ${msg.catalog}/${msg.shard} is not loaded in this worker`);
         let scanned = 0;
         let touched = 0;
         const results = msg.queries.map((q, i) => {
-          const r = scanTopK(arena.kernel, arena.slotPtr, shard.ref, q, { k: msg.k, threshold: msg.threshold, floor: msg.floors[i], rowStart: msg.rowStart, rowEnd: msg.rowEnd, blockBound });
+          const r = scanTopK(arena.kernel, arena.slotPtr, shard.ref, q, {
+            k: msg.k,
+            threshold: msg.threshold,
+            floor: msg.floors[i],
+            rowStart: msg.rowStart,
+            rowEnd: msg.rowEnd,
+            blockBound,
+          });
           scanned += r.scanned;
           touched += r.touched;
           return { rows: r.rows, scores: r.scores };
         });
         const reply: ScanReply = { t: 'done', id: msg.id, results, scanned, touched };
-        port.postMessage(reply, results.flatMap((r) => [r.rows.buffer as ArrayBuffer, r.scores.buffer as ArrayBuffer]));
+        port.postMessage(
+          reply,
+          results.flatMap((r) => [r.rows.buffer as ArrayBuffer, r.scores.buffer as ArrayBuffer]),
+        );
       } catch (err) {
-        port.postMessage({ t: 'error', id: msg.id, message: err instanceof Error ? err.message : String(err) });
+        port.postMessage({
+          t: 'error',
+          id: msg.id,
+          message: err instanceof Error ? err.message : String(err),
+        });
       }
       return;
     }

@@ -27,8 +27,18 @@ export interface SearchPoolOptions {
   blockBound?: boolean;
 }
 
-export interface KnnRequest { catalogs: string[]; query: Uint8Array; k: number; threshold?: number }
-export interface KnnManyRequest { catalogs: string[]; queries: Uint8Array[]; k: number; threshold?: number }
+export interface KnnRequest {
+  catalogs: string[];
+  query: Uint8Array;
+  k: number;
+  threshold?: number;
+}
+export interface KnnManyRequest {
+  catalogs: string[];
+  queries: Uint8Array[];
+  k: number;
+  threshold?: number;
+}
 export type CentroidRequest = KnnManyRequest;
 
 export interface SearchPoolStats {
@@ -62,9 +72,29 @@ export interface SearchPool {
   close(): Promise<void>;
 }
 
-interface Segment { catalog: string; shard: LoadedShard<ShardData>; rowStart: number; rowEnd: number; bound: number[] }
-interface Search { queries: PreparedQuery[]; k: number; threshold?: number; segments: Segment[]; inFlight: number; hits: Hit[][]; resolve(h: Hit[][]): void; reject(e: unknown): void; failed: boolean }
-interface Slot { worker: Worker; busy: boolean; task?: { search: Search; segment: Segment } }
+interface Segment {
+  catalog: string;
+  shard: LoadedShard<ShardData>;
+  rowStart: number;
+  rowEnd: number;
+  bound: number[];
+}
+interface Search {
+  queries: PreparedQuery[];
+  k: number;
+  threshold?: number;
+  segments: Segment[];
+  inFlight: number;
+  hits: Hit[][];
+  resolve(h: Hit[][]): void;
+  reject(e: unknown): void;
+  failed: boolean;
+}
+interface Slot {
+  worker: Worker;
+  busy: boolean;
+  task?: { search: Search; segment: Segment };
+}
 
 const workerUrl = new URL('./pool-worker.ts', import.meta.url);
 
@@ -124,7 +154,12 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
       rowsScanned += m.scanned;
       rowsTouched += m.touched;
       m.results.forEach((r, qi) => {
-        const part = Array.from(r.rows, (row, j) => ({ catalog: segment.catalog, shard: segment.shard.index, row, similarity: r.scores[j] }));
+        const part = Array.from(r.rows, (row, j) => ({
+          catalog: segment.catalog,
+          shard: segment.shard.index,
+          row,
+          similarity: r.scores[j],
+        }));
         search.hits[qi] = mergeHits(search.hits[qi], part, search.k);
       });
       if (search.segments.length === 0 && search.inFlight === 0) search.resolve(search.hits);
@@ -162,8 +197,16 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
       s.task = { search, segment: seg };
       search.inFlight++;
       const msg: PoolMessage = {
-        t: 'scan', id: nextId++, catalog: seg.catalog, shard: seg.shard.index, rowStart: seg.rowStart, rowEnd: seg.rowEnd,
-        queries: search.queries, k: search.k, threshold: search.threshold, floors: search.queries.map((_, qi) => floorOf(search!, qi)),
+        t: 'scan',
+        id: nextId++,
+        catalog: seg.catalog,
+        shard: seg.shard.index,
+        rowStart: seg.rowStart,
+        rowEnd: seg.rowEnd,
+        queries: search.queries,
+        k: search.k,
+        threshold: search.threshold,
+        floors: search.queries.map((_, qi) => floorOf(search!, qi)),
       };
       s.worker.postMessage(msg);
     }
@@ -176,10 +219,17 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
     });
   }
 
-  function run(catalogIds: string[], queries: PreparedQuery[], k: number, threshold?: number): Promise<Hit[][]> {
+  function run(
+    catalogIds: string[],
+    queries: PreparedQuery[],
+    k: number,
+    threshold?: number,
+  ): Promise<Hit[][]> {
     if (closed) return Promise.reject(new AppError('unavailable', 'search pool is closed'));
-    if (!Number.isInteger(k) || k < 0) return Promise.reject(validationError(['k'], 'must be a non-negative integer'));
-    if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) return Promise.reject(validationError(['threshold'], 'must be between 0 and 1'));
+    if (!Number.isInteger(k) || k < 0)
+      return Promise.reject(validationError(['k'], 'must be a non-negative integer'));
+    if (threshold !== undefined && !(threshold >= 0 && threshold <= 1))
+      return Promise.reject(validationError(['threshold'], 'must be between 0 and 1'));
     const segments: Segment[] = [];
     for (const id of catalogIds) {
       const cat = catalogs.get(id);
@@ -188,7 +238,13 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
         const pc = shard.data.popcounts;
         for (let s = 0; s < shard.ref.rows; s += segmentRows) {
           const e = Math.min(shard.ref.rows, s + segmentRows);
-          segments.push({ catalog: id, shard, rowStart: s, rowEnd: e, bound: queries.map((q) => maxBound(q.bounds, pc[s], pc[e - 1])) });
+          segments.push({
+            catalog: id,
+            shard,
+            rowStart: s,
+            rowEnd: e,
+            bound: queries.map((q) => maxBound(q.bounds, pc[s], pc[e - 1])),
+          });
         }
       }
     }
@@ -196,7 +252,17 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
     segments.sort((x, y) => Math.max(...y.bound) - Math.max(...x.bound));
     searches++;
     return new Promise((resolve, reject) => {
-      const search: Search = { queries, k, threshold, segments, inFlight: 0, hits: queries.map(() => []), resolve, reject, failed: false };
+      const search: Search = {
+        queries,
+        k,
+        threshold,
+        segments,
+        inFlight: 0,
+        hits: queries.map(() => []),
+        resolve,
+        reject,
+        failed: false,
+      };
       queue.push(search);
       pump();
     });
@@ -208,13 +274,38 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
       const id = catalog.manifest.id;
       if (catalogs.has(id)) return;
       const t0 = performance.now();
-      const { arenas, shards } = loadCatalogArenas(catalog, opts.readShard ?? catalogReadShard, threads, nextArena);
+      const { arenas, shards } = loadCatalogArenas(
+        catalog,
+        opts.readShard ?? catalogReadShard,
+        threads,
+        nextArena,
+      );
       nextArena += arenas.length;
       for (const a of arenas) await broadcast({ t: 'arena', id: nextId++, arena: a.id, memory: a.memory });
-      const shardMsg = shards.map((s) => ({ index: s.index, arena: s.arena, fpPtr: s.ref.fpPtr, pcPtr: s.ref.pcPtr, rows: s.ref.rows, offsets: s.ref.offsets, blkPtr: s.ref.blkPtr }));
+      const shardMsg = shards.map((s) => ({
+        index: s.index,
+        arena: s.arena,
+        fpPtr: s.ref.fpPtr,
+        pcPtr: s.ref.pcPtr,
+        rows: s.ref.rows,
+        offsets: s.ref.offsets,
+        blkPtr: s.ref.blkPtr,
+      }));
       await broadcast({ t: 'shards', id: nextId++, catalog: id, shards: shardMsg });
-      catalogs.set(id, { shards, arenas: arenas.map((a) => a.id), bytes: arenas.reduce((n, a) => n + a.bytes, 0) });
-      log?.info({ catalog: id, shards: shards.length, rows: shards.reduce((n, s) => n + s.ref.rows, 0), ms: Math.round(performance.now() - t0) }, 'loaded catalog into search pool');
+      catalogs.set(id, {
+        shards,
+        arenas: arenas.map((a) => a.id),
+        bytes: arenas.reduce((n, a) => n + a.bytes, 0),
+      });
+      log?.info(
+        {
+          catalog: id,
+          shards: shards.length,
+          rows: shards.reduce((n, s) => n + s.ref.rows, 0),
+          ms: Math.round(performance.now() - t0),
+        },
+        'loaded catalog into search pool',
+      );
     },
     async unloadCatalog(id) {
       const cat = catalogs.get(id);
@@ -224,8 +315,15 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
     },
     shard: (catalog, index) => catalogs.get(catalog)?.shards.find((s) => s.index === index)?.data,
     knn: async (req) => (await run(req.catalogs, [prepareTanimoto(req.query)], req.k, req.threshold))[0],
-    knnMany: (req) => run(req.catalogs, req.queries.map((q) => prepareTanimoto(q)), req.k, req.threshold),
-    centroid: async (req) => (await run(req.catalogs, [prepareCentroid(req.queries)], req.k, req.threshold))[0],
+    knnMany: (req) =>
+      run(
+        req.catalogs,
+        req.queries.map((q) => prepareTanimoto(q)),
+        req.k,
+        req.threshold,
+      ),
+    centroid: async (req) =>
+      (await run(req.catalogs, [prepareCentroid(req.queries)], req.k, req.threshold))[0],
     stats: () => ({
       threads: slots.length,
       catalogs: [...catalogs.keys()],
@@ -242,7 +340,8 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
       if (closed) return;
       closed = true;
       for (const s of queue.splice(0)) failSearch(s, new AppError('unavailable', 'search pool closed'));
-      for (const s of slots) if (s.task) failSearch(s.task.search, new AppError('unavailable', 'search pool closed'));
+      for (const s of slots)
+        if (s.task) failSearch(s.task.search, new AppError('unavailable', 'search pool closed'));
       await Promise.all(slots.map((s) => s.worker.terminate()));
       catalogs.clear();
     },

@@ -27,7 +27,8 @@ export interface CentroidQuery {
 export type PreparedQuery = TanimotoQuery | CentroidQuery;
 
 function checkFp(fp: Uint8Array, what: string): void {
-  if (!(fp instanceof Uint8Array) || fp.length !== FP_BYTES) throw new RangeError(`${what} must be a ${FP_BYTES}-byte Morgan fingerprint (2048 bits)`);
+  if (!(fp instanceof Uint8Array) || fp.length !== FP_BYTES)
+    throw new RangeError(`${what} must be a ${FP_BYTES}-byte Morgan fingerprint (2048 bits)`);
 }
 
 /** A Tanimoto query for one 2048-bit fingerprint (256 bytes, RDKit byte layout). Copies the bytes. */

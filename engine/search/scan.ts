@@ -76,7 +76,13 @@ function bandOf(offsets: Int32Array, row: number): number {
  * bands in decreasing bound order and stops when the bound falls below the current k-th score.
  * `slotPtr` is this thread's scratch slot (SLOT.bytes) in kernel.memory.
  */
-export function scanTopK(kernel: Kernel, slotPtr: number, shard: ShardRef, q: PreparedQuery, opts: ScanOptions): ScanResult {
+export function scanTopK(
+  kernel: Kernel,
+  slotPtr: number,
+  shard: ShardRef,
+  q: PreparedQuery,
+  opts: ScanOptions,
+): ScanResult {
   const rowStart = opts.rowStart ?? 0;
   const rowEnd = opts.rowEnd ?? shard.rows;
   const heap = createTopKHeap(opts.k);
@@ -86,11 +92,17 @@ export function scanTopK(kernel: Kernel, slotPtr: number, shard: ShardRef, q: Pr
   const useBlocks = q.kind === 'tanimoto' && shard.blkPtr !== undefined && opts.blockBound !== false;
   if (q.kind === 'tanimoto') {
     new Uint8Array(buffer, slotPtr + SLOT.query, 256).set(q.fp);
-    if (useBlocks) new Uint8Array(buffer, slotPtr + SLOT.queryBlocks, BLOCK_BYTES).set(blockPopcountsJs(q.fp, 0, BLOCK_BYTES));
+    if (useBlocks)
+      new Uint8Array(buffer, slotPtr + SLOT.queryBlocks, BLOCK_BYTES).set(
+        blockPopcountsJs(q.fp, 0, BLOCK_BYTES),
+      );
   } else new Float64Array(buffer, slotPtr + SLOT.weights, 2048).set(q.weights);
   const outRows = new Int32Array(buffer, slotPtr + SLOT.rows, CHUNK_ROWS);
   const outScores = new Float32Array(buffer, slotPtr + SLOT.scores, CHUNK_ROWS);
-  const base = Math.max(opts.threshold === undefined ? -Infinity : Math.fround(opts.threshold), opts.floor ?? -Infinity);
+  const base = Math.max(
+    opts.threshold === undefined ? -Infinity : Math.fround(opts.threshold),
+    opts.floor ?? -Infinity,
+  );
   let cur = base;
   let scanned = 0;
   let touched = 0;
@@ -105,13 +117,47 @@ export function scanTopK(kernel: Kernel, slotPtr: number, shard: ShardRef, q: Pr
       const need = useBlocks ? minIntersection(a, b, cur) : 0;
       let n: number;
       if (need > 0) {
-        const packed = kernel.scoreAboveBlocks(slotPtr + SLOT.query, shard.fpPtr, shard.pcPtr, shard.blkPtr!, slotPtr + SLOT.queryBlocks, s, e, a, cur, need, slotPtr + SLOT.rows, slotPtr + SLOT.scores);
+        const packed = kernel.scoreAboveBlocks(
+          slotPtr + SLOT.query,
+          shard.fpPtr,
+          shard.pcPtr,
+          shard.blkPtr!,
+          slotPtr + SLOT.queryBlocks,
+          s,
+          e,
+          a,
+          cur,
+          need,
+          slotPtr + SLOT.rows,
+          slotPtr + SLOT.scores,
+        );
         n = packed & 0xffff;
         touched += packed >>> 16;
       } else {
-        n = q.kind === 'tanimoto'
-          ? kernel.scoreAbove(slotPtr + SLOT.query, shard.fpPtr, shard.pcPtr, s, e, q.popcount, cur, slotPtr + SLOT.rows, slotPtr + SLOT.scores)
-          : kernel.centroidAbove(slotPtr + SLOT.weights, q.weightsSq, shard.fpPtr, shard.pcPtr, s, e, cur, slotPtr + SLOT.rows, slotPtr + SLOT.scores);
+        n =
+          q.kind === 'tanimoto'
+            ? kernel.scoreAbove(
+                slotPtr + SLOT.query,
+                shard.fpPtr,
+                shard.pcPtr,
+                s,
+                e,
+                q.popcount,
+                cur,
+                slotPtr + SLOT.rows,
+                slotPtr + SLOT.scores,
+              )
+            : kernel.centroidAbove(
+                slotPtr + SLOT.weights,
+                q.weightsSq,
+                shard.fpPtr,
+                shard.pcPtr,
+                s,
+                e,
+                cur,
+                slotPtr + SLOT.rows,
+                slotPtr + SLOT.scores,
+              );
         touched += e - s;
       }
       scanned += e - s;

@@ -70,7 +70,11 @@ function kernelFor(memory: WasmMemory): Kernel {
  * popcounts) and parses it with `readShard`. The result scans in place with scanShardTopK: the file
  * is read once, never copied.
  */
-export function loadShardForScan<S extends ShardLike>(path: string, index: number, readShard: ReadShard<S>): S {
+export function loadShardForScan<S extends ShardLike>(
+  path: string,
+  index: number,
+  readShard: ReadShard<S>,
+): S {
   const len = fileSize(path);
   // A shard holds at most len / 256 rows; pages never touched cost no resident memory.
   const blkPtr = Math.ceil((SLOT.bytes + len) / 64) * 64;
@@ -87,7 +91,13 @@ function contextFor(shard: ShardLike): ScanContext {
   const offsets = popcountOffsets(shard.popcounts);
   const home = slotOf.get(shard.fingerprints.buffer);
   if (home && shard.popcounts.buffer === shard.fingerprints.buffer) {
-    const ref = { fpPtr: shard.fingerprints.byteOffset, pcPtr: shard.popcounts.byteOffset, rows: shard.rows, offsets, blkPtr: home.blkPtr };
+    const ref = {
+      fpPtr: shard.fingerprints.byteOffset,
+      pcPtr: shard.popcounts.byteOffset,
+      rows: shard.rows,
+      offsets,
+      blkPtr: home.blkPtr,
+    };
     ctx = { kernel: kernelFor(home.memory), slotPtr: home.slotPtr, ref };
   } else {
     // Not loaded by loadShardForScan (e.g. parsed from a Buffer): copy the two columns once.
@@ -117,9 +127,24 @@ function contextFor(shard: ShardLike): ScanContext {
  * shard and merge with mergeTopK. Synchronous and CPU-bound: call it from a worker, never from an
  * API event loop.
  */
-export function scanShardTopK(shard: ShardLike, query: Uint8Array | PreparedQuery, k: number, threshold?: number, floor?: number, mask?: Uint8Array, opts: { blockBound?: boolean } = {}): ScanResult {
-  if (mask && mask.length < shard.rows) throw new RangeError(`mask has ${mask.length} entries for ${shard.rows} rows`);
+export function scanShardTopK(
+  shard: ShardLike,
+  query: Uint8Array | PreparedQuery,
+  k: number,
+  threshold?: number,
+  floor?: number,
+  mask?: Uint8Array,
+  opts: { blockBound?: boolean } = {},
+): ScanResult {
+  if (mask && mask.length < shard.rows)
+    throw new RangeError(`mask has ${mask.length} entries for ${shard.rows} rows`);
   const ctx = contextFor(shard);
   const q = query instanceof Uint8Array ? prepareTanimoto(query) : query;
-  return scanTopK(ctx.kernel, ctx.slotPtr, ctx.ref, q, { k, threshold, floor, mask, blockBound: opts.blockBound });
+  return scanTopK(ctx.kernel, ctx.slotPtr, ctx.ref, q, {
+    k,
+    threshold,
+    floor,
+    mask,
+    blockBound: opts.blockBound,
+  });
 }

@@ -35,10 +35,15 @@ export function createTopKHeap(k: number): TopKHeap {
   const rows = new Int32Array(k);
   let size = 0;
   // i is worse than j: lower score, or same score and higher row.
-  const worse = (i: number, j: number): boolean => scores[i] < scores[j] || (scores[i] === scores[j] && rows[i] > rows[j]);
+  const worse = (i: number, j: number): boolean =>
+    scores[i] < scores[j] || (scores[i] === scores[j] && rows[i] > rows[j]);
   const swap = (i: number, j: number): void => {
-    const s = scores[i]; scores[i] = scores[j]; scores[j] = s;
-    const r = rows[i]; rows[i] = rows[j]; rows[j] = r;
+    const s = scores[i];
+    scores[i] = scores[j];
+    scores[j] = s;
+    const r = rows[i];
+    rows[i] = rows[j];
+    rows[j] = r;
   };
   const siftDown = (i: number): void => {
     for (;;) {
@@ -52,7 +57,9 @@ export function createTopKHeap(k: number): TopKHeap {
   };
   return {
     k,
-    get size() { return size; },
+    get size() {
+      return size;
+    },
     push(row, score) {
       if (size < k) {
         let i = size++;
@@ -101,7 +108,12 @@ export interface TopKPart extends ShardTopK {
 export function mergeTopK(parts: TopKPart[], k: number): Hit[] {
   const live = parts.filter((p) => p.rows.length > 0);
   const pos = new Int32Array(live.length);
-  const head = (p: number): Hit => ({ catalog: live[p].catalog, shard: live[p].shard, row: live[p].rows[pos[p]], similarity: live[p].scores[pos[p]] });
+  const head = (p: number): Hit => ({
+    catalog: live[p].catalog,
+    shard: live[p].shard,
+    row: live[p].rows[pos[p]],
+    similarity: live[p].scores[pos[p]],
+  });
   const heads = live.map((_, p) => head(p));
   const heap = live.map((_, p) => p);
   const less = (a: number, b: number): boolean => compareHits(heads[a], heads[b]) < 0;

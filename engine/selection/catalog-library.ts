@@ -16,7 +16,11 @@ import { bruteForceKnn, type KnnResult, type Library, type LibraryInfo } from '.
 
 /** The part of the search pool this adapter uses (engine/search createSearchPool). */
 export interface PoolKnn {
-  knn(req: { catalogs: string[]; query: Uint8Array; k: number }): Promise<{ shard: number; row: number; similarity: number }[]>;
+  knn(req: {
+    catalogs: string[];
+    query: Uint8Array;
+    k: number;
+  }): Promise<{ shard: number; row: number; similarity: number }[]>;
 }
 
 /** Arrow's column values row by row (null where the column is absent). */
@@ -30,19 +34,30 @@ function column(shard: ShardData, name: string): (number | string | null)[] {
 
 const rowCount = (m: CatalogManifest) => m.shards.reduce((s, x) => s + x.rows, 0);
 const hasPredictions = (m: CatalogManifest) => m.models !== null && m.models !== undefined;
-const propertyNames = (m: CatalogManifest) => [...DESCRIPTOR_NAMES, ...(hasPredictions(m) ? ADMET_NAMES : [])];
+const propertyNames = (m: CatalogManifest) => [
+  ...DESCRIPTOR_NAMES,
+  ...(hasPredictions(m) ? ADMET_NAMES : []),
+];
 const listPrice = (v: number) => (v > 0 ? Math.max(1, Math.round(v)) : null);
 
 function infoOf(m: CatalogManifest, n: number): LibraryInfo {
   return {
-    database_id: m.id, name: m.name, vendor: m.vendor, website: m.website, contact: m.contact, release: m.release,
-    kind: m.kind, product_count: n, predicted_property_ids: hasPredictions(m) ? [...ADMET_NAMES] : [],
+    database_id: m.id,
+    name: m.name,
+    vendor: m.vendor,
+    website: m.website,
+    contact: m.contact,
+    release: m.release,
+    kind: m.kind,
+    product_count: n,
+    predicted_property_ids: hasPredictions(m) ? [...ADMET_NAMES] : [],
   };
 }
 
 /** Copies the numeric property columns of one shard into the library-wide columns at `base`. */
 function copyProperties(columns: Map<string, Float64Array>, shard: ShardData, base: number): void {
-  for (const [p, dst] of columns) column(shard, p).forEach((v, r) => (dst[base + r] = typeof v === 'number' ? v : NaN));
+  for (const [p, dst] of columns)
+    column(shard, p).forEach((v, r) => (dst[base + r] = typeof v === 'number' ? v : NaN));
 }
 
 /** Loads every shard of `catalog` and returns it as a Library (for the API thread). */
@@ -76,7 +91,10 @@ export async function openCatalogLibrary(catalog: Catalog, pool?: PoolKnn): Prom
   const knn = async (query: Uint8Array, k: number, mask?: Uint8Array): Promise<KnnResult> => {
     if (mask || !pool) return bruteForceKnn(fps, popcounts, query, k, mask);
     const hits = await pool.knn({ catalogs: [m.id], query, k });
-    return { rows: Int32Array.from(hits, (h) => offsets[h.shard] + h.row), scores: Float32Array.from(hits, (h) => h.similarity) };
+    return {
+      rows: Int32Array.from(hits, (h) => offsets[h.shard] + h.row),
+      scores: Float32Array.from(hits, (h) => h.similarity),
+    };
   };
   return {
     info: infoOf(m, n),
@@ -109,8 +127,11 @@ export async function openScanLibrary(catalog: Catalog): Promise<Library> {
     copyProperties(columns, shard, starts[i]);
     starts[i + 1] = starts[i] + shard.rows;
   }
-  if (starts[m.shards.length] !== n) throw new Error(`catalog ${m.id}: shards hold ${starts[m.shards.length]} rows, manifest says ${n}`);
-  const strings = ['product_id', 'smiles', 'scaffold', 'price'].map((name) => shards.map((s) => s.table.getChild(name)));
+  if (starts[m.shards.length] !== n)
+    throw new Error(`catalog ${m.id}: shards hold ${starts[m.shards.length]} rows, manifest says ${n}`);
+  const strings = ['product_id', 'smiles', 'scaffold', 'price'].map((name) =>
+    shards.map((s) => s.table.getChild(name)),
+  );
   const locate = (row: number): number => {
     let lo = 0;
     let hi = shards.length - 1;
@@ -132,9 +153,16 @@ export async function openScanLibrary(catalog: Catalog): Promise<Library> {
       // The k-th score so far (inclusive) lets BitBound skip more of later shards; still exact.
       const floor = hits.length >= k && k > 0 ? hits[k - 1].similarity : undefined;
       const r = scanShardTopK(shards[s], q, k, undefined, floor, mask?.subarray(starts[s], starts[s + 1]));
-      hits = mergeHits(hits, Array.from(r.rows, (row, j) => ({ catalog: m.id, shard: s, row, similarity: r.scores[j] })), k);
+      hits = mergeHits(
+        hits,
+        Array.from(r.rows, (row, j) => ({ catalog: m.id, shard: s, row, similarity: r.scores[j] })),
+        k,
+      );
     }
-    return { rows: Int32Array.from(hits, (h) => starts[h.shard] + h.row), scores: Float32Array.from(hits, (h) => h.similarity) };
+    return {
+      rows: Int32Array.from(hits, (h) => starts[h.shard] + h.row),
+      scores: Float32Array.from(hits, (h) => h.similarity),
+    };
   };
   return {
     info: infoOf(m, n),

@@ -23,45 +23,61 @@ export interface Checker {
 /** A fresh checker whose issue locations start with `root` (e.g. ['body']). */
 export function createChecker(root: Loc = ['body']): Checker {
   const issues: FieldIssue[] = [];
-  const add = (loc: Loc, msg: string, type = 'value_error') => void issues.push({ loc: [...root, ...loc], msg, type });
+  const add = (loc: Loc, msg: string, type = 'value_error') =>
+    void issues.push({ loc: [...root, ...loc], msg, type });
   return {
     issues,
     add,
     object(v, loc, allowed) {
-      if (!v || typeof v !== 'object' || Array.isArray(v)) return void add(loc, 'must be an object', 'type_error.object');
+      if (!v || typeof v !== 'object' || Array.isArray(v))
+        return void add(loc, 'must be an object', 'type_error.object');
       const o = v as Record<string, unknown>;
       for (const k of Object.keys(o)) {
-        if (!allowed.includes(k)) add([...loc, k], `unknown field; allowed fields: ${allowed.join(', ')}`, 'value_error.extra');
+        if (!allowed.includes(k))
+          add([...loc, k], `unknown field; allowed fields: ${allowed.join(', ')}`, 'value_error.extra');
       }
       return o;
     },
     array(v, loc, max) {
       if (!Array.isArray(v)) return void add(loc, 'must be an array', 'type_error.array');
-      if (v.length > max) return void add(loc, `at most ${max} entries, got ${v.length}`, 'value_error.too_long');
+      if (v.length > max)
+        return void add(loc, `at most ${max} entries, got ${v.length}`, 'value_error.too_long');
       return v;
     },
     string(v, loc, maxLength = 2000) {
-      if (typeof v !== 'string' || v.trim() === '') return void add(loc, 'must be a non-empty string', 'type_error.string');
-      if (v.length > maxLength) return void add(loc, `at most ${maxLength} characters`, 'value_error.too_long');
+      if (typeof v !== 'string' || v.trim() === '')
+        return void add(loc, 'must be a non-empty string', 'type_error.string');
+      if (v.length > maxLength)
+        return void add(loc, `at most ${maxLength} characters`, 'value_error.too_long');
       return v.trim();
     },
     oneOf(v, loc, values) {
-      if (typeof v !== 'string' || !values.includes(v as never)) return void add(loc, `must be one of: ${values.join(', ')}`, 'value_error.enum');
+      if (typeof v !== 'string' || !values.includes(v as never))
+        return void add(loc, `must be one of: ${values.join(', ')}`, 'value_error.enum');
       return v as (typeof values)[number];
     },
     integer(v, loc, min, max) {
-      if (typeof v !== 'number' || !Number.isInteger(v)) return void add(loc, 'must be an integer', 'type_error.integer');
+      if (typeof v !== 'number' || !Number.isInteger(v))
+        return void add(loc, 'must be an integer', 'type_error.integer');
       if (v < min || v > max) return void add(loc, `must be between ${min} and ${max}`, 'value_error.range');
       return v;
     },
     number(v, loc) {
-      if (typeof v !== 'number' || !Number.isFinite(v)) return void add(loc, 'must be a finite number', 'type_error.number');
+      if (typeof v !== 'number' || !Number.isFinite(v))
+        return void add(loc, 'must be a finite number', 'type_error.number');
       return v;
     },
     fail() {
       if (!issues.length) return;
-      const head = issues.slice(0, 5).map((i) => `${jsonPath(i.loc)}: ${i.msg}`).join('; ');
-      throw new AppError('validation_error', issues.length > 5 ? `${head}; and ${issues.length - 5} more` : head, { issues });
+      const head = issues
+        .slice(0, 5)
+        .map((i) => `${jsonPath(i.loc)}: ${i.msg}`)
+        .join('; ');
+      throw new AppError(
+        'validation_error',
+        issues.length > 5 ? `${head}; and ${issues.length - 5} more` : head,
+        { issues },
+      );
     },
   };
 }

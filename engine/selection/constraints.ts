@@ -6,7 +6,12 @@
 import { AppError } from '../../platform/errors.ts';
 import type { RDKitModule, RDKitMol } from '../chem/index.ts';
 import type { Library } from './library.ts';
-import { PRESETS, type NormalizedSelection, type PropertyConstraint, type StructureCondition } from './spec.ts';
+import {
+  PRESETS,
+  type NormalizedSelection,
+  type PropertyConstraint,
+  type StructureCondition,
+} from './spec.ts';
 
 /** A property test with the document path it came from (for evidence and execution reports). */
 export interface PropertyTest {
@@ -21,10 +26,30 @@ export interface PropertyTest {
 export function propertyTests(sel: NormalizedSelection): PropertyTest[] {
   const tests: PropertyTest[] = [];
   sel.constraints.presets.forEach((p, i) => {
-    const rules = (PRESETS[p.preset_id].versions as Record<string, readonly { property_id: string; operator: string; value: number }[]>)[p.version];
-    for (const r of rules) tests.push({ path: `$.constraints.presets[${i}]`, property_id: r.property_id, operator: r.operator as PropertyTest['operator'], value: r.value, missing: 'reject' });
+    const rules = (
+      PRESETS[p.preset_id].versions as Record<
+        string,
+        readonly { property_id: string; operator: string; value: number }[]
+      >
+    )[p.version];
+    for (const r of rules)
+      tests.push({
+        path: `$.constraints.presets[${i}]`,
+        property_id: r.property_id,
+        operator: r.operator as PropertyTest['operator'],
+        value: r.value,
+        missing: 'reject',
+      });
   });
-  sel.constraints.properties.forEach((c, i) => tests.push({ path: `$.constraints.properties[${i}]`, property_id: c.property_id, operator: c.operator, value: c.value, missing: c.missing }));
+  sel.constraints.properties.forEach((c, i) =>
+    tests.push({
+      path: `$.constraints.properties[${i}]`,
+      property_id: c.property_id,
+      operator: c.operator,
+      value: c.value,
+      missing: c.missing,
+    }),
+  );
   return tests;
 }
 
@@ -33,11 +58,16 @@ export function passes(t: PropertyTest, x: number): boolean {
   if (Number.isNaN(x)) return t.missing === 'accept';
   const v = t.value;
   switch (t.operator) {
-    case 'gt': return x > (v as number);
-    case 'gte': return x >= (v as number);
-    case 'lt': return x < (v as number);
-    case 'lte': return x <= (v as number);
-    case 'range': return x >= (v as { lower: number }).lower && x <= (v as { upper: number }).upper;
+    case 'gt':
+      return x > (v as number);
+    case 'gte':
+      return x >= (v as number);
+    case 'lt':
+      return x < (v as number);
+    case 'lte':
+      return x <= (v as number);
+    case 'range':
+      return x >= (v as { lower: number }).lower && x <= (v as { upper: number }).upper;
   }
 }
 
@@ -50,7 +80,11 @@ export function pushdownMask(lib: Library, tests: PropertyTest[]): { mask?: Uint
   const mask = new Uint8Array(lib.size).fill(1);
   for (const t of tests) {
     const col = lib.column(t.property_id);
-    if (!col) throw new AppError('capability_unavailable', `property ${t.property_id} is not available for ${lib.info.database_id}`);
+    if (!col)
+      throw new AppError(
+        'capability_unavailable',
+        `property ${t.property_id} is not available for ${lib.info.database_id}`,
+      );
     for (let r = 0; r < lib.size; r++) if (mask[r] && !passes(t, col[r])) mask[r] = 0;
   }
   let passing = 0;
@@ -65,7 +99,10 @@ export interface CompiledCondition {
 }
 
 /** Parses each structure query (SMARTS with get_qmol, SMILES as a molecule); invalid ones are 422s. */
-export function compileConditions(rd: RDKitModule, sel: NormalizedSelection): { all: CompiledCondition[]; any: CompiledCondition[]; none: CompiledCondition[]; free(): void } {
+export function compileConditions(
+  rd: RDKitModule,
+  sel: NormalizedSelection,
+): { all: CompiledCondition[]; any: CompiledCondition[]; none: CompiledCondition[]; free(): void } {
   const made: RDKitMol[] = [];
   const compile = (list: StructureCondition[], base: string): CompiledCondition[] =>
     list.map((cond, i) => {
@@ -79,10 +116,23 @@ export function compileConditions(rd: RDKitModule, sel: NormalizedSelection): { 
       if (!q || !q.is_valid()) {
         q?.delete();
         for (const m of made) m.delete();
-        const loc = ['body', ...path.slice(2).split(/[.[\]]+/).filter(Boolean).map((s) => (/^\d+$/.test(s) ? Number(s) : s)), 'query', 'value'];
-        throw new AppError('invalid_smiles', `${path}.query.value: could not parse ${cond.query.format.toUpperCase()} ${JSON.stringify(cond.query.value.slice(0, 200))}`, {
-          issues: [{ loc, msg: `could not parse ${cond.query.format}`, type: 'value_error.smiles' }],
-        });
+        const loc = [
+          'body',
+          ...path
+            .slice(2)
+            .split(/[.[\]]+/)
+            .filter(Boolean)
+            .map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+          'query',
+          'value',
+        ];
+        throw new AppError(
+          'invalid_smiles',
+          `${path}.query.value: could not parse ${cond.query.format.toUpperCase()} ${JSON.stringify(cond.query.value.slice(0, 200))}`,
+          {
+            issues: [{ loc, msg: `could not parse ${cond.query.format}`, type: 'value_error.smiles' }],
+          },
+        );
       }
       made.push(q);
       return { path, cond, query: q };
@@ -104,11 +154,19 @@ export function countMatches(mol: RDKitMol, query: RDKitMol, cap: number): numbe
 const holds = (mol: RDKitMol, c: CompiledCondition): { ok: boolean; count: number } => {
   const cap = c.cond.count.max === undefined ? c.cond.count.min : c.cond.count.max + 1;
   const count = countMatches(mol, c.query, Math.max(cap, 1));
-  return { ok: count >= c.cond.count.min && (c.cond.count.max === undefined || count <= c.cond.count.max), count };
+  return {
+    ok: count >= c.cond.count.min && (c.cond.count.max === undefined || count <= c.cond.count.max),
+    count,
+  };
 };
 
 /** Evaluates the all / any (minimum) / none structure conditions on one molecule, with evidence. */
-export function structuresPass(mol: RDKitMol, compiled: ReturnType<typeof compileConditions>, minimum: number, evidence?: Record<string, unknown>[]): boolean {
+export function structuresPass(
+  mol: RDKitMol,
+  compiled: ReturnType<typeof compileConditions>,
+  minimum: number,
+  evidence?: Record<string, unknown>[],
+): boolean {
   for (const c of compiled.all) {
     const h = holds(mol, c);
     evidence?.push({ path: c.path, id: c.cond.id, match_count: h.count, passed: h.ok });

@@ -30,22 +30,68 @@ export interface SelectionHit {
 
 export interface SelectionOutcome {
   results: SelectionHit[];
-  counts: { catalog_rows: number; pushdown_passed: number; candidates: number; exact_evaluated: number; postfilter_rejected: number; scaffold_capped: number; returned: number };
+  counts: {
+    catalog_rows: number;
+    pushdown_passed: number;
+    candidates: number;
+    exact_evaluated: number;
+    postfilter_rejected: number;
+    scaffold_capped: number;
+    returned: number;
+  };
   execution_plan: Record<string, unknown>;
   timing_ms: Record<string, number>;
   warnings: { code: string; message: string }[];
 }
 
 /** The constraint_execution report of validation: how each constraint runs. */
-export function constraintExecution(sel: NormalizedSelection): { path: string; status: string; message: string }[] {
+export function constraintExecution(
+  sel: NormalizedSelection,
+): { path: string; status: string; message: string }[] {
   const out: { path: string; status: string; message: string }[] = [];
-  sel.constraints.presets.forEach((p, i) => out.push({ path: `$.constraints.presets[${i}]`, status: 'exact_pushdown', message: `${p.preset_id}@${p.version} evaluated exactly on stored descriptors before candidate generation` }));
-  sel.constraints.properties.forEach((p, i) => out.push({ path: `$.constraints.properties[${i}]`, status: 'exact_pushdown', message: `${p.property_id} ${p.operator} evaluated exactly on stored values before candidate generation` }));
+  sel.constraints.presets.forEach((p, i) =>
+    out.push({
+      path: `$.constraints.presets[${i}]`,
+      status: 'exact_pushdown',
+      message: `${p.preset_id}@${p.version} evaluated exactly on stored descriptors before candidate generation`,
+    }),
+  );
+  sel.constraints.properties.forEach((p, i) =>
+    out.push({
+      path: `$.constraints.properties[${i}]`,
+      status: 'exact_pushdown',
+      message: `${p.property_id} ${p.operator} evaluated exactly on stored values before candidate generation`,
+    }),
+  );
   const s = sel.constraints.structures;
-  s.all.forEach((_, i) => out.push({ path: `$.constraints.structures.all[${i}]`, status: 'exact_postfilter', message: 'RDKit substructure match on each candidate' }));
-  s.any.conditions.forEach((_, i) => out.push({ path: `$.constraints.structures.any.conditions[${i}]`, status: 'exact_postfilter', message: 'RDKit substructure match on each candidate' }));
-  s.none.forEach((_, i) => out.push({ path: `$.constraints.structures.none[${i}]`, status: 'exact_postfilter', message: 'RDKit substructure match on each candidate' }));
-  sel.constraints.relationships.forEach((_, i) => out.push({ path: `$.constraints.relationships[${i}]`, status: 'exact_postfilter', message: 'RDKit Bemis-Murcko scaffold compared on each candidate' }));
+  s.all.forEach((_, i) =>
+    out.push({
+      path: `$.constraints.structures.all[${i}]`,
+      status: 'exact_postfilter',
+      message: 'RDKit substructure match on each candidate',
+    }),
+  );
+  s.any.conditions.forEach((_, i) =>
+    out.push({
+      path: `$.constraints.structures.any.conditions[${i}]`,
+      status: 'exact_postfilter',
+      message: 'RDKit substructure match on each candidate',
+    }),
+  );
+  s.none.forEach((_, i) =>
+    out.push({
+      path: `$.constraints.structures.none[${i}]`,
+      status: 'exact_postfilter',
+      message: 'RDKit substructure match on each candidate',
+    }),
+  );
+  sel.constraints.relationships.forEach((_, i) =>
+    out.push({
+      path: `$.constraints.relationships[${i}]`,
+      status: 'exact_postfilter',
+      message: 'RDKit Bemis-Murcko scaffold compared on each candidate',
+    }),
+  );
   return out;
 }
 
@@ -53,7 +99,10 @@ export function constraintExecution(sel: NormalizedSelection): { path: string; s
 export function checkCapabilities(sel: NormalizedSelection): void {
   sel.objectives.forEach((o, i) => {
     if (!(AVAILABLE_METRIC_IDS as readonly string[]).includes(o.metric_id)) {
-      throw new AppError('capability_unavailable', `$.objectives[${i}].metric_id: ${o.metric_id} needs the shape/electrostatic scorer, which this deployment does not offer yet; available: ${AVAILABLE_METRIC_IDS.join(', ')}`);
+      throw new AppError(
+        'capability_unavailable',
+        `$.objectives[${i}].metric_id: ${o.metric_id} needs the shape/electrostatic scorer, which this deployment does not offer yet; available: ${AVAILABLE_METRIC_IDS.join(', ')}`,
+      );
     }
   });
 }
@@ -98,7 +147,12 @@ export async function executeSelection(lib: Library, sel: NormalizedSelection): 
       components[o.reference_id] = s;
       sum += s;
     }
-    return { row, order, score: sel.objectives.length ? Math.fround(sum / sel.objectives.length) : null, components };
+    return {
+      row,
+      order,
+      score: sel.objectives.length ? Math.fround(sum / sel.objectives.length) : null,
+      components,
+    };
   });
   if (sel.strategy.type === 'ranked') scored.sort((a, b) => b.score! - a.score! || a.row - b.row);
   const t2 = performance.now();
@@ -110,7 +164,9 @@ export async function executeSelection(lib: Library, sel: NormalizedSelection): 
   const wantProps = sel.include.includes('properties');
   const perScaffold = new Map<string, number>();
   const results: SelectionHit[] = [];
-  let evaluated = 0, rejected = 0, capped = 0;
+  let evaluated = 0,
+    rejected = 0,
+    capped = 0;
   try {
     for (const c of scored) {
       if (results.length >= limit) break;
@@ -125,7 +181,11 @@ export async function executeSelection(lib: Library, sel: NormalizedSelection): 
         let mol: RDKitMol | null = null;
         try {
           mol = rd.get_mol(lib.smiles(c.row));
-          if (!mol || !mol.is_valid() || !structuresPass(mol, compiled, sel.constraints.structures.any.minimum, evidence)) {
+          if (
+            !mol ||
+            !mol.is_valid() ||
+            !structuresPass(mol, compiled, sel.constraints.structures.any.minimum, evidence)
+          ) {
             rejected++;
             continue;
           }
@@ -142,12 +202,31 @@ export async function executeSelection(lib: Library, sel: NormalizedSelection): 
         }
         perScaffold.set(scaffold, n + 1);
       }
-      if (evidence && sel.constraints.relationships.length) evidence.push({ path: '$.constraints.relationships', scaffold, passed: true });
-      const hit: SelectionHit = { rank: results.length + 1, product_id: lib.productId(c.row), smiles: lib.smiles(c.row), score: c.score, metric: 'rdkit.ecfp4_tanimoto', price: lib.price(c.row), reaction_id: null, scaffold };
-      if (wantProps) hit.properties = Object.fromEntries(DESCRIPTOR_NAMES.map((n) => [n, nullIfNaN(lib.column(n)?.[c.row])]));
+      if (evidence && sel.constraints.relationships.length)
+        evidence.push({ path: '$.constraints.relationships', scaffold, passed: true });
+      const hit: SelectionHit = {
+        rank: results.length + 1,
+        product_id: lib.productId(c.row),
+        smiles: lib.smiles(c.row),
+        score: c.score,
+        metric: 'rdkit.ecfp4_tanimoto',
+        price: lib.price(c.row),
+        reaction_id: null,
+        scaffold,
+      };
+      if (wantProps)
+        hit.properties = Object.fromEntries(
+          DESCRIPTOR_NAMES.map((n) => [n, nullIfNaN(lib.column(n)?.[c.row])]),
+        );
       if (sel.include.includes('objective_components')) hit.objective_components = c.components;
       if (evidence) {
-        for (const t of propertyTests(sel)) evidence.push({ path: t.path, property_id: t.property_id, value: nullIfNaN(lib.column(t.property_id)?.[c.row]), passed: true });
+        for (const t of propertyTests(sel))
+          evidence.push({
+            path: t.path,
+            property_id: t.property_id,
+            value: nullIfNaN(lib.column(t.property_id)?.[c.row]),
+            passed: true,
+          });
         hit.constraint_evidence = evidence;
       }
       results.push(hit);
@@ -158,11 +237,22 @@ export async function executeSelection(lib: Library, sel: NormalizedSelection): 
   const t3 = performance.now();
   const warnings: SelectionOutcome['warnings'] = [];
   if (results.length < limit) {
-    warnings.push({ code: 'portfolio_underfilled', message: `${results.length} of ${limit} molecules met every constraint among ${scored.length} candidates; raise execution.shortlist_multiplier or relax constraints` });
+    warnings.push({
+      code: 'portfolio_underfilled',
+      message: `${results.length} of ${limit} molecules met every constraint among ${scored.length} candidates; raise execution.shortlist_multiplier or relax constraints`,
+    });
   }
   return {
     results,
-    counts: { catalog_rows: lib.size, pushdown_passed: passing, candidates: scored.length, exact_evaluated: evaluated, postfilter_rejected: rejected, scaffold_capped: capped, returned: results.length },
+    counts: {
+      catalog_rows: lib.size,
+      pushdown_passed: passing,
+      candidates: scored.length,
+      exact_evaluated: evaluated,
+      postfilter_rejected: rejected,
+      scaffold_capped: capped,
+      returned: results.length,
+    },
     execution_plan: {
       strategy: sel.strategy.type,
       candidate_generation: sel.strategy.type === 'ranked' ? 'exact_knn_ecfp4_tanimoto' : 'seeded_sample',
@@ -170,7 +260,12 @@ export async function executeSelection(lib: Library, sel: NormalizedSelection): 
       pushdown: propertyTests(sel).length ? 'row_mask' : 'none',
       constraint_execution: constraintExecution(sel),
     },
-    timing_ms: { pushdown: round(t1 - t0), candidate_generation: round(t2 - t1), exact_evaluation: round(t3 - t2), total: round(t3 - t0) },
+    timing_ms: {
+      pushdown: round(t1 - t0),
+      candidate_generation: round(t2 - t1),
+      exact_evaluation: round(t3 - t2),
+      total: round(t3 - t0),
+    },
     warnings,
   };
 }

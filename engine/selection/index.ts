@@ -3,12 +3,34 @@ export * from './spec.ts';
 export { normalizeSelection, selectionDatabaseId } from './normalize.ts';
 export { canonicalJson, documentHash } from './hash.ts';
 export { createPrng, nextBelow, sampleIndices } from './prng.ts';
-export { createMemoryLibrary, libraryFromRecords, parseMoleculeRecords, bruteForceKnn, type MoleculeRecord, libraryFacts, type Library, type LibraryInfo, type KnnResult } from './library.ts';
-export { executeSelection, constraintExecution, checkCapabilities, type SelectionHit, type SelectionOutcome } from './execute.ts';
+export {
+  createMemoryLibrary,
+  libraryFromRecords,
+  parseMoleculeRecords,
+  bruteForceKnn,
+  type MoleculeRecord,
+  libraryFacts,
+  type Library,
+  type LibraryInfo,
+  type KnnResult,
+} from './library.ts';
+export {
+  executeSelection,
+  constraintExecution,
+  checkCapabilities,
+  type SelectionHit,
+  type SelectionOutcome,
+} from './execute.ts';
 export { createChecker, jsonPath, type Checker, type Loc } from './check.ts';
 export { openCatalogLibrary, type PoolKnn } from './catalog-library.ts';
 export { staticRegistry, catalogRegistry, type LibraryRegistry } from './registry.ts';
 export * from './run-document.ts';
 export { openScanLibrary } from './catalog-library.ts';
 export type { LibrarySource } from './library.ts';
-export { createSelectionPool, executeSelectionIn, type SelectionPool, type SelectionPoolOptions, type SelectionPoolStats } from './selection-pool.ts';
+export {
+  createSelectionPool,
+  executeSelectionIn,
+  type SelectionPool,
+  type SelectionPoolOptions,
+  type SelectionPoolStats,
+} from './selection-pool.ts';

@@ -33,7 +33,11 @@ export interface KnnResult {
  */
 export type LibrarySource =
   | { kind: 'catalog'; dir: string }
-  | { kind: 'memory'; info: Omit<LibraryInfo, 'product_count'>; molecules: ({ id: string; smiles: string } | MoleculeRecord)[] };
+  | {
+      kind: 'memory';
+      info: Omit<LibraryInfo, 'product_count'>;
+      molecules: ({ id: string; smiles: string } | MoleculeRecord)[];
+    };
 
 export interface Library {
   readonly info: LibraryInfo;
@@ -74,7 +78,13 @@ const POP8 = Uint8Array.from({ length: 256 }, (_, i) => {
  * Exact top-k Tanimoto over packed fingerprints (`fps`: n rows of 256 bytes), skipping rows whose
  * mask byte is 0. Pure and synchronous; f32 scores like the engine's kernels.
  */
-export function bruteForceKnn(fps: Uint8Array, popcounts: Uint16Array, query: Uint8Array, k: number, mask?: Uint8Array): KnnResult {
+export function bruteForceKnn(
+  fps: Uint8Array,
+  popcounts: Uint16Array,
+  query: Uint8Array,
+  k: number,
+  mask?: Uint8Array,
+): KnnResult {
   const heap = createTopKHeap(k);
   let a = 0;
   for (let i = 0; i < 256; i++) a += POP8[query[i]];
@@ -103,24 +113,38 @@ export interface MoleculeRecord {
 }
 
 /** Parses molecules with RDKit into records (unparsable ones are skipped). */
-export async function parseMoleculeRecords(molecules: { id: string; smiles: string }[]): Promise<MoleculeRecord[]> {
+export async function parseMoleculeRecords(
+  molecules: { id: string; smiles: string }[],
+): Promise<MoleculeRecord[]> {
   const rd = await getRDKit();
   const out: MoleculeRecord[] = [];
   for (const m of molecules) {
     const p = parseMolecule(rd, m.smiles);
     if ('error' in p) continue;
-    out.push({ id: m.id, smiles: p.canonicalSmiles, scaffold: p.scaffold, fp: p.fp, descriptors: DESCRIPTOR_NAMES.map((n) => p.descriptors[n]) });
+    out.push({
+      id: m.id,
+      smiles: p.canonicalSmiles,
+      scaffold: p.scaffold,
+      fp: p.fp,
+      descriptors: DESCRIPTOR_NAMES.map((n) => p.descriptors[n]),
+    });
   }
   return out;
 }
 
 /** Builds an in-memory library from molecules (parsed with RDKit; unparsable ones are skipped). */
-export async function createMemoryLibrary(info: Omit<LibraryInfo, 'product_count'>, molecules: { id: string; smiles: string }[]): Promise<Library> {
+export async function createMemoryLibrary(
+  info: Omit<LibraryInfo, 'product_count'>,
+  molecules: { id: string; smiles: string }[],
+): Promise<Library> {
   return libraryFromRecords(info, await parseMoleculeRecords(molecules));
 }
 
 /** An in-memory library over parsed records (descriptors in DESCRIPTOR_NAMES order). */
-export function libraryFromRecords(info: Omit<LibraryInfo, 'product_count'>, records: MoleculeRecord[]): Library {
+export function libraryFromRecords(
+  info: Omit<LibraryInfo, 'product_count'>,
+  records: MoleculeRecord[],
+): Library {
   const n = records.length;
   const fps = new Uint8Array(n * 256);
   const popcounts = new Uint16Array(n);
@@ -130,7 +154,9 @@ export function libraryFromRecords(info: Omit<LibraryInfo, 'product_count'>, rec
     for (let j = 0; j < 256; j++) c += POP8[r.fp[j]];
     popcounts[i] = c;
   });
-  const columns = new Map<string, Float64Array>(DESCRIPTOR_NAMES.map((name, j) => [name, Float64Array.from(records, (d) => d.descriptors[j])]));
+  const columns = new Map<string, Float64Array>(
+    DESCRIPTOR_NAMES.map((name, j) => [name, Float64Array.from(records, (d) => d.descriptors[j])]),
+  );
   return {
     info: { ...info, product_count: n },
     source: { kind: 'memory', info, molecules: records },

@@ -17,13 +17,22 @@ function splitmix32(seed: number): () => number {
 /** A generator of uint32 values seeded by `seed` (an integer in [0, 2^32)). */
 export function createPrng(seed: number): () => number {
   const sm = splitmix32(seed);
-  let a = sm(), b = sm(), c = sm(), d = sm();
+  let a = sm(),
+    b = sm(),
+    c = sm(),
+    d = sm();
   return () => {
     const result = Math.imul(((Math.imul(b, 5) << 7) | (Math.imul(b, 5) >>> 25)) >>> 0, 9) >>> 0;
     const t = (b << 9) >>> 0;
-    c ^= a; d ^= b; b ^= c; a ^= d; c ^= t;
+    c ^= a;
+    d ^= b;
+    b ^= c;
+    a ^= d;
+    c ^= t;
     d = ((d << 11) | (d >>> 21)) >>> 0;
-    a >>>= 0; b >>>= 0; c >>>= 0;
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
     return result;
   };
 }

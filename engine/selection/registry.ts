@@ -20,13 +20,18 @@ export function staticRegistry(libraries: Library[]): LibraryRegistry {
 }
 
 /** A registry over the catalogs in `catalogDir` (restricted to `ids` when non-empty), opened lazily and cached. */
-export function catalogRegistry(catalogDir: string, opts: { ids?: string[]; pool?: PoolKnn } = {}): LibraryRegistry {
+export function catalogRegistry(
+  catalogDir: string,
+  opts: { ids?: string[]; pool?: PoolKnn } = {},
+): LibraryRegistry {
   let all: Promise<Map<string, () => Promise<Library>>> | undefined;
   const opened = new Map<string, Promise<Library>>();
   const index = () =>
     (all ??= listCatalogs(catalogDir).then((cats) => {
       const m = new Map<string, () => Promise<Library>>();
-      for (const c of cats) if (!opts.ids?.length || opts.ids.includes(c.manifest.id)) m.set(c.manifest.id, () => openCatalogLibrary(c, opts.pool));
+      for (const c of cats)
+        if (!opts.ids?.length || opts.ids.includes(c.manifest.id))
+          m.set(c.manifest.id, () => openCatalogLibrary(c, opts.pool));
       return m;
     }));
   const get = async (id: string) => {

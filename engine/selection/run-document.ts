@@ -25,31 +25,69 @@ export interface RunDocument {
 /** Checks the run envelope (not the selections inside, see itemSelections); unknown fields are rejected. */
 export function parseRunDocument(doc: unknown): RunDocument {
   const c = createChecker(['body']);
-  const d = c.object(doc, [], ['schema_version', 'kind', 'selection', 'selection_template', 'items', 'failure_policy', 'metadata']) ?? {};
+  const d =
+    c.object(
+      doc,
+      [],
+      ['schema_version', 'kind', 'selection', 'selection_template', 'items', 'failure_policy', 'metadata'],
+    ) ?? {};
   if (d.schema_version !== undefined) c.oneOf(d.schema_version, ['schema_version'], [RUN_SCHEMA_VERSION]);
   const kind = c.oneOf(d.kind, ['kind'], RUN_KINDS);
-  const failure = d.failure_policy === undefined ? 'continue' : c.oneOf(d.failure_policy, ['failure_policy'], FAILURE_POLICIES);
+  const failure =
+    d.failure_policy === undefined
+      ? 'continue'
+      : c.oneOf(d.failure_policy, ['failure_policy'], FAILURE_POLICIES);
   const metadata: Record<string, string> = {};
   if (d.metadata !== undefined && d.metadata !== null) {
     const m = c.object(d.metadata, ['metadata'], Object.keys(d.metadata as object));
     if (m && Object.keys(m).length > 50) c.add(['metadata'], 'at most 50 entries');
     for (const [k, v] of Object.entries(m ?? {})) {
-      if (typeof v !== 'string' || v.length > 1000 || k.length > 100) c.add(['metadata', k], 'metadata values are strings of at most 1000 characters');
+      if (typeof v !== 'string' || v.length > 1000 || k.length > 100)
+        c.add(['metadata', k], 'metadata values are strings of at most 1000 characters');
       else metadata[k] = v;
     }
   }
-  const out: RunDocument = { schema_version: RUN_SCHEMA_VERSION, kind: kind ?? 'selection', failure_policy: failure ?? 'continue', metadata };
+  const out: RunDocument = {
+    schema_version: RUN_SCHEMA_VERSION,
+    kind: kind ?? 'selection',
+    failure_policy: failure ?? 'continue',
+    metadata,
+  };
   if (kind === 'selection') {
-    if (d.selection === undefined) c.add(['selection'], 'field required for kind selection', 'value_error.missing');
-    for (const k of ['selection_template', 'items'] as const) if (d[k] !== undefined) c.add([k], 'only allowed for kind selection_batch', 'value_error.extra');
+    if (d.selection === undefined)
+      c.add(['selection'], 'field required for kind selection', 'value_error.missing');
+    for (const k of ['selection_template', 'items'] as const)
+      if (d[k] !== undefined) c.add([k], 'only allowed for kind selection_batch', 'value_error.extra');
     out.selection = c.object(d.selection, ['selection'], Object.keys((d.selection as object) ?? {}));
   } else if (kind === 'selection_batch') {
-    if (d.selection !== undefined) c.add(['selection'], 'only allowed for kind selection', 'value_error.extra');
-    out.selection_template = c.object(d.selection_template, ['selection_template'], Object.keys((d.selection_template as object) ?? {}));
-    if (!Array.isArray(d.items)) c.add(['items'], 'field required for kind selection_batch: an array of {id, references}', 'value_error.missing');
+    if (d.selection !== undefined)
+      c.add(['selection'], 'only allowed for kind selection', 'value_error.extra');
+    out.selection_template = c.object(
+      d.selection_template,
+      ['selection_template'],
+      Object.keys((d.selection_template as object) ?? {}),
+    );
+    if (!Array.isArray(d.items))
+      c.add(
+        ['items'],
+        'field required for kind selection_batch: an array of {id, references}',
+        'value_error.missing',
+      );
     else {
       if (d.items.length > RUN_LIMITS.maxItems) {
-        throw new AppError('payload_too_large', `a run has at most ${RUN_LIMITS.maxItems} items, got ${d.items.length}`, { issues: [{ loc: ['body', 'items'], msg: `at most ${RUN_LIMITS.maxItems} items`, type: 'value_error.too_large' }] });
+        throw new AppError(
+          'payload_too_large',
+          `a run has at most ${RUN_LIMITS.maxItems} items, got ${d.items.length}`,
+          {
+            issues: [
+              {
+                loc: ['body', 'items'],
+                msg: `at most ${RUN_LIMITS.maxItems} items`,
+                type: 'value_error.too_large',
+              },
+            ],
+          },
+        );
       }
       if (!d.items.length) c.add(['items'], 'at least one item');
       const seen = new Set<string>();
@@ -76,7 +114,13 @@ export function runItemIds(doc: RunDocument): string[] {
 }
 
 /** The selection document of one item and the JSON location its errors are reported under. */
-export function itemSelection(doc: RunDocument, index: number): { selection: Record<string, unknown>; root: (string | number)[] } {
+export function itemSelection(
+  doc: RunDocument,
+  index: number,
+): { selection: Record<string, unknown>; root: (string | number)[] } {
   if (doc.kind === 'selection') return { selection: doc.selection!, root: ['body', 'selection'] };
-  return { selection: { ...doc.selection_template!, references: doc.items![index].references }, root: ['body', 'items', index] };
+  return {
+    selection: { ...doc.selection_template!, references: doc.items![index].references },
+    root: ['body', 'items', index],
+  };
 }

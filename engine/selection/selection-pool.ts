@@ -40,8 +40,19 @@ export interface SelectionPool {
   close(): Promise<void>;
 }
 
-interface Task { id: number; key: string; source: LibrarySource; selection: NormalizedSelection; resolve(o: SelectionOutcome): void; reject(e: unknown): void }
-interface Thread { worker: Worker; known: Set<string>; task?: Task }
+interface Task {
+  id: number;
+  key: string;
+  source: LibrarySource;
+  selection: NormalizedSelection;
+  resolve(o: SelectionOutcome): void;
+  reject(e: unknown): void;
+}
+interface Thread {
+  worker: Worker;
+  known: Set<string>;
+  task?: Task;
+}
 
 const workerUrl = new URL('./selection-worker.ts', import.meta.url);
 
@@ -61,7 +72,11 @@ export function createSelectionPool(opts: SelectionPoolOptions = {}): SelectionP
   const keyOf = (source: LibrarySource): string => {
     if (source.kind === 'catalog') return `catalog:${source.dir}`;
     let key = memoryKeys.get(source);
-    if (!key) memoryKeys.set(source, (key = `memory:${source.info.database_id}@${source.info.release}#${nextMemory++}`));
+    if (!key)
+      memoryKeys.set(
+        source,
+        (key = `memory:${source.info.database_id}@${source.info.release}#${nextMemory++}`),
+      );
     return key;
   };
 
@@ -83,7 +98,11 @@ export function createSelectionPool(opts: SelectionPoolOptions = {}): SelectionP
       if (i < 0) return;
       threads.splice(i, 1);
       if (!closed) opts.log?.error({ err }, 'selection thread failed');
-      t.task?.reject(closed ? new AppError('unavailable', 'selection pool closed') : new AppError('internal', 'selection thread failed', { cause: err }));
+      t.task?.reject(
+        closed
+          ? new AppError('unavailable', 'selection pool closed')
+          : new AppError('internal', 'selection thread failed', { cause: err }),
+      );
       t.task = undefined;
       if (!closed) pump();
     };
@@ -112,13 +131,25 @@ export function createSelectionPool(opts: SelectionPoolOptions = {}): SelectionP
   return {
     execute(source, selection) {
       if (closed) return Promise.reject(new AppError('unavailable', 'selection pool is closed'));
-      if (queue.length >= maxQueue) return Promise.reject(new AppError('overloaded', `${queue.length} selections are waiting; retry shortly or submit a run (POST /api/v2/runs)`, { retryAfterSeconds: 1 }));
+      if (queue.length >= maxQueue)
+        return Promise.reject(
+          new AppError(
+            'overloaded',
+            `${queue.length} selections are waiting; retry shortly or submit a run (POST /api/v2/runs)`,
+            { retryAfterSeconds: 1 },
+          ),
+        );
       return new Promise<SelectionOutcome>((resolve, reject) => {
         queue.push({ id: nextId++, key: keyOf(source), source, selection, resolve, reject });
         pump();
       });
     },
-    stats: () => ({ threads: threads.length, busy: threads.filter((t) => t.task).length, queued: queue.length, executed }),
+    stats: () => ({
+      threads: threads.length,
+      busy: threads.filter((t) => t.task).length,
+      queued: queue.length,
+      executed,
+    }),
     async close() {
       if (closed) return;
       closed = true;
@@ -132,6 +163,10 @@ export function createSelectionPool(opts: SelectionPoolOptions = {}): SelectionP
  * Executes `selection` over `lib` on the pool when there is one and the library can be reopened
  * in a thread (it has a source); otherwise in this thread. Same outcome and errors either way.
  */
-export function executeSelectionIn(pool: SelectionPool | undefined, lib: Library, selection: NormalizedSelection): Promise<SelectionOutcome> {
+export function executeSelectionIn(
+  pool: SelectionPool | undefined,
+  lib: Library,
+  selection: NormalizedSelection,
+): Promise<SelectionOutcome> {
   return pool && lib.source ? pool.execute(lib.source, selection) : executeSelection(lib, selection);
 }

@@ -22,25 +22,39 @@ export type SerializedError =
   | { app: false; name: string; message: string; code?: string; stack?: string };
 
 export type SelectionReply =
-  | { t: 'done'; id: number; outcome: SelectionOutcome }
-  | { t: 'error'; id: number; error: SerializedError };
+  { t: 'done'; id: number; outcome: SelectionOutcome } | { t: 'error'; id: number; error: SerializedError };
 
 /** Plain data for an error thrown in a selection thread. */
 export function serializeError(err: unknown): SerializedError {
-  if (err instanceof AppError) return { app: true, code: err.code, message: err.message, issues: err.issues, retryAfterSeconds: err.retryAfterSeconds };
+  if (err instanceof AppError)
+    return {
+      app: true,
+      code: err.code,
+      message: err.message,
+      issues: err.issues,
+      retryAfterSeconds: err.retryAfterSeconds,
+    };
   if (err instanceof Error) {
     const code = (err as { code?: unknown }).code;
-    return { app: false, name: err.name, message: err.message, code: typeof code === 'string' ? code : undefined, stack: err.stack };
+    return {
+      app: false,
+      name: err.name,
+      message: err.message,
+      code: typeof code === 'string' ? code : undefined,
+      stack: err.stack,
+    };
   }
   return { app: false, name: 'Error', message: String(err) };
 }
 
 /** The error to throw in the calling thread: an AppError as it was, anything else a plain Error (retryable). */
 export function deserializeError(e: SerializedError): Error {
-  if (e.app) return new AppError(e.code, e.message, { issues: e.issues, retryAfterSeconds: e.retryAfterSeconds });
+  if (e.app)
+    return new AppError(e.code, e.message, { issues: e.issues, retryAfterSeconds: e.retryAfterSeconds });
   const err = new Error(e.message);
   err.name = e.name;
   if (e.code) (err as Error & { code?: string }).code = e.code;
-  if (e.stack) err.stack = `${e.name}: ${e.message}\n    (in a selection thread)\n${e.stack.split('\n').slice(1).join('\n')}`;
+  if (e.stack)
+    err.stack = `${e.name}: ${e.message}\n    (in a selection thread)\n${e.stack.split('\n').slice(1).join('\n')}`;
   return err;
 }

@@ -6,7 +6,13 @@
 import { parentPort } from 'node:worker_threads';
 import { openCatalog } from '../catalog/reader.ts';
 import { executeSelection } from './execute.ts';
-import { createMemoryLibrary, libraryFromRecords, type Library, type LibrarySource, type MoleculeRecord } from './library.ts';
+import {
+  createMemoryLibrary,
+  libraryFromRecords,
+  type Library,
+  type LibrarySource,
+  type MoleculeRecord,
+} from './library.ts';
 import { openScanLibrary } from './catalog-library.ts';
 import { serializeError, type ExecuteMessage, type SelectionReply } from './selection-protocol.ts';
 
@@ -18,7 +24,9 @@ const libraries = new Map<string, Promise<Library>>();
 async function open(source: LibrarySource): Promise<Library> {
   if (source.kind === 'catalog') return openScanLibrary(await openCatalog(source.dir));
   const parsed = source.molecules.every((m) => 'fp' in m);
-  return parsed ? libraryFromRecords(source.info, source.molecules as MoleculeRecord[]) : createMemoryLibrary(source.info, source.molecules);
+  return parsed
+    ? libraryFromRecords(source.info, source.molecules as MoleculeRecord[])
+    : createMemoryLibrary(source.info, source.molecules);
 }
 
 function library(key: string): Promise<Library> {
@@ -39,6 +47,7 @@ port.on('message', (msg: ExecuteMessage) => {
     .then((lib) => executeSelection(lib, msg.selection))
     .then(
       (outcome) => port.postMessage({ t: 'done', id: msg.id, outcome } satisfies SelectionReply),
-      (err) => port.postMessage({ t: 'error', id: msg.id, error: serializeError(err) } satisfies SelectionReply),
+      (err) =>
+        port.postMessage({ t: 'error', id: msg.id, error: serializeError(err) } satisfies SelectionReply),
     );
 });

@@ -21,7 +21,12 @@ export const SCAFFOLD_METHODS = ['rdkit.bemis_murcko'] as const;
 export const RELATIONSHIP_OPERATORS = ['different'] as const;
 export const STRUCTURE_RELATIONS = ['contains'] as const;
 export const QUALITIES = ['fast', 'accurate', 'very_accurate'] as const;
-export const INCLUDE_VALUES = ['properties', 'constraint_evidence', 'objective_components', 'execution_plan'] as const;
+export const INCLUDE_VALUES = [
+  'properties',
+  'constraint_evidence',
+  'objective_components',
+  'execution_plan',
+] as const;
 
 /** Shortlist multiplier implied by the quality when the document gives none. */
 export const QUALITY_MULTIPLIER = { fast: 10, accurate: 20, very_accurate: 50 } as const;
@@ -49,7 +54,13 @@ export const PRESETS = {
       ],
     },
   },
-} as const satisfies Record<string, { latest: string; versions: Record<string, readonly { property_id: string; operator: string; value: number }[]> }>;
+} as const satisfies Record<
+  string,
+  {
+    latest: string;
+    versions: Record<string, readonly { property_id: string; operator: string; value: number }[]>;
+  }
+>;
 
 export type PresetId = keyof typeof PRESETS;
 export const DESCRIPTOR_PROPERTY_IDS: readonly string[] = DESCRIPTOR_NAMES;
@@ -108,7 +119,11 @@ export interface NormalizedSelection {
     properties: PropertyConstraint[];
     reactions: Record<string, unknown>[];
     relationships: Relationship[];
-    structures: { all: StructureCondition[]; any: { conditions: StructureCondition[]; minimum: number }; none: StructureCondition[] };
+    structures: {
+      all: StructureCondition[];
+      any: { conditions: StructureCondition[]; minimum: number };
+      none: StructureCondition[];
+    };
   };
   execution: { quality: Quality; seed: number; shortlist_multiplier: number };
   include: IncludeValue[];

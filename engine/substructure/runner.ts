@@ -5,7 +5,15 @@
 import { Worker } from 'node:worker_threads';
 import type { SubstructureScanResult } from './scan.ts';
 
-export interface SubstructureRequest { id: number; library: string; smiles?: string[]; format: 'smarts' | 'smiles'; query: string; limit: number; timeoutMs: number }
+export interface SubstructureRequest {
+  id: number;
+  library: string;
+  smiles?: string[];
+  format: 'smarts' | 'smiles';
+  query: string;
+  limit: number;
+  timeoutMs: number;
+}
 export type SubstructureReply =
   | { id: number; result: SubstructureScanResult }
   | { id: number; needLibrary: true }
@@ -18,7 +26,11 @@ export interface SubstructureRunner {
    * `query`; resolves `{ invalidQuery: true }` when RDKit cannot parse it. The timeout counts from
    * when the scan starts on the thread.
    */
-  scan(key: string, smiles: () => string[], req: { format: 'smarts' | 'smiles'; query: string; limit: number; timeoutMs: number }): Promise<SubstructureScanResult | { invalidQuery: true }>;
+  scan(
+    key: string,
+    smiles: () => string[],
+    req: { format: 'smarts' | 'smiles'; query: string; limit: number; timeoutMs: number },
+  ): Promise<SubstructureScanResult | { invalidQuery: true }>;
   close(): Promise<void>;
 }
 
@@ -44,16 +56,18 @@ export function createSubstructureRunner(): SubstructureRunner {
     worker = w;
     return w;
   };
-  const call = (msg: SubstructureRequest) => new Promise<SubstructureReply>((resolve) => {
-    pending.set(msg.id, resolve);
-    start().postMessage(msg);
-  });
+  const call = (msg: SubstructureRequest) =>
+    new Promise<SubstructureReply>((resolve) => {
+      pending.set(msg.id, resolve);
+      start().postMessage(msg);
+    });
   return {
     async scan(key, smiles, req) {
       const first = !sent.has(key);
       sent.add(key);
       let reply = await call({ id: nextId++, library: key, smiles: first ? smiles() : undefined, ...req });
-      if ('needLibrary' in reply) reply = await call({ id: nextId++, library: key, smiles: smiles(), ...req });
+      if ('needLibrary' in reply)
+        reply = await call({ id: nextId++, library: key, smiles: smiles(), ...req });
       if ('error' in reply) throw new Error(`substructure scan failed: ${reply.error}`);
       if ('invalidQuery' in reply) return { invalidQuery: true };
       if ('needLibrary' in reply) throw new Error('substructure worker lost the library');

@@ -12,7 +12,11 @@ export interface SubstructureIndex {
   patterns: (Uint8Array | null | undefined)[];
 }
 
-export interface SubstructureHit { row: number; atoms: number[]; bonds: number[] }
+export interface SubstructureHit {
+  row: number;
+  atoms: number[];
+  bonds: number[];
+}
 
 export interface SubstructureScanResult {
   hits: SubstructureHit[];
@@ -48,13 +52,22 @@ const covers = (row: Uint8Array, query: Uint8Array): boolean => {
 };
 
 /** Scans rows in order until `limit` hits, the end, or `deadline` (performance.now() ms). */
-export function scanSubstructure(rd: RDKitModule, index: SubstructureIndex, query: RDKitMol, limit: number, deadline: number): SubstructureScanResult {
+export function scanSubstructure(
+  rd: RDKitModule,
+  index: SubstructureIndex,
+  query: RDKitMol,
+  limit: number,
+  deadline: number,
+): SubstructureScanResult {
   const qfp = query.get_pattern_fp_as_uint8array() as Uint8Array;
   const hits: SubstructureHit[] = [];
-  let scanned = 0, prefiltered = 0, invalid = 0;
+  let scanned = 0,
+    prefiltered = 0,
+    invalid = 0;
   const n = index.smiles.length;
   for (let row = 0; row < n && hits.length < limit; row++) {
-    if ((row & 31) === 0 && performance.now() > deadline) return { hits, scanned, prefiltered, invalid, timedOut: true };
+    if ((row & 31) === 0 && performance.now() > deadline)
+      return { hits, scanned, prefiltered, invalid, timedOut: true };
     scanned++;
     const pattern = index.patterns[row];
     if (pattern === null) {

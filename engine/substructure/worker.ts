@@ -19,7 +19,10 @@ parentPort!.on('message', async (msg: SubstructureRequest) => {
       if (!q) reply = { id: msg.id, invalidQuery: true };
       else {
         try {
-          reply = { id: msg.id, result: scanSubstructure(rd, index, q, msg.limit, performance.now() + msg.timeoutMs) };
+          reply = {
+            id: msg.id,
+            result: scanSubstructure(rd, index, q, msg.limit, performance.now() + msg.timeoutMs),
+          };
         } finally {
           q.delete();
         }

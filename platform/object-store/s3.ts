@@ -1,4 +1,12 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, CreateBucketCommand } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  CreateBucketCommand,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
@@ -11,7 +19,10 @@ export function createS3ObjectStore(cfg: S3Config): ObjectStore & { ensureBucket
     endpoint: cfg.endpoint,
     region: cfg.region,
     forcePathStyle: cfg.forcePathStyle,
-    credentials: cfg.accessKeyId && cfg.secretAccessKey ? { accessKeyId: cfg.accessKeyId, secretAccessKey: cfg.secretAccessKey } : undefined,
+    credentials:
+      cfg.accessKeyId && cfg.secretAccessKey
+        ? { accessKeyId: cfg.accessKeyId, secretAccessKey: cfg.secretAccessKey }
+        : undefined,
   });
   const Bucket = cfg.bucket;
   return {
@@ -25,11 +36,18 @@ export function createS3ObjectStore(cfg: S3Config): ObjectStore & { ensureBucket
       }
     },
     async put(key, body, contentType) {
-      await client.send(new PutObjectCommand({ Bucket, Key: checkKey(key), Body: body, ContentType: contentType }));
+      await client.send(
+        new PutObjectCommand({ Bucket, Key: checkKey(key), Body: body, ContentType: contentType }),
+      );
     },
     async putStream(key, body: Readable, contentType) {
       const counter = byteCounter();
-      const upload = new Upload({ client, params: { Bucket, Key: checkKey(key), Body: body.pipe(counter), ContentType: contentType }, partSize: 5 * 1024 * 1024, queueSize: 2 });
+      const upload = new Upload({
+        client,
+        params: { Bucket, Key: checkKey(key), Body: body.pipe(counter), ContentType: contentType },
+        partSize: 5 * 1024 * 1024,
+        queueSize: 2,
+      });
       await upload.done();
       return { bytes: counter.bytes };
     },
@@ -58,7 +76,9 @@ export function createS3ObjectStore(cfg: S3Config): ObjectStore & { ensureBucket
       const keys: string[] = [];
       let token: string | undefined;
       do {
-        const res = await client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken: token }));
+        const res = await client.send(
+          new ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken: token }),
+        );
         for (const o of res.Contents ?? []) if (o.Key) keys.push(o.Key);
         token = res.IsTruncated ? res.NextContinuationToken : undefined;
       } while (token);
@@ -68,7 +88,9 @@ export function createS3ObjectStore(cfg: S3Config): ObjectStore & { ensureBucket
       const cmd = new GetObjectCommand({
         Bucket,
         Key: checkKey(key),
-        ResponseContentDisposition: filename ? `attachment; filename="${filename.replace(/"/g, '')}"` : undefined,
+        ResponseContentDisposition: filename
+          ? `attachment; filename="${filename.replace(/"/g, '')}"`
+          : undefined,
       });
       return await getSignedUrl(client, cmd, { expiresIn });
     },

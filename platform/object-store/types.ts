@@ -28,8 +28,10 @@ export class ObjectKeyError extends Error {
 
 /** Rejects keys that could escape their prefix or a local root ('..', absolute, empty segments). */
 export function checkKey(key: string): string {
-  if (!key || key.length > 1024 || key.startsWith('/') || key.includes('\\') || key.includes('\0')) throw new ObjectKeyError(key);
-  for (const seg of key.split('/')) if (seg === '' || seg === '.' || seg === '..') throw new ObjectKeyError(key);
+  if (!key || key.length > 1024 || key.startsWith('/') || key.includes('\\') || key.includes('\0'))
+    throw new ObjectKeyError(key);
+  for (const seg of key.split('/'))
+    if (seg === '' || seg === '.' || seg === '..') throw new ObjectKeyError(key);
   return key;
 }
 

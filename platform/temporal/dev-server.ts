@@ -21,7 +21,11 @@ export interface DevServerOptions {
 }
 
 /** Polls the frontend until it answers a real RPC, so callers never race the server's start-up. */
-export async function waitForTemporal(address: string, timeoutMs: number, isDead?: () => string | undefined): Promise<void> {
+export async function waitForTemporal(
+  address: string,
+  timeoutMs: number,
+  isDead?: () => string | undefined,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -40,12 +44,24 @@ export async function waitForTemporal(address: string, timeoutMs: number, isDead
       await new Promise((r) => setTimeout(r, 250));
     }
   }
-  throw new Error(`Temporal at ${address} did not become healthy within ${timeoutMs} ms: ${String(lastError)}`);
+  throw new Error(
+    `Temporal at ${address} did not become healthy within ${timeoutMs} ms: ${String(lastError)}`,
+  );
 }
 
 /** Starts `temporal server start-dev` as a child process and waits until it is healthy. */
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
-  const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
+  const args = [
+    'server',
+    'start-dev',
+    '--headless',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--log-level',
+    'warn',
+  ];
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
   if (opts.dbFile) {
     mkdirSync(dirname(opts.dbFile), { recursive: true });

@@ -13,16 +13,52 @@ const fixture = (f: string) => join(import.meta.dirname, '..', 'fixtures', 'jobs
 
 describe('job activities', () => {
   it('prepare, scan per shard and merge give the similarities Python RDKit computes (300 ChEMBL drugs, aspirin)', async () => {
-    const ref = JSON.parse(await readFile(fixture('aspirin-top25.json'), 'utf8')) as { top: { id: string; similarity: number }[] };
+    const ref = JSON.parse(await readFile(fixture('aspirin-top25.json'), 'utf8')) as {
+      top: { id: string; similarity: number }[];
+    };
     const dir = await tempDir('jobs-act');
-    await buildCatalog({ input: fixture('chembl-drugs-300.csv'), outDir: join(dir, 'cat', 'drugs'), id: 'drugs', name: 'drugs', smilesCol: 'smiles', idCol: 'id', shardRows: 64, threads: 1, progress: false });
+    await buildCatalog({
+      input: fixture('chembl-drugs-300.csv'),
+      outDir: join(dir, 'cat', 'drugs'),
+      id: 'drugs',
+      name: 'drugs',
+      smilesCol: 'smiles',
+      idCol: 'id',
+      shardRows: 64,
+      threads: 1,
+      progress: false,
+    });
     const objects = createLocalObjectStore(join(dir, 'objects'));
-    const acts = createJobActivities({ log: createLogger({ level: 'warn', pretty: false }), objects, catalogDir: join(dir, 'cat') });
-    const prep = await acts.jobPrepare({ jobName: 'job_t', smiles: 'CC(=O)Oc1ccccc1C(=O)O', dbNames: ['drugs'] });
+    const acts = createJobActivities({
+      log: createLogger({ level: 'warn', pretty: false }),
+      objects,
+      catalogDir: join(dir, 'cat'),
+    });
+    const prep = await acts.jobPrepare({
+      jobName: 'job_t',
+      smiles: 'CC(=O)Oc1ccccc1C(=O)O',
+      dbNames: ['drugs'],
+    });
     expect(prep.shards.length).toBeGreaterThan(3);
     const parts = [];
-    for (const s of prep.shards) parts.push({ ...s, ...(await acts.jobScanShard({ jobName: 'job_t', catalog: 'drugs', shard: s.shard, fp: prep.fp, k: 25 })) });
-    const merged = await acts.jobMerge({ jobName: 'job_t', parts, k: 25, fp: prep.fp, query: prep.canonical });
+    for (const s of prep.shards)
+      parts.push({
+        ...s,
+        ...(await acts.jobScanShard({
+          jobName: 'job_t',
+          catalog: 'drugs',
+          shard: s.shard,
+          fp: prep.fp,
+          k: 25,
+        })),
+      });
+    const merged = await acts.jobMerge({
+      jobName: 'job_t',
+      parts,
+      k: 25,
+      fp: prep.fp,
+      query: prep.canonical,
+    });
     const r = decodeJobResult(await objects.getBytes(merged.key));
     expect(r.rows).toBe(25);
     const byId = new Map(ref.top.map((t) => [t.id, t.similarity]));
@@ -33,24 +69,54 @@ describe('job activities', () => {
     }
     expect(r.id[0]).toBe('CHEMBL25');
     // A retried scan reuses the part already written; a retried merge reuses the result.
-    const again = await acts.jobScanShard({ jobName: 'job_t', catalog: 'drugs', shard: 0, fp: prep.fp, k: 25 });
+    const again = await acts.jobScanShard({
+      jobName: 'job_t',
+      catalog: 'drugs',
+      shard: 0,
+      fp: prep.fp,
+      k: 25,
+    });
     expect(again.key).toBe(parts[0].key);
-    expect((await acts.jobMerge({ jobName: 'job_t', parts, k: 25, fp: prep.fp, query: prep.canonical })).rows).toBe(25);
+    expect(
+      (await acts.jobMerge({ jobName: 'job_t', parts, k: 25, fp: prep.fp, query: prep.canonical })).rows,
+    ).toBe(25);
   });
 
   it('rejects an unparsable query and an unknown database as non-retryable invalid_input', async () => {
-    const acts = createJobActivities({ log: createLogger({ level: 'warn', pretty: false }), catalogDir: await tempDir('jobs-empty') });
-    await expect(acts.jobPrepare({ jobName: 'j', smiles: 'C1CC', dbNames: ['x'] })).rejects.toMatchObject({ type: 'invalid_input', nonRetryable: true });
-    await expect(acts.jobPrepare({ jobName: 'j', smiles: 'CCO', dbNames: ['nope'] })).rejects.toMatchObject({ type: 'invalid_input', nonRetryable: true });
+    const acts = createJobActivities({
+      log: createLogger({ level: 'warn', pretty: false }),
+      catalogDir: await tempDir('jobs-empty'),
+    });
+    await expect(acts.jobPrepare({ jobName: 'j', smiles: 'C1CC', dbNames: ['x'] })).rejects.toMatchObject({
+      type: 'invalid_input',
+      nonRetryable: true,
+    });
+    await expect(acts.jobPrepare({ jobName: 'j', smiles: 'CCO', dbNames: ['nope'] })).rejects.toMatchObject({
+      type: 'invalid_input',
+      nonRetryable: true,
+    });
   });
 });
 
 describe('mergeParts', () => {
-  const part = (catalog: string, shard: number, rows: number[], scores: number[]) => ({ catalog, shard, rows: Int32Array.from(rows), scores: Float32Array.from(scores) });
+  const part = (catalog: string, shard: number, rows: number[], scores: number[]) => ({
+    catalog,
+    shard,
+    rows: Int32Array.from(rows),
+    scores: Float32Array.from(scores),
+  });
 
   it('keeps the best k in (score desc, catalog, shard, row) order and drops repeated ids', () => {
-    const parts = [part('b', 0, [0, 1], [0.9, 0.5]), part('a', 1, [3, 4], [0.9, 0.7]), part('a', 0, [7, 8], [0.8, 0.5])];
-    const ids = [['b0', 'dup'], ['a3', 'a4'], ['a7', 'dup']];
+    const parts = [
+      part('b', 0, [0, 1], [0.9, 0.5]),
+      part('a', 1, [3, 4], [0.9, 0.7]),
+      part('a', 0, [7, 8], [0.8, 0.5]),
+    ];
+    const ids = [
+      ['b0', 'dup'],
+      ['a3', 'a4'],
+      ['a7', 'dup'],
+    ];
     const idOf = (p: number, row: number) => ids[p][parts[p].rows.indexOf(row)];
     const m = mergeParts(parts, 5, idOf);
     expect(Array.from(m.part, (p, i) => idOf(p, m.row[i]))).toEqual(['a3', 'b0', 'a7', 'a4', 'dup']);

@@ -14,11 +14,19 @@ describe('API keys on legacy routes', () => {
     const missing = await h.app.inject({ method: 'GET', url: '/available_databases' });
     expect(missing.statusCode).toBe(401);
     expect(missing.json().detail).toMatch(/missing/);
-    const unknown = await h.app.inject({ method: 'GET', url: '/available_databases', headers: { 'X-API-Key': 'ms_nope' } });
+    const unknown = await h.app.inject({
+      method: 'GET',
+      url: '/available_databases',
+      headers: { 'X-API-Key': 'ms_nope' },
+    });
     expect(unknown.statusCode).toBe(401);
     const created = await h.store.accounts.createApiKey({ user: 'gone', tier: 'free' });
     await h.store.accounts.revokeApiKey(created.keyId);
-    const revoked = await h.app.inject({ method: 'GET', url: '/available_databases', headers: { 'x-api-key': created.key } });
+    const revoked = await h.app.inject({
+      method: 'GET',
+      url: '/available_databases',
+      headers: { 'x-api-key': created.key },
+    });
     expect(revoked.statusCode).toBe(401);
     expect(revoked.json().detail).toMatch(/revoked/);
   });
@@ -40,9 +48,19 @@ describe('daily limits', () => {
     expect(new Date(first.reset_at).getUTCHours()).toBe(0);
     expect(first.seconds_to_reset).toBeGreaterThan(0);
     const second = (await h.app.inject({ method: 'GET', url: '/rate-limit/status', headers })).json();
-    expect(second).toMatchObject({ plan: 'demo', limit: 3, used: 2, remaining: 1, unlimited: false, window: 'day', userId: 'tester' });
+    expect(second).toMatchObject({
+      plan: 'demo',
+      limit: 3,
+      used: 2,
+      remaining: 1,
+      unlimited: false,
+      window: 'day',
+      userId: 'tester',
+    });
     expect(second.secondsToReset).toBeGreaterThan(0);
-    expect((await h.app.inject({ method: 'GET', url: '/available_databases', headers })).statusCode).toBe(200);
+    expect((await h.app.inject({ method: 'GET', url: '/available_databases', headers })).statusCode).toBe(
+      200,
+    );
     const over = await h.app.inject({ method: 'GET', url: '/available_databases', headers });
     expect(over.statusCode).toBe(429);
     const retry = Number(over.headers['retry-after']);
@@ -56,6 +74,8 @@ describe('daily limits', () => {
     const camel = await h.app.inject({ method: 'GET', url: '/rate-limit/status', headers });
     expect(camel.statusCode).toBe(200);
     expect(camel.json()).toMatchObject({ plan: 'demo', used: 3, remaining: 0 });
-    expect((await h.app.inject({ method: 'GET', url: '/available_databases', headers })).statusCode).toBe(429);
+    expect((await h.app.inject({ method: 'GET', url: '/available_databases', headers })).statusCode).toBe(
+      429,
+    );
   });
 });

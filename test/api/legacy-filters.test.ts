@@ -23,7 +23,18 @@ beforeAll(async () => {
   });
   await writeFile(join(dir, 'input.tsv'), lines.join('\n') + '\n');
   const out = join(dir, 'fltcat');
-  await buildCatalog({ input: join(dir, 'input.tsv'), outDir: out, id: 'fltcat', name: 'Filter reference catalog', smilesCol: 'smiles', idCol: 'id', delimiter: '\t', threads: 1, progress: false, shardRows: 64 });
+  await buildCatalog({
+    input: join(dir, 'input.tsv'),
+    outDir: out,
+    id: 'fltcat',
+    name: 'Filter reference catalog',
+    smilesCol: 'smiles',
+    idCol: 'id',
+    delimiter: '\t',
+    threads: 1,
+    progress: false,
+    shardRows: 64,
+  });
   h = await startApiHarness([await openCatalog(out)]);
 }, 120_000);
 afterAll(async () => h?.close());
@@ -35,7 +46,11 @@ const q = (params: Record<string, string | number | string[]>) =>
     .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}=${encodeURIComponent(String(x))}`))
     .join('&');
 const search = async (params: Record<string, string | number | string[]>) => {
-  const res = await h.app.inject({ method: 'GET', url: `/molsearch?${q({ search_type: 'morgan', db_names: 'fltcat', descriptors: 'false', properties: 'false', ...params })}`, headers: { 'X-API-Key': h.key } });
+  const res = await h.app.inject({
+    method: 'GET',
+    url: `/molsearch?${q({ search_type: 'morgan', db_names: 'fltcat', descriptors: 'false', properties: 'false', ...params })}`,
+    headers: { 'X-API-Key': h.key },
+  });
   return res;
 };
 const rows = async (params: Record<string, string | number | string[]>): Promise<Row[]> => {
@@ -48,7 +63,12 @@ const rows = async (params: Record<string, string | number | string[]>): Promise
  * The filtered answer must be the first `n` rows of the unfiltered ranking (all 100) that pass
  * the Python verdict, and the filter must really have removed something from the top `n`.
  */
-async function expectFiltered(query: string, filtering: string[], passes: (m: FilterReferenceMolecule) => boolean, n = 20): Promise<Row[]> {
+async function expectFiltered(
+  query: string,
+  filtering: string[],
+  passes: (m: FilterReferenceMolecule) => boolean,
+  n = 20,
+): Promise<Row[]> {
   const all = await rows({ search_input: query, n_neighbors: 100 });
   const got = await rows({ search_input: query, n_neighbors: n, filter_molecules: 'true', filtering });
   const expected = all.filter((r) => passes(molOf(r))).slice(0, n);
@@ -81,7 +101,12 @@ describe('legacy filters on GET /molsearch', () => {
 
   it('Superstructure keeps neighbours that are substructures of the query', async () => {
     const query = ref.substructure_queries[5];
-    const got = await rows({ search_input: query, n_neighbors: 20, filter_molecules: 'true', filtering: 'Superstructure' });
+    const got = await rows({
+      search_input: query,
+      n_neighbors: 20,
+      filter_molecules: 'true',
+      filtering: 'Superstructure',
+    });
     // Few molecules qualify, some beyond the unfiltered top 100 but within the over-fetched
     // candidates of this small catalog: expect all of them, best first.
     const expected = ref.molecules.flatMap((m, i) => (m.in_query[5] ? [`FLT-${i}`] : []));
@@ -91,7 +116,12 @@ describe('legacy filters on GET /molsearch', () => {
   });
 
   it('several filters keep only the molecules that pass all of them', async () => {
-    await expectFiltered(painsQuery, ['Lipinsky', 'QED', 'PAINS', 'No solvents'], (m) => m.lipinski.pass && m.qed >= 0.5 && m.pains.length === 0, 10);
+    await expectFiltered(
+      painsQuery,
+      ['Lipinsky', 'QED', 'PAINS', 'No solvents'],
+      (m) => m.lipinski.pass && m.qed >= 0.5 && m.pains.length === 0,
+      10,
+    );
   });
 
   it('rejects an unknown filter with a 422 listing the six allowed values', async () => {
@@ -99,7 +129,8 @@ describe('legacy filters on GET /molsearch', () => {
     expect(res.statusCode).toBe(422);
     const d = res.json().detail[0];
     expect(d.loc).toEqual(['query', 'filtering']);
-    for (const v of ['No solvents', 'Lipinsky', 'QED', 'PAINS', 'Substructure', 'Superstructure']) expect(d.msg).toContain(v);
+    for (const v of ['No solvents', 'Lipinsky', 'QED', 'PAINS', 'Substructure', 'Superstructure'])
+      expect(d.msg).toContain(v);
   });
 
   it('keeps the dissimilarity orderings as not available yet', async () => {
@@ -110,7 +141,12 @@ describe('legacy filters on GET /molsearch', () => {
 
   it('ignores filtering when filter_molecules is false', async () => {
     const plain = await rows({ search_input: painsQuery, n_neighbors: 20 });
-    const ignored = await rows({ search_input: painsQuery, n_neighbors: 20, filter_molecules: 'false', filtering: ['PAINS', 'Bogus'] });
+    const ignored = await rows({
+      search_input: painsQuery,
+      n_neighbors: 20,
+      filter_molecules: 'false',
+      filtering: ['PAINS', 'Bogus'],
+    });
     expect(ignored.map((r) => r.id)).toEqual(plain.map((r) => r.id));
     expect(ignored.some((r) => molOf(r).pains.length > 0)).toBe(true);
     expect(ignored[0].QED).toBeUndefined();

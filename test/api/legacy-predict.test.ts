@@ -18,7 +18,9 @@ import { createAdmetService, exportFileName, type AdmetService } from '../../api
 import { legacyPredictPlugin } from '../../api/routes/legacy/predict.ts';
 
 // Python reference: onnxruntime scores and models/domain.py flags (models/make_prediction_fixture.py).
-const fixture = JSON.parse(readFileSync(new URL('../engine/admet/fixtures/predictions-sample.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(
+  readFileSync(new URL('../engine/admet/fixtures/predictions-sample.json', import.meta.url), 'utf8'),
+) as {
   smiles: string[];
   endpoints: Record<string, { score: number[]; in_domain: number[] }>;
 };
@@ -33,9 +35,35 @@ let accountId: string;
 
 beforeAll(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'predict-api-'));
-  await writeFile(join(dir, 'in.tsv'), ['smiles\tid', ...fixture.smiles.map((s, i) => `${s}\tP${i}`)].join('\n') + '\n');
-  await buildCatalog({ input: join(dir, 'in.tsv'), outDir: join(dir, 'admetcat'), id: 'admetcat', name: 'ADMET catalog', smilesCol: 'smiles', idCol: 'id', delimiter: '\t', threads: 1, progress: false, shardRows: 64, admet: true });
-  await buildCatalog({ input: join(dir, 'in.tsv'), outDir: join(dir, 'plaincat'), id: 'plaincat', name: 'No predictions', smilesCol: 'smiles', idCol: 'id', delimiter: '\t', threads: 1, progress: false, limit: 50 });
+  await writeFile(
+    join(dir, 'in.tsv'),
+    ['smiles\tid', ...fixture.smiles.map((s, i) => `${s}\tP${i}`)].join('\n') + '\n',
+  );
+  await buildCatalog({
+    input: join(dir, 'in.tsv'),
+    outDir: join(dir, 'admetcat'),
+    id: 'admetcat',
+    name: 'ADMET catalog',
+    smilesCol: 'smiles',
+    idCol: 'id',
+    delimiter: '\t',
+    threads: 1,
+    progress: false,
+    shardRows: 64,
+    admet: true,
+  });
+  await buildCatalog({
+    input: join(dir, 'in.tsv'),
+    outDir: join(dir, 'plaincat'),
+    id: 'plaincat',
+    name: 'No predictions',
+    smilesCol: 'smiles',
+    idCol: 'id',
+    delimiter: '\t',
+    threads: 1,
+    progress: false,
+    limit: 50,
+  });
   const catalogs = [await openCatalog(join(dir, 'admetcat')), await openCatalog(join(dir, 'plaincat'))];
   const log = createLogger({ level: 'warn', pretty: false });
   store = await openStore({ pgliteDir: 'memory://', tierLimits: DEFAULT_TIER_LIMITS }, log);
@@ -44,7 +72,13 @@ beforeAll(async () => {
   const search = await createCatalogSearchService({ catalogs, pool, log });
   objects = createLocalObjectStore(join(dir, 'objects'));
   admet = createAdmetService({ objects, publicUrl: 'http://test.local', log });
-  app = await buildApp({ log, accounts: store.accounts, search, plugins: [legacyPredictPlugin(admet)], health: [] });
+  app = await buildApp({
+    log,
+    accounts: store.accounts,
+    search,
+    plugins: [legacyPredictPlugin(admet)],
+    health: [],
+  });
   const created = await store.accounts.createApiKey({ user: 'predictor', tier: 'premium' });
   key = created.key;
   accountId = created.accountId;
@@ -68,11 +102,24 @@ describe('GET /predict_array', () => {
     const res = await get(`/predict_array?${qs({ search_input: inputs, filename: '' })}`);
     expect(res.statusCode).toBe(200);
     const body = res.json() as Record<string, unknown[]>;
-    expect(Object.keys(body)).toEqual(['smiles', 'search_input', ...ADMET_NAMES, ...DESCRIPTOR_NAMES, 'in_domain', 'admet_out_of_domain', 'error']);
+    expect(Object.keys(body)).toEqual([
+      'smiles',
+      'search_input',
+      ...ADMET_NAMES,
+      ...DESCRIPTOR_NAMES,
+      'in_domain',
+      'admet_out_of_domain',
+      'error',
+    ]);
     for (const col of Object.values(body)) expect(col).toHaveLength(5);
     expect(body.search_input).toEqual(inputs);
     for (const name of ADMET_NAMES) {
-      body[name].forEach((v, i) => expect(Math.abs((v as number) - fixture.endpoints[name].score[i]), `${name} ${i}`).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(fixture.endpoints[name].score[i]))));
+      body[name].forEach((v, i) =>
+        expect(
+          Math.abs((v as number) - fixture.endpoints[name].score[i]),
+          `${name} ${i}`,
+        ).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(fixture.endpoints[name].score[i]))),
+      );
     }
     inputs.forEach((_, i) => {
       const flagged = ADMET_NAMES.filter((n) => fixture.endpoints[n].in_domain[i] === 0);
@@ -83,15 +130,28 @@ describe('GET /predict_array', () => {
   });
 
   it('leaves out the ADMET or descriptor columns when asked, accepting True/False', async () => {
-    const onlyDesc = (await get(`/predict_array?${qs({ search_input: 'CCO', properties: 'False', filename: '' })}`)).json();
+    const onlyDesc = (
+      await get(`/predict_array?${qs({ search_input: 'CCO', properties: 'False', filename: '' })}`)
+    ).json();
     expect(Object.keys(onlyDesc)).toEqual(['smiles', 'search_input', ...DESCRIPTOR_NAMES, 'error']);
     expect(onlyDesc.molecular_weight[0]).toBeCloseTo(46.069, 3);
-    const onlyProps = (await get(`/predict_array?${qs({ search_input: 'CCO', descriptors: 'false', filename: '' })}`)).json();
-    expect(Object.keys(onlyProps)).toEqual(['smiles', 'search_input', ...ADMET_NAMES, 'in_domain', 'admet_out_of_domain', 'error']);
+    const onlyProps = (
+      await get(`/predict_array?${qs({ search_input: 'CCO', descriptors: 'false', filename: '' })}`)
+    ).json();
+    expect(Object.keys(onlyProps)).toEqual([
+      'smiles',
+      'search_input',
+      ...ADMET_NAMES,
+      'in_domain',
+      'admet_out_of_domain',
+      'error',
+    ]);
   });
 
   it('gives a bad SMILES a per-row error with null values, keeping the other rows', async () => {
-    const res = await get(`/predict_array?${qs({ search_input: ['CCO', 'C1CC', 'c1ccccc1'], filename: '' })}`);
+    const res = await get(
+      `/predict_array?${qs({ search_input: ['CCO', 'C1CC', 'c1ccccc1'], filename: '' })}`,
+    );
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.smiles).toEqual(['CCO', null, 'c1ccccc1']);
@@ -102,7 +162,11 @@ describe('GET /predict_array', () => {
   });
 
   it('rejects more than 1000 molecules, and none, with a 422 naming search_input', async () => {
-    const many = await app.inject({ method: 'GET', url: `/predict_array?${qs({ search_input: Array.from({ length: 1001 }, () => 'C') })}`, headers: { 'X-API-Key': key } });
+    const many = await app.inject({
+      method: 'GET',
+      url: `/predict_array?${qs({ search_input: Array.from({ length: 1001 }, () => 'C') })}`,
+      headers: { 'X-API-Key': key },
+    });
     expect(many.statusCode).toBe(422);
     expect(many.json().detail[0].loc).toEqual(['query', 'search_input']);
     const none = await get('/predict_array');
@@ -110,7 +174,9 @@ describe('GET /predict_array', () => {
   });
 
   it('writes the table as CSV to exports/<filename>.csv in the caller area, served by /exports', async () => {
-    const res = await get(`/predict_array?${qs({ search_input: ['CCO', 'c1ccccc1O'], filename: '../my run/props' })}`);
+    const res = await get(
+      `/predict_array?${qs({ search_input: ['CCO', 'c1ccccc1O'], filename: '../my run/props' })}`,
+    );
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-export-path']).toBe('exports/props.csv');
     expect(res.headers['x-export-url']).toBe('http://test.local/exports/props.csv');
@@ -128,22 +194,34 @@ describe('GET /predict_array', () => {
 
 describe('GET /molsearch properties=true', () => {
   it('returns the 22 catalog predictions, then the 11 descriptors, and the out-of-domain endpoints', async () => {
-    const res = await get(`/molsearch?${qs({ search_input: fixture.smiles[3], search_type: 'morgan', db_names: 'admetcat', n_neighbors: 5, filtering: [] })}`);
+    const res = await get(
+      `/molsearch?${qs({ search_input: fixture.smiles[3], search_type: 'morgan', db_names: 'admetcat', n_neighbors: 5, filtering: [] })}`,
+    );
     expect(res.statusCode).toBe(200);
     const rows = res.json().neighbors as Record<string, unknown>[];
     expect(rows.length).toBe(5);
     const keys = Object.keys(rows[0]);
-    const props = keys.filter((k) => (ADMET_NAMES as readonly string[]).includes(k) || (DESCRIPTOR_NAMES as readonly string[]).includes(k));
+    const props = keys.filter(
+      (k) =>
+        (ADMET_NAMES as readonly string[]).includes(k) || (DESCRIPTOR_NAMES as readonly string[]).includes(k),
+    );
     expect(props).toEqual([...ADMET_NAMES, ...DESCRIPTOR_NAMES]);
     for (const row of rows) {
       const i = Number(String(row.id).slice(1));
-      for (const name of ADMET_NAMES) expect(Math.abs((row[name] as number) - fixture.endpoints[name].score[i])).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(fixture.endpoints[name].score[i])));
-      expect(row.admet_out_of_domain).toEqual(ADMET_NAMES.filter((n) => fixture.endpoints[n].in_domain[i] === 0));
+      for (const name of ADMET_NAMES)
+        expect(Math.abs((row[name] as number) - fixture.endpoints[name].score[i])).toBeLessThanOrEqual(
+          1e-5 * Math.max(1, Math.abs(fixture.endpoints[name].score[i])),
+        );
+      expect(row.admet_out_of_domain).toEqual(
+        ADMET_NAMES.filter((n) => fixture.endpoints[n].in_domain[i] === 0),
+      );
     }
   });
 
   it('answers null predictions for a catalog built without them', async () => {
-    const res = await get(`/molsearch?${qs({ search_input: fixture.smiles[3], search_type: 'morgan', db_names: 'plaincat', n_neighbors: 3 })}`);
+    const res = await get(
+      `/molsearch?${qs({ search_input: fixture.smiles[3], search_type: 'morgan', db_names: 'plaincat', n_neighbors: 3 })}`,
+    );
     const row = res.json().neighbors[0];
     expect(ADMET_NAMES.every((n) => row[n] === null)).toBe(true);
     expect(row.admet_out_of_domain).toBeNull();

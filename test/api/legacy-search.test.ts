@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-const get = (url: string, key: string | null = h.key, header = 'X-API-Key') => h.app.inject({ method: 'GET', url, headers: key === null ? {} : { [header]: key } });
+const get = (url: string, key: string | null = h.key, header = 'X-API-Key') =>
+  h.app.inject({ method: 'GET', url, headers: key === null ? {} : { [header]: key } });
 const q = (params: Record<string, string | number | string[]>) =>
   Object.entries(params)
     .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}=${encodeURIComponent(String(x))}`))
@@ -33,21 +34,39 @@ function expectedTopK(queryIndex: number, candidates: number[], k: number) {
 describe('GET /molsearch (morgan)', () => {
   it('returns the exact top-k by RDKit Tanimoto across two databases, best first', async () => {
     const qi = 10;
-    const res = await get(`/molsearch?${q({ search_input: ref.molecules[qi].input, search_type: 'morgan', db_names: ['refcat_a', 'refcat_b'], n_neighbors: 20 })}`);
+    const res = await get(
+      `/molsearch?${q({ search_input: ref.molecules[qi].input, search_type: 'morgan', db_names: ['refcat_a', 'refcat_b'], n_neighbors: 20 })}`,
+    );
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.canonicalized_query).toBe(ref.molecules[qi].canonical);
-    expect(body.search_info).toMatchObject({ search_type: ['morgan'], db_names: ['refcat_a', 'refcat_b'], count: 20 });
+    expect(body.search_info).toMatchObject({
+      search_type: ['morgan'],
+      db_names: ['refcat_a', 'refcat_b'],
+      count: 20,
+    });
     const expected = expectedTopK(qi, [...ids.values()], 20);
-    const got = body.neighbors.map((n: { id: string; similarity: number }) => ({ i: ids.get(n.id)!, s: n.similarity }));
+    const got = body.neighbors.map((n: { id: string; similarity: number }) => ({
+      i: ids.get(n.id)!,
+      s: n.similarity,
+    }));
     expect(got.map((g: { s: number }) => g.s)).toEqual(expected.map((e) => expect.closeTo(e.s, 12)));
-    for (const g of got) expect(g.s).toBeCloseTo(referenceTanimoto(ref.molecules[qi].on_bits, ref.molecules[g.i].on_bits), 12);
-    expect(body.neighbors[0]).toMatchObject({ smiles: ref.molecules[qi].canonical, similarity: 1, 'Morgan Tanimoto': 1 });
-    expect(new Set(body.neighbors.map((n: { database: string }) => n.database))).toEqual(new Set(['refcat_a', 'refcat_b']));
+    for (const g of got)
+      expect(g.s).toBeCloseTo(referenceTanimoto(ref.molecules[qi].on_bits, ref.molecules[g.i].on_bits), 12);
+    expect(body.neighbors[0]).toMatchObject({
+      smiles: ref.molecules[qi].canonical,
+      similarity: 1,
+      'Morgan Tanimoto': 1,
+    });
+    expect(new Set(body.neighbors.map((n: { database: string }) => n.database))).toEqual(
+      new Set(['refcat_a', 'refcat_b']),
+    );
   });
 
   it('adds the 11 descriptors with RDKit reference values when descriptors=true', async () => {
-    const res = await get(`/molsearch?${q({ search_input: ref.molecules[4].input, search_type: 'morgan', db_names: 'refcat_a', n_neighbors: 5, descriptors: 'True', properties: 'False' })}`);
+    const res = await get(
+      `/molsearch?${q({ search_input: ref.molecules[4].input, search_type: 'morgan', db_names: 'refcat_a', n_neighbors: 5, descriptors: 'True', properties: 'False' })}`,
+    );
     expect(res.statusCode).toBe(200);
     for (const n of res.json().neighbors) {
       const m = ref.molecules[ids.get(n.id)!];
@@ -56,10 +75,14 @@ describe('GET /molsearch (morgan)', () => {
   });
 
   it('omits descriptors when descriptors=false and accepts a single db_names value', async () => {
-    const res = await get(`/molsearch?${q({ search_input: 'c1ccccc1O', search_type: 'morgan', db_names: 'refcat_b', n_neighbors: 3, descriptors: 'false', properties: 'false' })}`);
+    const res = await get(
+      `/molsearch?${q({ search_input: 'c1ccccc1O', search_type: 'morgan', db_names: 'refcat_b', n_neighbors: 3, descriptors: 'false', properties: 'false' })}`,
+    );
     expect(res.statusCode).toBe(200);
     const n = res.json().neighbors[0];
-    expect(Object.keys(n).sort()).toEqual(['Morgan Tanimoto', 'database', 'db_id', 'id', 'similarity', 'smiles'].sort());
+    expect(Object.keys(n).sort()).toEqual(
+      ['Morgan Tanimoto', 'database', 'db_id', 'id', 'similarity', 'smiles'].sort(),
+    );
   });
 
   it('rejects a search type the database does not serve with a 422 naming the available ones', async () => {
@@ -72,45 +95,70 @@ describe('GET /molsearch (morgan)', () => {
   });
 
   it('enforces at most 100 neighbours and 2 databases with 422s', async () => {
-    const tooMany = await get(`/molsearch?${q({ search_input: 'CCO', search_type: 'morgan', db_names: 'refcat_a', n_neighbors: 101 })}`);
+    const tooMany = await get(
+      `/molsearch?${q({ search_input: 'CCO', search_type: 'morgan', db_names: 'refcat_a', n_neighbors: 101 })}`,
+    );
     expect(tooMany.statusCode).toBe(422);
     expect(tooMany.json().detail[0].loc).toEqual(['query', 'n_neighbors']);
-    const threeDbs = await get(`/molsearch?${q({ search_input: 'CCO', search_type: 'morgan', db_names: ['refcat_a', 'refcat_b', 'x'] })}`);
+    const threeDbs = await get(
+      `/molsearch?${q({ search_input: 'CCO', search_type: 'morgan', db_names: ['refcat_a', 'refcat_b', 'x'] })}`,
+    );
     expect(threeDbs.statusCode).toBe(422);
     expect(threeDbs.json().detail[0].loc).toEqual(['query', 'db_names']);
-    const unknownDb = await get(`/molsearch?${q({ search_input: 'CCO', search_type: 'morgan', db_names: 'nope' })}`);
+    const unknownDb = await get(
+      `/molsearch?${q({ search_input: 'CCO', search_type: 'morgan', db_names: 'nope' })}`,
+    );
     expect(unknownDb.statusCode).toBe(422);
     expect(unknownDb.json().detail[0].msg).toMatch(/refcat_a/);
   });
 
   it('answers an unknown search_type with one FastAPI-shaped 422 issue listing the allowed values', async () => {
-    const res = await get(`/molsearch?${q({ search_input: 'CCO', search_type: 'bogus', db_names: 'refcat_a' })}`);
+    const res = await get(
+      `/molsearch?${q({ search_input: 'CCO', search_type: 'bogus', db_names: 'refcat_a' })}`,
+    );
     expect(res.statusCode).toBe(422);
     expect(res.json().detail).toEqual([
-      { loc: ['query', 'search_type', 0], msg: 'must be one of: morgan, espsim_electrostatic, espsim_shape, synthongpt', type: 'value_error.enum' },
+      {
+        loc: ['query', 'search_type', 0],
+        msg: 'must be one of: morgan, espsim_electrostatic, espsim_shape, synthongpt',
+        type: 'value_error.enum',
+      },
     ]);
   });
 
   it('answers a bad SMILES with a 422 naming search_input', async () => {
     for (const bad of ['C1CC', 'not a molecule', 'X'.repeat(2000)]) {
-      const res = await get(`/molsearch?${q({ search_input: bad, search_type: 'morgan', db_names: 'refcat_a' })}`);
+      const res = await get(
+        `/molsearch?${q({ search_input: bad, search_type: 'morgan', db_names: 'refcat_a' })}`,
+      );
       expect(res.statusCode).toBe(422);
       expect(res.json().detail[0].loc).toEqual(['query', 'search_input']);
     }
   });
 
   it('rejects unknown and unavailable filters and orderings, listing the allowed values', async () => {
-    const f = await get(`/molsearch?${q({ search_input: 'CCO', search_type: 'morgan', db_names: 'refcat_a', filter_molecules: 'true', filtering: 'Bogus' })}`);
+    const f = await get(
+      `/molsearch?${q({ search_input: 'CCO', search_type: 'morgan', db_names: 'refcat_a', filter_molecules: 'true', filtering: 'Bogus' })}`,
+    );
     expect(f.statusCode).toBe(422);
     expect(f.json().detail[0]).toMatchObject({ loc: ['query', 'filtering'] });
     expect(f.json().detail[0].msg).toMatch(/No solvents/);
-    const o = await get(`/molsearch?${q({ search_input: 'CCO', search_type: 'morgan', db_names: 'refcat_a', ordering: 'Nope' })}`);
+    const o = await get(
+      `/molsearch?${q({ search_input: 'CCO', search_type: 'morgan', db_names: 'refcat_a', ordering: 'Nope' })}`,
+    );
     expect(o.statusCode).toBe(422);
     expect(o.json().detail[0].loc).toEqual(['query', 'ordering']);
   });
 
   it('drops solvents with the No solvents filter and still returns n_neighbors rows when it can', async () => {
-    const base = { search_input: 'CCO', search_type: 'morgan', db_names: ['refcat_a', 'refcat_b'], n_neighbors: 10, descriptors: 'false', properties: 'false' };
+    const base = {
+      search_input: 'CCO',
+      search_type: 'morgan',
+      db_names: ['refcat_a', 'refcat_b'],
+      n_neighbors: 10,
+      descriptors: 'false',
+      properties: 'false',
+    };
     const res = await get(`/molsearch?${q({ ...base, filter_molecules: 'true', filtering: 'No solvents' })}`);
     expect(res.statusCode).toBe(200);
     const smiles = res.json().neighbors.map((n: { smiles: string }) => n.smiles);
@@ -119,28 +167,40 @@ describe('GET /molsearch (morgan)', () => {
   });
 
   it('serves /molsearch_simple with the same neighbours', async () => {
-    const a = await get(`/molsearch_simple?${q({ search_input: 'c1ccncc1C(=O)N', search_type: 'morgan', db_names: 'refcat_a', n_neighbors: 7 })}`);
-    const b = await get(`/molsearch?${q({ search_input: 'c1ccncc1C(=O)N', search_type: 'morgan', db_names: 'refcat_a', n_neighbors: 7 })}`);
+    const a = await get(
+      `/molsearch_simple?${q({ search_input: 'c1ccncc1C(=O)N', search_type: 'morgan', db_names: 'refcat_a', n_neighbors: 7 })}`,
+    );
+    const b = await get(
+      `/molsearch?${q({ search_input: 'c1ccncc1C(=O)N', search_type: 'morgan', db_names: 'refcat_a', n_neighbors: 7 })}`,
+    );
     expect(a.statusCode).toBe(200);
-    expect(a.json().neighbors.map((n: { id: string }) => n.id)).toEqual(b.json().neighbors.map((n: { id: string }) => n.id));
+    expect(a.json().neighbors.map((n: { id: string }) => n.id)).toEqual(
+      b.json().neighbors.map((n: { id: string }) => n.id),
+    );
   });
 });
 
 describe('GET /batch_search', () => {
   it('batch mode answers one payload per input, in input order, each its own exact top-k', async () => {
     const inputs = [3, 8, 15];
-    const res = await get(`/batch_search?${q({ search_type: 'morgan', search_mode: 'batch', n_neighbors: 5, db_names: ['refcat_a', 'refcat_b'], search_input: inputs.map((i) => ref.molecules[i].input) })}`);
+    const res = await get(
+      `/batch_search?${q({ search_type: 'morgan', search_mode: 'batch', n_neighbors: 5, db_names: ['refcat_a', 'refcat_b'], search_input: inputs.map((i) => ref.molecules[i].input) })}`,
+    );
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toHaveLength(3);
     body.forEach((p: { neighbors: { similarity: number }[]; canonicalized_query: string }, j: number) => {
       expect(p.canonicalized_query).toBe(ref.molecules[inputs[j]].canonical);
-      expect(p.neighbors.map((n) => n.similarity)).toEqual(expectedTopK(inputs[j], [...ids.values()], 5).map((e) => expect.closeTo(e.s, 12)));
+      expect(p.neighbors.map((n) => n.similarity)).toEqual(
+        expectedTopK(inputs[j], [...ids.values()], 5).map((e) => expect.closeTo(e.s, 12)),
+      );
     });
   });
 
   it('centroid mode answers one payload ranked against the mean fingerprint', async () => {
-    const res = await get(`/batch_search?${q({ search_type: 'morgan', n_neighbors: 5, db_names: 'refcat_a', search_input: [ref.molecules[2].input, ref.molecules[6].input] })}`);
+    const res = await get(
+      `/batch_search?${q({ search_type: 'morgan', n_neighbors: 5, db_names: 'refcat_a', search_input: [ref.molecules[2].input, ref.molecules[6].input] })}`,
+    );
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(Array.isArray(body)).toBe(false);
@@ -159,7 +219,11 @@ describe('catalog and service endpoints', () => {
   it('lists databases keyed by name with vendor, web page, size and contact', async () => {
     const body = (await get('/available_databases')).json();
     expect(Object.keys(body).sort()).toEqual(['refcat_a', 'refcat_b']);
-    expect(body.refcat_a).toMatchObject({ vendor: expect.any(String), vendor_web_page: expect.any(String), quotation_contact: expect.any(String) });
+    expect(body.refcat_a).toMatchObject({
+      vendor: expect.any(String),
+      vendor_web_page: expect.any(String),
+      quotation_contact: expect.any(String),
+    });
     expect(body.refcat_a.number_of_molecules + body.refcat_b.number_of_molecules).toBe(ids.size);
     const full = (await get('/available_databases_full')).json();
     expect(full.refcat_a.search_types).toEqual(['morgan']);
@@ -179,9 +243,23 @@ describe('catalog and service endpoints', () => {
     const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('0.0.1');
-    expect(doc.paths['/molsearch'].get.responses['200'].content['application/json'].schema.properties.neighbors).toBeDefined();
+    expect(
+      doc.paths['/molsearch'].get.responses['200'].content['application/json'].schema.properties.neighbors,
+    ).toBeDefined();
     expect(doc.paths['/molsearch'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
-      expect.arrayContaining(['search_input', 'search_type', 'search_quality', 'db_names', 'n_neighbors', 'descriptors', 'properties', 'filter_molecules', 'order_molecules', 'filtering', 'ordering']),
+      expect.arrayContaining([
+        'search_input',
+        'search_type',
+        'search_quality',
+        'db_names',
+        'n_neighbors',
+        'descriptors',
+        'properties',
+        'filter_molecules',
+        'order_molecules',
+        'filtering',
+        'ordering',
+      ]),
     );
     expect((await h.app.inject({ method: 'GET', url: '/docs' })).statusCode).toBeLessThan(400);
   });

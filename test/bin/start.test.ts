@@ -33,7 +33,17 @@ interface Started {
 async function start(): Promise<Started> {
   const [port, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
   const child = spawn(process.execPath, ['bin/molsearch.ts', 'start'], {
-    env: { ...process.env, DATA_DIR: dataDir, CATALOG_DIR: catalogDir, BUILD_BUNDLED_CATALOGS: 'false', PORT: String(port), TEMPORAL_PORT: String(temporalPort), TEMPORAL_UI_PORT: String(uiPort), LOG_LEVEL: 'warn', ENGINE_THREADS: '1' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      CATALOG_DIR: catalogDir,
+      BUILD_BUNDLED_CATALOGS: 'false',
+      PORT: String(port),
+      TEMPORAL_PORT: String(temporalPort),
+      TEMPORAL_UI_PORT: String(uiPort),
+      LOG_LEVEL: 'warn',
+      ENGINE_THREADS: '1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -72,14 +82,22 @@ afterAll(async () => {
 describe('molsearch start (embedded defaults)', () => {
   it('prints the URL and a development key that serves /molsearch, and is healthy', async () => {
     first = await start();
-    const res = await fetch(`${first.url}/molsearch?search_input=${encodeURIComponent(smiles)}&search_type=morgan&n_neighbors=3`, { headers: { 'X-API-Key': first.key } });
+    const res = await fetch(
+      `${first.url}/molsearch?search_input=${encodeURIComponent(smiles)}&search_type=morgan&n_neighbors=3`,
+      { headers: { 'X-API-Key': first.key } },
+    );
     expect(res.status).toBe(200);
     const body = (await res.json()) as { neighbors: { similarity: number; database: string }[] };
     expect(body.neighbors).toHaveLength(3);
     expect(body.neighbors[0]).toMatchObject({ similarity: 1, database: 'startcat' });
     const health = await fetch(`${first.url}/health`);
     expect(health.status).toBe(200);
-    expect(((await health.json()) as { checks: Record<string, { ok: boolean }> }).checks).toMatchObject({ temporal: { ok: true }, database: { ok: true }, object_store: { ok: true }, catalogs: { ok: true } });
+    expect(((await health.json()) as { checks: Record<string, { ok: boolean }> }).checks).toMatchObject({
+      temporal: { ok: true },
+      database: { ok: true },
+      object_store: { ok: true },
+      catalogs: { ok: true },
+    });
   });
 
   it('stops on SIGTERM with exit code 0 and takes its Temporal child down', async () => {

@@ -3,7 +3,12 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { createLocalObjectStore, createS3ObjectStore, ObjectKeyError, type ObjectStore } from '../../platform/object-store/index.ts';
+import {
+  createLocalObjectStore,
+  createS3ObjectStore,
+  ObjectKeyError,
+  type ObjectStore,
+} from '../../platform/object-store/index.ts';
 
 async function streamToString(r: Readable): Promise<string> {
   const chunks: Buffer[] = [];
@@ -16,7 +21,14 @@ const backends: [string, () => Promise<ObjectStore>][] = [
   [
     'S3 (moto server on loopback)',
     async () => {
-      const s3 = createS3ObjectStore({ endpoint: inject('s3Endpoint'), region: 'us-east-1', bucket: `t-${Date.now()}`, accessKeyId: 'test', secretAccessKey: 'test', forcePathStyle: true });
+      const s3 = createS3ObjectStore({
+        endpoint: inject('s3Endpoint'),
+        region: 'us-east-1',
+        bucket: `t-${Date.now()}`,
+        accessKeyId: 'test',
+        secretAccessKey: 'test',
+        forcePathStyle: true,
+      });
       await s3.ensureBucket();
       return s3;
     },
@@ -42,9 +54,11 @@ describe.each(backends)('object store: %s', (_name, make) => {
   it('streams a multi-part body in and out unchanged', async () => {
     const line = 'x'.repeat(1023) + '\n';
     const parts = 12 * 1024; // 12 MiB: more than two 5 MiB multipart parts on S3
-    const body = Readable.from((function* () {
-      for (let i = 0; i < parts; i++) yield Buffer.from(line);
-    })());
+    const body = Readable.from(
+      (function* () {
+        for (let i = 0; i < parts; i++) yield Buffer.from(line);
+      })(),
+    );
     const { bytes } = await store.putStream('big/file.txt', body);
     expect(bytes).toBe(parts * 1024);
     expect(await store.head('big/file.txt')).toBe(parts * 1024);

@@ -35,20 +35,27 @@ describe.each(BACKENDS)('accounts on $title', (backend) => {
     expect(created.prefix).toBe(created.key.slice(0, 8));
     expect(created).toMatchObject({ user: 'alice', tier: 'premium', expiresAt: null });
     const auth = await store.accounts.authenticate(created.key);
-    expect(auth).toEqual({ ok: true, account: { id: created.accountId, user: 'alice', tier: 'premium', keyId: created.keyId } });
+    expect(auth).toEqual({
+      ok: true,
+      account: { id: created.accountId, user: 'alice', tier: 'premium', keyId: created.keyId },
+    });
   });
 
   it('rejects an unknown tier with a message listing the tiers', async () => {
     const err = await store.accounts.createApiKey({ user: 'bob', tier: 'platinum' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('validation_error');
-    expect((err as AppError).message).toContain('unknown tier "platinum"; expected one of: free, academia, premium, ultra, enterprise, demo');
+    expect((err as AppError).message).toContain(
+      'unknown tier "platinum"; expected one of: free, academia, premium, ultra, enterprise, demo',
+    );
     expect(await store.accounts.listKeys('bob')).toEqual([]);
   });
 
   it('rejects an empty or malformed user name', async () => {
     for (const user of ['', ' alice', 'a b', 'x'.repeat(200)]) {
-      await expect(store.accounts.createApiKey({ user, tier: 'free' })).rejects.toMatchObject({ code: 'validation_error' });
+      await expect(store.accounts.createApiKey({ user, tier: 'free' })).rejects.toMatchObject({
+        code: 'validation_error',
+      });
     }
   });
 
@@ -57,8 +64,14 @@ describe.each(BACKENDS)('accounts on $title', (backend) => {
     const second = await store.accounts.createApiKey({ user: 'carol', tier: 'ultra' });
     expect(second.accountId).toBe(first.accountId);
     expect(second.keyId).not.toBe(first.keyId);
-    expect(await store.accounts.authenticate(first.key)).toMatchObject({ ok: true, account: { tier: 'academia' } });
-    expect(await store.accounts.authenticate(second.key)).toMatchObject({ ok: true, account: { tier: 'ultra' } });
+    expect(await store.accounts.authenticate(first.key)).toMatchObject({
+      ok: true,
+      account: { tier: 'academia' },
+    });
+    expect(await store.accounts.authenticate(second.key)).toMatchObject({
+      ok: true,
+      account: { tier: 'ultra' },
+    });
     const keys = await store.accounts.listKeys('carol');
     expect(keys.map((k) => [k.keyId, k.tier, k.status])).toEqual([
       [first.keyId, 'academia', 'active'],
@@ -67,20 +80,41 @@ describe.each(BACKENDS)('accounts on $title', (backend) => {
   });
 
   it('answers missing or unknown for absent and malformed keys without throwing', async () => {
-    for (const key of [undefined, null, '', '   ']) expect(await store.accounts.authenticate(key)).toEqual({ ok: false, reason: 'missing' });
+    for (const key of [undefined, null, '', '   '])
+      expect(await store.accounts.authenticate(key)).toEqual({ ok: false, reason: 'missing' });
     const wellFormedButUnknown = 'ms_' + 'A'.repeat(43);
-    const odd = ['nope', 'ms_', wellFormedButUnknown, 'x'.repeat(100_000), "ms_' OR 1=1 --", '\u0000\u{1F600}'];
-    for (const key of odd) expect(await store.accounts.authenticate(key)).toEqual({ ok: false, reason: 'unknown' });
-    expect(await store.accounts.authenticate(['a', 'b'] as unknown as string)).toEqual({ ok: false, reason: 'unknown' });
+    const odd = [
+      'nope',
+      'ms_',
+      wellFormedButUnknown,
+      'x'.repeat(100_000),
+      "ms_' OR 1=1 --",
+      '\u0000\u{1F600}',
+    ];
+    for (const key of odd)
+      expect(await store.accounts.authenticate(key)).toEqual({ ok: false, reason: 'unknown' });
+    expect(await store.accounts.authenticate(['a', 'b'] as unknown as string)).toEqual({
+      ok: false,
+      reason: 'unknown',
+    });
   });
 
   it('refuses a key from its expiry on', async () => {
     const now = new Date();
-    const created = await store.accounts.createApiKey({ user: 'dave', tier: 'free', expiresAt: new Date(now.getTime() + HOUR) });
+    const created = await store.accounts.createApiKey({
+      user: 'dave',
+      tier: 'free',
+      expiresAt: new Date(now.getTime() + HOUR),
+    });
     expect(created.expiresAt).toEqual(new Date(now.getTime() + HOUR));
     expect((await store.accounts.authenticate(created.key, now)).ok).toBe(true);
-    expect(await store.accounts.authenticate(created.key, new Date(now.getTime() + HOUR))).toEqual({ ok: false, reason: 'expired' });
-    expect((await store.accounts.listKeys('dave', new Date(now.getTime() + 2 * HOUR)))[0].status).toBe('expired');
+    expect(await store.accounts.authenticate(created.key, new Date(now.getTime() + HOUR))).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
+    expect((await store.accounts.listKeys('dave', new Date(now.getTime() + 2 * HOUR)))[0].status).toBe(
+      'expired',
+    );
   });
 
   it('refuses a revoked key, by id or by prefix, and keeps the first revocation time', async () => {
@@ -90,16 +124,23 @@ describe.each(BACKENDS)('accounts on $title', (backend) => {
     const info = await store.accounts.revokeApiKey(a.keyId, t1);
     expect(info).toMatchObject({ keyId: a.keyId, user: 'erin', status: 'revoked', revokedAt: t1 });
     expect(await store.accounts.authenticate(a.key)).toEqual({ ok: false, reason: 'revoked' });
-    expect((await store.accounts.revokeApiKey(a.keyId, new Date('2026-02-01T00:00:00Z'))).revokedAt).toEqual(t1);
+    expect((await store.accounts.revokeApiKey(a.keyId, new Date('2026-02-01T00:00:00Z'))).revokedAt).toEqual(
+      t1,
+    );
     await store.accounts.revokeApiKey(b.prefix);
     expect(await store.accounts.authenticate(b.key)).toEqual({ ok: false, reason: 'revoked' });
-    await expect(store.accounts.revokeApiKey('key_doesnotexist')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(store.accounts.revokeApiKey('key_doesnotexist')).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 
   it('stores only the SHA-256 of a key: no table holds the key or its secret part', async () => {
     const created = await store.accounts.createApiKey({ user: 'frank', tier: 'demo' });
     await store.accounts.authenticate(created.key);
-    const [row] = await store.db.query<{ key_hash: string; prefix: string }>('SELECT key_hash, prefix FROM api_keys WHERE id = $1', [created.keyId]);
+    const [row] = await store.db.query<{ key_hash: string; prefix: string }>(
+      'SELECT key_hash, prefix FROM api_keys WHERE id = $1',
+      [created.keyId],
+    );
     expect(row.key_hash).toBe(createHash('sha256').update(created.key).digest('hex'));
     expect(row.prefix).toBe(created.key.slice(0, 8));
     const tables = await store.db.query<{ table_name: string }>(
@@ -108,7 +149,9 @@ describe.each(BACKENDS)('accounts on $title', (backend) => {
     expect(tables.length).toBeGreaterThanOrEqual(11);
     const secret = created.key.slice(8);
     for (const { table_name } of tables) {
-      const rows = await store.db.query<{ j: string }>(`SELECT row_to_json(x)::text AS j FROM "${table_name}" x`);
+      const rows = await store.db.query<{ j: string }>(
+        `SELECT row_to_json(x)::text AS j FROM "${table_name}" x`,
+      );
       for (const r of rows) {
         expect(r.j).not.toContain(created.key);
         expect(r.j).not.toContain(secret);

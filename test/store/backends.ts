@@ -49,7 +49,9 @@ async function adminQuery(sql: string): Promise<void> {
 
 const unreachable = await probe(adminUrl);
 if (unreachable) {
-  console.warn(`\n\u26a0\ufe0f  PostgreSQL unreachable at ${adminUrl} (${unreachable}): the PostgreSQL store tests are SKIPPED, not passed.\n`);
+  console.warn(
+    `\n\u26a0\ufe0f  PostgreSQL unreachable at ${adminUrl} (${unreachable}): the PostgreSQL store tests are SKIPPED, not passed.\n`,
+  );
 }
 
 export const BACKENDS: Backend[] = [
@@ -63,7 +65,9 @@ export const BACKENDS: Backend[] = [
   },
   {
     name: 'postgres',
-    title: unreachable ? `postgres (SKIPPED: PostgreSQL unreachable at ${adminUrl}: ${unreachable})` : 'postgres',
+    title: unreachable
+      ? `postgres (SKIPPED: PostgreSQL unreachable at ${adminUrl}: ${unreachable})`
+      : 'postgres',
     available: !unreachable,
     async open() {
       const name = `molsearch_store_test_${process.pid}_${randomBytes(4).toString('hex')}`;

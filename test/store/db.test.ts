@@ -33,13 +33,27 @@ describe.each(BACKENDS)('database on $title', (backend) => {
       `SELECT count(*) AS c, 9007199254740::bigint AS big, 2.5::numeric AS num, '2026-03-01'::date AS d,
               '2026-03-01T12:00:00Z'::timestamptz AS ts FROM generate_series(1, 3)`,
     );
-    expect(row).toEqual({ c: 3, big: 9007199254740, num: 2.5, d: '2026-03-01', ts: new Date('2026-03-01T12:00:00Z') });
+    expect(row).toEqual({
+      c: 3,
+      big: 9007199254740,
+      num: 2.5,
+      d: '2026-03-01',
+      ts: new Date('2026-03-01T12:00:00Z'),
+    });
   });
 
   it('round-trips jsonb objects and arrays passed as JSON text', async () => {
     const doc = { a: [1, 'two', { three: 3 }], b: null, c: true };
-    await db.query('INSERT INTO t (id, doc, d) VALUES ($1, $2::jsonb, $3::date), ($4, $5::jsonb, NULL)', [1, JSON.stringify(doc), '2026-12-31', 2, JSON.stringify([1, 2])]);
-    const rows = await db.query<{ id: number; doc: unknown; d: string | null }>('SELECT id, doc, d FROM t WHERE id IN (1, 2) ORDER BY id');
+    await db.query('INSERT INTO t (id, doc, d) VALUES ($1, $2::jsonb, $3::date), ($4, $5::jsonb, NULL)', [
+      1,
+      JSON.stringify(doc),
+      '2026-12-31',
+      2,
+      JSON.stringify([1, 2]),
+    ]);
+    const rows = await db.query<{ id: number; doc: unknown; d: string | null }>(
+      'SELECT id, doc, d FROM t WHERE id IN (1, 2) ORDER BY id',
+    );
     expect(rows).toEqual([
       { id: 1, doc, d: '2026-12-31' },
       { id: 2, doc: [1, 2], d: null },
@@ -138,9 +152,13 @@ describe('openDatabase', () => {
   });
 
   it('fails fast on an unreachable PostgreSQL without printing the password', async () => {
-    const err = await openDatabase({ databaseUrl: 'postgres://postgres:s3cret@127.0.0.1:1/none' }).catch((e: Error) => e);
+    const err = await openDatabase({ databaseUrl: 'postgres://postgres:s3cret@127.0.0.1:1/none' }).catch(
+      (e: Error) => e,
+    );
     expect(err).toBeInstanceOf(Error);
-    expect((err as Error).message).toMatch(/cannot connect to PostgreSQL at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/none/);
+    expect((err as Error).message).toMatch(
+      /cannot connect to PostgreSQL at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/none/,
+    );
     expect((err as Error).message).not.toContain('s3cret');
   });
 });

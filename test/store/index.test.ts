@@ -38,8 +38,14 @@ describe.each(BACKENDS)('openStore on $title', (backend) => {
 
     const second = await openStore({ ...target, tierLimits });
     try {
-      expect(await second.accounts.authenticate(created.key)).toMatchObject({ ok: true, account: { user: 'persist', tier: 'academia' } });
-      expect(await second.accounts.usageStatus(created.accountId, 'academia', now)).toMatchObject({ used: 1, limit: 10_000 });
+      expect(await second.accounts.authenticate(created.key)).toMatchObject({
+        ok: true,
+        account: { user: 'persist', tier: 'academia' },
+      });
+      expect(await second.accounts.usageStatus(created.accountId, 'academia', now)).toMatchObject({
+        used: 1,
+        limit: 10_000,
+      });
       const [after] = await second.db.query<{ c: number }>('SELECT count(*) AS c FROM schema_migrations');
       expect(after.c).toBe(before.c);
       expect(second.db.kind).toBe(backend.name);

@@ -12,7 +12,11 @@ for (const backend of BACKENDS) {
     let b: string;
     beforeAll(async () => {
       target = await backend.open();
-      store = await openStore({ databaseUrl: target.databaseUrl, pgliteDir: target.pgliteDir, tierLimits: { free: 10 } });
+      store = await openStore({
+        databaseUrl: target.databaseUrl,
+        pgliteDir: target.pgliteDir,
+        tierLimits: { free: 10 },
+      });
       a = (await store.accounts.createApiKey({ user: 'alice', tier: 'free' })).accountId;
       b = (await store.accounts.createApiKey({ user: 'bob', tier: 'free' })).accountId;
     });
@@ -30,9 +34,15 @@ for (const backend of BACKENDS) {
       expect((await jobs.get('job_1', a))?.params).toEqual({ n: 1 });
       expect((await jobs.list(a)).map((j) => j.id)).toEqual(['job_2', 'job_1']);
       expect(await jobs.list(b)).toEqual([]);
-      expect((await jobs.update('job_1', { status: 'STARTED', progress: { shardsDone: 0, shardsTotal: 3 } }))?.status).toBe('STARTED');
+      expect(
+        (await jobs.update('job_1', { status: 'STARTED', progress: { shardsDone: 0, shardsTotal: 3 } }))
+          ?.status,
+      ).toBe('STARTED');
       expect((await jobs.update('job_1', { status: 'PENDING' }))?.status).toBe('STARTED');
-      expect((await jobs.update('job_1', { progress: { shardsDone: 2 } }))?.progress).toEqual({ shardsDone: 2, shardsTotal: 3 });
+      expect((await jobs.update('job_1', { progress: { shardsDone: 2 } }))?.progress).toEqual({
+        shardsDone: 2,
+        shardsTotal: 3,
+      });
       const revoked = await jobs.update('job_1', { status: 'REVOKED', error: 'revoked' });
       expect(revoked?.finishedAt).toBeInstanceOf(Date);
       expect((await jobs.update('job_1', { status: 'SUCCESS', rows: 5 }))?.status).toBe('REVOKED');
@@ -40,14 +50,31 @@ for (const backend of BACKENDS) {
 
     it('records downloads with merged keys and uploads by path', async () => {
       const downloads = createDownloads(store.db);
-      await downloads.create({ id: 'dl_1', jobId: 'job_2', accountId: a, formats: ['csv', 'sdf'], params: { simTh: 0.5 } });
+      await downloads.create({
+        id: 'dl_1',
+        jobId: 'job_2',
+        accountId: a,
+        formats: ['csv', 'sdf'],
+        params: { simTh: 0.5 },
+      });
       await downloads.update('dl_1', { keys: { csv: 'k1' } });
       const d = await downloads.update('dl_1', { status: 'READY', keys: { sdf: 'k2' } });
-      expect(d).toMatchObject({ status: 'READY', keys: { csv: 'k1', sdf: 'k2' }, formats: ['csv', 'sdf'], params: { simTh: 0.5 } });
+      expect(d).toMatchObject({
+        status: 'READY',
+        keys: { csv: 'k1', sdf: 'k2' },
+        formats: ['csv', 'sdf'],
+        params: { simTh: 0.5 },
+      });
       expect((await downloads.update('dl_1', { status: 'FAILURE' }))?.status).toBe('READY');
       expect(await downloads.get('dl_1', b)).toBeUndefined();
       const uploads = createUploads(store.db);
-      await uploads.record({ id: 'up_1', accountId: a, path: 'x.csv', objectKey: 'users/a/files/x.csv', bytes: 10 });
+      await uploads.record({
+        id: 'up_1',
+        accountId: a,
+        path: 'x.csv',
+        objectKey: 'users/a/files/x.csv',
+        bytes: 10,
+      });
       expect((await uploads.byPath(a, 'x.csv'))?.bytes).toBe(10);
       expect(await uploads.byPath(b, 'x.csv')).toBeUndefined();
     });

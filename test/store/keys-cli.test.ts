@@ -29,12 +29,26 @@ describe.each(BACKENDS)('keys command on $title', (backend) => {
   });
 
   it('creates a key, prints it once with a note, and the key authenticates', async () => {
-    const out = await run('keys', 'create', '--tier', 'premium', '--user', 'alice', '--expires', '2027-01-01');
+    const out = await run(
+      'keys',
+      'create',
+      '--tier',
+      'premium',
+      '--user',
+      'alice',
+      '--expires',
+      '2027-01-01',
+    );
     expect(out).toHaveLength(2);
     const [key, note] = out;
     expect(key).toMatch(/^ms_[A-Za-z0-9_-]{43}$/);
-    expect(note).toMatch(/^created key key_\S+ \(prefix ms_\S{5}\) for user alice, tier premium, expires 2027-01-01T00:00:00.000Z\. Store it now: it cannot be shown again\.$/);
-    expect(await store.accounts.authenticate(key, NOW)).toMatchObject({ ok: true, account: { user: 'alice', tier: 'premium' } });
+    expect(note).toMatch(
+      /^created key key_\S+ \(prefix ms_\S{5}\) for user alice, tier premium, expires 2027-01-01T00:00:00.000Z\. Store it now: it cannot be shown again\.$/,
+    );
+    expect(await store.accounts.authenticate(key, NOW)).toMatchObject({
+      ok: true,
+      account: { user: 'alice', tier: 'premium' },
+    });
   });
 
   it('lists keys without their secret and revokes one by prefix', async () => {
@@ -56,11 +70,20 @@ describe.each(BACKENDS)('keys command on $title', (backend) => {
     const cases: [string[], RegExp][] = [
       [['create', '--user', 'carol'], /missing --tier/],
       [['create', '--tier', 'free'], /missing --user/],
-      [['create', '--tier', 'gold', '--user', 'carol'], /unknown tier "gold"; expected one of: free, academia, premium, ultra, enterprise, demo/],
+      [
+        ['create', '--tier', 'gold', '--user', 'carol'],
+        /unknown tier "gold"; expected one of: free, academia, premium, ultra, enterprise, demo/,
+      ],
       [['create', '--tier', 'free', '--user', 'carol', '--tear', 'x'], /Unknown option '--tear'/],
       [['create', '--tier', 'free', '--user'], /--user/],
-      [['create', '--tier', 'free', '--user', 'carol', '--expires', 'next week'], /--expires: expected YYYY-MM-DD/],
-      [['create', '--tier', 'free', '--user', 'carol', '--expires', '2020-01-01'], /--expires: 2020-01-01T00:00:00.000Z is not in the future/],
+      [
+        ['create', '--tier', 'free', '--user', 'carol', '--expires', 'next week'],
+        /--expires: expected YYYY-MM-DD/,
+      ],
+      [
+        ['create', '--tier', 'free', '--user', 'carol', '--expires', '2020-01-01'],
+        /--expires: 2020-01-01T00:00:00.000Z is not in the future/,
+      ],
       [['create', '--tier', 'free', '--user', 'carol', 'extra'], /unexpected argument "extra"/],
       [['revoke'], /expected 1 argument/],
       [['revoke', 'key_missing'], /API key "key_missing" not found/],

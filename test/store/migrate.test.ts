@@ -50,7 +50,10 @@ describe('loadMigrations', () => {
   it('rejects a badly named file and a duplicate version', async () => {
     const bad = join(scratch, 'bad-name');
     const dup = join(scratch, 'dup');
-    for (const [dir, files] of [[bad, ['001_ok.sql', 'second.sql']], [dup, ['001_a.sql', '001_b.sql']]] as const) {
+    for (const [dir, files] of [
+      [bad, ['001_ok.sql', 'second.sql']],
+      [dup, ['001_a.sql', '001_b.sql']],
+    ] as const) {
       await rm(dir, { recursive: true, force: true });
       await mkdir(dir);
       for (const f of files) await writeFile(join(dir, f), 'SELECT 1;');
@@ -86,14 +89,19 @@ describe.each(BACKENDS)('migrations on $title', (backend) => {
     expect(await tables(db)).toEqual(expect.arrayContaining(TABLES));
     const second = await migrate(db);
     expect(second).toEqual({ applied: [], current: latest });
-    const rows = await db.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+    const rows = await db.query<{ version: number; name: string }>(
+      'SELECT version, name FROM schema_migrations ORDER BY version',
+    );
     expect(rows).toEqual(shipped.map((m) => ({ version: m.version, name: m.name })));
   });
 
   it('applies each migration exactly once when several starts race', async () => {
     const { target, db } = await fresh();
     // PostgreSQL: separate pools, as separate processes would be. PGlite: one process, one handle.
-    const others = backend.name === 'postgres' ? await Promise.all([openDatabase(target), openDatabase(target)]) : [db, db];
+    const others =
+      backend.name === 'postgres'
+        ? await Promise.all([openDatabase(target), openDatabase(target)])
+        : [db, db];
     if (backend.name === 'postgres') dbs.push(...others);
     const results = await Promise.all([migrate(db), migrate(others[0]), migrate(others[1])]);
     // Exactly one start applied everything; the others found the schema current.
@@ -108,7 +116,10 @@ describe.each(BACKENDS)('migrations on $title', (backend) => {
     const dir = join(scratch, `failing-${backend.name}`);
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, '001_first.sql'), 'CREATE TABLE first_table (id integer PRIMARY KEY);');
-    await writeFile(join(dir, '002_broken.sql'), 'CREATE TABLE second_table (id integer PRIMARY KEY);\nCREATE TABLE oops (;');
+    await writeFile(
+      join(dir, '002_broken.sql'),
+      'CREATE TABLE second_table (id integer PRIMARY KEY);\nCREATE TABLE oops (;',
+    );
     const { db } = await fresh();
     await expect(migrate(db, { dir })).rejects.toThrow();
     expect(await tables(db)).toEqual([]);

@@ -26,7 +26,8 @@ describe.each(BACKENDS)('daily usage on $title', (backend) => {
   /** On PostgreSQL a second pool on the same database, like a second API process. */
   let other: Store;
   let n = 0;
-  const account = async (tier = 'premium') => (await store.accounts.createApiKey({ user: `u${++n}`, tier })).accountId;
+  const account = async (tier = 'premium') =>
+    (await store.accounts.createApiKey({ user: `u${++n}`, tier })).accountId;
 
   beforeAll(async () => {
     target = await backend.open();
@@ -40,12 +41,19 @@ describe.each(BACKENDS)('daily usage on $title', (backend) => {
   });
 
   const stored = async (accountId: string, day: string) =>
-    (await store.db.query<{ count: number }>('SELECT count FROM usage_daily WHERE account_id = $1 AND day = $2::date', [accountId, day]))[0]?.count;
+    (
+      await store.db.query<{ count: number }>(
+        'SELECT count FROM usage_daily WHERE account_id = $1 AND day = $2::date',
+        [accountId, day],
+      )
+    )[0]?.count;
 
   it('counts 50 concurrent requests exactly once each: 1..50', async () => {
     const id = await account('premium');
     const now = new Date('2026-04-01T10:00:00Z');
-    const results = await Promise.all(range(50).map((i) => (i % 2 ? store : other).accounts.consumeRequest(id, 'premium', now)));
+    const results = await Promise.all(
+      range(50).map((i) => (i % 2 ? store : other).accounts.consumeRequest(id, 'premium', now)),
+    );
     expect(results.every((r) => r.allowed)).toBe(true);
     expect(results.map((r) => r.used).sort((a, b) => a - b)).toEqual(range(50));
     expect(results.map((r) => r.remaining).sort((a, b) => b - a)).toEqual(range(50).map((u) => 50_000 - u));
@@ -55,7 +63,9 @@ describe.each(BACKENDS)('daily usage on $title', (backend) => {
   it('stops at the limit under concurrency: rejected requests are not counted', async () => {
     const id = await account('tiny');
     const now = new Date('2026-04-02T10:00:00Z');
-    const results = await Promise.all(range(50).map((i) => (i % 2 ? store : other).accounts.consumeRequest(id, 'tiny', now)));
+    const results = await Promise.all(
+      range(50).map((i) => (i % 2 ? store : other).accounts.consumeRequest(id, 'tiny', now)),
+    );
     const allowed = results.filter((r) => r.allowed);
     const refused = results.filter((r) => !r.allowed);
     expect(allowed.map((r) => r.used).sort((a, b) => a - b)).toEqual(range(30));
@@ -63,7 +73,12 @@ describe.each(BACKENDS)('daily usage on $title', (backend) => {
     for (const r of refused) expect(r).toMatchObject({ allowed: false, limit: 30, used: 30, remaining: 0 });
     expect(await stored(id, '2026-04-02')).toBe(30);
     expect(await store.accounts.consumeRequest(id, 'tiny', now)).toMatchObject({ allowed: false, used: 30 });
-    expect(await store.accounts.usageStatus(id, 'tiny', now)).toMatchObject({ allowed: false, limit: 30, used: 30, remaining: 0 });
+    expect(await store.accounts.usageStatus(id, 'tiny', now)).toMatchObject({
+      allowed: false,
+      limit: 30,
+      used: 30,
+      remaining: 0,
+    });
     expect(await stored(id, '2026-04-02')).toBe(30);
   });
 
@@ -72,7 +87,12 @@ describe.each(BACKENDS)('daily usage on $title', (backend) => {
     const before = new Date('2026-04-03T23:59:59.500Z');
     for (let i = 0; i < 30; i++) await store.accounts.consumeRequest(id, 'tiny', before);
     const last = await store.accounts.consumeRequest(id, 'tiny', before);
-    expect(last).toMatchObject({ allowed: false, used: 30, secondsToReset: 1, resetAt: new Date('2026-04-04T00:00:00Z') });
+    expect(last).toMatchObject({
+      allowed: false,
+      used: 30,
+      secondsToReset: 1,
+      resetAt: new Date('2026-04-04T00:00:00Z'),
+    });
     const midnight = new Date('2026-04-04T00:00:00.000Z');
     expect(await store.accounts.consumeRequest(id, 'tiny', midnight)).toMatchObject({
       allowed: true,
@@ -97,7 +117,11 @@ describe.each(BACKENDS)('daily usage on $title', (backend) => {
   it('reads usage without counting', async () => {
     const id = await account('free');
     const now = new Date('2026-06-20T08:00:00Z');
-    expect(await store.accounts.usageStatus(id, 'free', now)).toMatchObject({ allowed: true, used: 0, remaining: 1_000 });
+    expect(await store.accounts.usageStatus(id, 'free', now)).toMatchObject({
+      allowed: true,
+      used: 0,
+      remaining: 1_000,
+    });
     await store.accounts.consumeRequest(id, 'free', now);
     await store.accounts.usageStatus(id, 'free', now);
     expect(await store.accounts.usageStatus(id, 'free', now)).toMatchObject({ used: 1, remaining: 999 });
@@ -106,12 +130,20 @@ describe.each(BACKENDS)('daily usage on $title', (backend) => {
   it('refuses every request of a tier whose limit is zero without storing a count', async () => {
     const id = await account('closed');
     const now = new Date('2026-06-21T08:00:00Z');
-    expect(await store.accounts.consumeRequest(id, 'closed', now)).toMatchObject({ allowed: false, limit: 0, used: 0, remaining: 0 });
+    expect(await store.accounts.consumeRequest(id, 'closed', now)).toMatchObject({
+      allowed: false,
+      limit: 0,
+      used: 0,
+      remaining: 0,
+    });
     expect(await stored(id, '2026-06-21')).toBeUndefined();
   });
 
   it('refuses a tier missing from the configuration with a forbidden error', async () => {
     const id = await account('free');
-    await expect(store.accounts.consumeRequest(id, 'gold')).rejects.toMatchObject({ code: 'forbidden', message: expect.stringContaining('gold') });
+    await expect(store.accounts.consumeRequest(id, 'gold')).rejects.toMatchObject({
+      code: 'forbidden',
+      message: expect.stringContaining('gold'),
+    });
   });
 });

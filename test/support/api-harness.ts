@@ -16,13 +16,24 @@ export interface ApiHarness {
 }
 
 /** The real API over real catalogs, a real engine pool and an in-memory PGlite store. */
-export async function startApiHarness(catalogs: Catalog[], opts: { tierLimits?: Record<string, number>; tier?: string } = {}): Promise<ApiHarness> {
+export async function startApiHarness(
+  catalogs: Catalog[],
+  opts: { tierLimits?: Record<string, number>; tier?: string } = {},
+): Promise<ApiHarness> {
   const log = createLogger({ level: 'warn', pretty: false });
-  const store = await openStore({ pgliteDir: 'memory://', tierLimits: { ...DEFAULT_TIER_LIMITS, ...opts.tierLimits } }, log);
+  const store = await openStore(
+    { pgliteDir: 'memory://', tierLimits: { ...DEFAULT_TIER_LIMITS, ...opts.tierLimits } },
+    log,
+  );
   const pool = createSearchPool({ threads: 2, log });
   for (const c of catalogs) await pool.loadCatalog(c);
   const search = await createCatalogSearchService({ catalogs, pool, log });
-  const app = await buildApp({ log, accounts: store.accounts, search, health: [{ name: 'catalogs', check: async () => {} }] });
+  const app = await buildApp({
+    log,
+    accounts: store.accounts,
+    search,
+    health: [{ name: 'catalogs', check: async () => {} }],
+  });
   const { key } = await store.accounts.createApiKey({ user: 'tester', tier: opts.tier ?? 'premium' });
   return {
     app,

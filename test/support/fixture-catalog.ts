@@ -20,7 +20,9 @@ export interface Reference {
 
 /** The committed RDKit (Python) reference values: scripts/reference/make_rdkit_fixture.py. */
 export async function loadReference(): Promise<Reference> {
-  return JSON.parse(await readFile(new URL('../fixtures/rdkit-reference.json', import.meta.url), 'utf8')) as Reference;
+  return JSON.parse(
+    await readFile(new URL('../fixtures/rdkit-reference.json', import.meta.url), 'utf8'),
+  ) as Reference;
 }
 
 /** Python-RDKit Tanimoto from on-bit lists: the reference the engine's scores are checked against. */
@@ -36,7 +38,14 @@ export function referenceTanimoto(a: number[], b: number[]): number {
  * Builds a real catalog (RDKit canonicalisation, fingerprints, descriptors, Arrow shards) from the
  * reference molecules, ids REF-<index>, into a temp directory, and opens it.
  */
-export async function buildReferenceCatalog(opts: { id?: string; name?: string; shardRows?: number; take?: (m: ReferenceMolecule, i: number) => boolean } = {}): Promise<{ catalog: Catalog; reference: Reference; dir: string; ids: Map<string, number> }> {
+export async function buildReferenceCatalog(
+  opts: {
+    id?: string;
+    name?: string;
+    shardRows?: number;
+    take?: (m: ReferenceMolecule, i: number) => boolean;
+  } = {},
+): Promise<{ catalog: Catalog; reference: Reference; dir: string; ids: Map<string, number> }> {
   const reference = await loadReference();
   const dir = await mkdtemp(join(tmpdir(), 'refcat-'));
   const lines = ['smiles\tid'];
@@ -53,6 +62,17 @@ export async function buildReferenceCatalog(opts: { id?: string; name?: string; 
   await writeFile(input, lines.join('\n') + '\n');
   const id = opts.id ?? 'refcat';
   const out = join(dir, id);
-  await buildCatalog({ input, outDir: out, id, name: opts.name ?? 'Reference catalog', smilesCol: 'smiles', idCol: 'id', delimiter: '\t', threads: 1, progress: false, shardRows: opts.shardRows ?? 64 });
+  await buildCatalog({
+    input,
+    outDir: out,
+    id,
+    name: opts.name ?? 'Reference catalog',
+    smilesCol: 'smiles',
+    idCol: 'id',
+    delimiter: '\t',
+    threads: 1,
+    progress: false,
+    shardRows: opts.shardRows ?? 64,
+  });
   return { catalog: await openCatalog(out), reference, dir, ids };
 }

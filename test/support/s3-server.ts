@@ -17,7 +17,9 @@ function python(): string {
 /** Starts moto's S3-compatible server process on loopback and waits until it answers. */
 export async function startS3Server(): Promise<S3Server> {
   const port = await freePort();
-  const child: ChildProcess = spawn(python(), ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(python(), ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
   let exited = false;

@@ -3,19 +3,36 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { libraryFromRecords, parseMoleculeRecords, type Library, type MoleculeRecord } from '../../engine/selection/index.ts';
+import {
+  libraryFromRecords,
+  parseMoleculeRecords,
+  type Library,
+  type MoleculeRecord,
+} from '../../engine/selection/index.ts';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/v2/chembl-drugs.smi', import.meta.url));
 
 /** The 1,203 ChEMBL drugs fixture as molecules (SMILES, id). */
 export function chemblDrugs(): { id: string; smiles: string }[] {
-  return readFileSync(FIXTURE, 'utf8').split('\n').filter(Boolean).map((line) => {
-    const [smiles, id] = line.trim().split(/\s+/);
-    return { smiles, id };
-  });
+  return readFileSync(FIXTURE, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [smiles, id] = line.trim().split(/\s+/);
+      return { smiles, id };
+    });
 }
 
-export const DRUGS_INFO = { database_id: 'drugs', name: 'ChEMBL drugs (test)', vendor: 'test', website: 'https://www.ebi.ac.uk/chembl/', contact: '', release: '2024.1', kind: 'enumerated', predicted_property_ids: [] } as const;
+export const DRUGS_INFO = {
+  database_id: 'drugs',
+  name: 'ChEMBL drugs (test)',
+  vendor: 'test',
+  website: 'https://www.ebi.ac.uk/chembl/',
+  contact: '',
+  release: '2024.1',
+  kind: 'enumerated',
+  predicted_property_ids: [],
+} as const;
 
 /**
  * An in-memory enumerated library over the fixture (database id `drugs`, release `2024.1`). The
@@ -24,14 +41,22 @@ export const DRUGS_INFO = { database_id: 'drugs', name: 'ChEMBL drugs (test)', v
  */
 export async function drugsLibrary(): Promise<Library> {
   const text = readFileSync(FIXTURE);
-  const cache = join(tmpdir(), `molsearch-v2-drugs-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`);
+  const cache = join(
+    tmpdir(),
+    `molsearch-v2-drugs-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`,
+  );
   let records: MoleculeRecord[];
   if (existsSync(cache)) {
-    records = (JSON.parse(readFileSync(cache, 'utf8')) as (Omit<MoleculeRecord, 'fp'> & { fp: string })[]).map((r) => ({ ...r, fp: new Uint8Array(Buffer.from(r.fp, 'base64')) }));
+    records = (
+      JSON.parse(readFileSync(cache, 'utf8')) as (Omit<MoleculeRecord, 'fp'> & { fp: string })[]
+    ).map((r) => ({ ...r, fp: new Uint8Array(Buffer.from(r.fp, 'base64')) }));
   } else {
     records = await parseMoleculeRecords(chemblDrugs());
     const tmp = `${cache}.${process.pid}`;
-    writeFileSync(tmp, JSON.stringify(records.map((r) => ({ ...r, fp: Buffer.from(r.fp).toString('base64') }))));
+    writeFileSync(
+      tmp,
+      JSON.stringify(records.map((r) => ({ ...r, fp: Buffer.from(r.fp).toString('base64') }))),
+    );
     renameSync(tmp, cache);
   }
   return libraryFromRecords({ ...DRUGS_INFO, predicted_property_ids: [] }, records);

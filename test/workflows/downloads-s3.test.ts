@@ -14,13 +14,15 @@ beforeAll(async () => {
   const catalogDir = join(dir, 'catalogs');
   await writeSyntheticCatalog(catalogDir, 'synth', 30_000, 10_000, 3);
   const prefix = `dls3-${randomBytes(4).toString('hex')}`;
-  s = await startTestStack(stackEnv(join(dir, 'data'), catalogDir, inject('temporalAddress'), prefix, {
-    S3_ENDPOINT: inject('s3Endpoint'),
-    S3_BUCKET: `jobs-${randomBytes(4).toString('hex')}`,
-    S3_ACCESS_KEY_ID: 'test',
-    S3_SECRET_ACCESS_KEY: 'test',
-    S3_FORCE_PATH_STYLE: 'true',
-  }));
+  s = await startTestStack(
+    stackEnv(join(dir, 'data'), catalogDir, inject('temporalAddress'), prefix, {
+      S3_ENDPOINT: inject('s3Endpoint'),
+      S3_BUCKET: `jobs-${randomBytes(4).toString('hex')}`,
+      S3_ACCESS_KEY_ID: 'test',
+      S3_SECRET_ACCESS_KEY: 'test',
+      S3_FORCE_PATH_STYLE: 'true',
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -29,9 +31,22 @@ afterAll(async () => {
 
 describe('downloads to S3', () => {
   it('streams csv, json, xlsx and sdf of a 20,000-row job to S3 and answers presigned URLs', async () => {
-    const job = (await call(s, 'GET', `/submit_molsearch?search_input=${encodeURIComponent('c1ccccc1O')}&search_type=morgan&db_names=synth&n_neighbors=20000`, s.keyA)).body;
+    const job = (
+      await call(
+        s,
+        'GET',
+        `/submit_molsearch?search_input=${encodeURIComponent('c1ccccc1O')}&search_type=morgan&db_names=synth&n_neighbors=20000`,
+        s.keyA,
+      )
+    ).body;
     expect(await waitStatus(s, s.keyA, job)).toBe('SUCCESS');
-    const prep = await call(s, 'POST', `/prepare_download?job_name=${job}&file_format=csv,json&file_format=xlsx&file_format=sdf&include_properties=true&include_metadata=true&sim_th=0`, s.keyA, {});
+    const prep = await call(
+      s,
+      'POST',
+      `/prepare_download?job_name=${job}&file_format=csv,json&file_format=xlsx&file_format=sdf&include_properties=true&include_metadata=true&sim_th=0`,
+      s.keyA,
+      {},
+    );
     expect(prep.status, prep.raw).toBe(200);
     let link = prep.body;
     const until = Date.now() + 120_000;
@@ -40,7 +55,9 @@ describe('downloads to S3', () => {
       link = (await call(s, 'GET', `/download_link?download_id=${prep.body.download_id}`, s.keyA)).body;
     }
     expect(link.status, JSON.stringify(link)).toBe('READY');
-    const urls = Object.fromEntries(link.files.map((f: { format: string; url: string }) => [f.format, f.url]));
+    const urls = Object.fromEntries(
+      link.files.map((f: { format: string; url: string }) => [f.format, f.url]),
+    );
     expect(urls.csv).toMatch(/X-Amz-Signature=/);
     const csv = await (await fetch(urls.csv)).text();
     const lines = csv.trim().split(/\r\n/);

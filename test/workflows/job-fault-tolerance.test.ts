@@ -30,7 +30,10 @@ async function admin(sql: string): Promise<void> {
 
 /** Spawns `node bin/molsearch.ts worker` and resolves once it prints `worker ready`. */
 function spawnWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [resolve('bin/molsearch.ts'), 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [resolve('bin/molsearch.ts'), 'worker'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   workers.push(child);
   return new Promise((ok, fail) => {
     let err = '';
@@ -48,14 +51,25 @@ function spawnWorker(): Promise<ChildProcess> {
 
 async function partsOf(job: string): Promise<number> {
   try {
-    return (await readdir(join(dataDir, 'objects', 'jobs', job, 'parts'))).filter((f) => f.endsWith('.bin')).length;
+    return (await readdir(join(dataDir, 'objects', 'jobs', job, 'parts'))).filter((f) => f.endsWith('.bin'))
+      .length;
   } catch {
     return 0;
   }
 }
 
-async function allRows(s: TestStack, key: string, job: string): Promise<{ id: string[]; similarity: number[]; smiles: string[] }> {
-  const r = await call(s, 'POST', `/get_molsearch_page?job_name=${job}&page_size=100000&page_num=0&include_properties=true`, key, {});
+async function allRows(
+  s: TestStack,
+  key: string,
+  job: string,
+): Promise<{ id: string[]; similarity: number[]; smiles: string[] }> {
+  const r = await call(
+    s,
+    'POST',
+    `/get_molsearch_page?job_name=${job}&page_size=100000&page_num=0&include_properties=true`,
+    key,
+    {},
+  );
   expect(r.status).toBe(200);
   return r.body;
 }
@@ -65,7 +79,9 @@ beforeAll(async () => {
     await admin(`CREATE DATABASE ${dbName}`);
   } catch (err) {
     pgReachable = false;
-    console.warn(`\n\u26a0\ufe0f  PostgreSQL unreachable at ${adminUrl} (${(err as Error).message}): the job fault-tolerance tests are SKIPPED.\n`);
+    console.warn(
+      `\n\u26a0\ufe0f  PostgreSQL unreachable at ${adminUrl} (${(err as Error).message}): the job fault-tolerance tests are SKIPPED.\n`,
+    );
     return;
   }
   const dir = await tempDir('jobs-ft');
@@ -74,7 +90,9 @@ beforeAll(async () => {
   await writeSyntheticCatalog(catalogDir, 'big', 300_000, 16_384, 5);
   const url = new URL(adminUrl);
   url.pathname = `/${dbName}`;
-  env = stackEnv(dataDir, catalogDir, inject('temporalAddress'), `ft-${randomBytes(4).toString('hex')}`, { DATABASE_URL: url.toString() });
+  env = stackEnv(dataDir, catalogDir, inject('temporalAddress'), `ft-${randomBytes(4).toString('hex')}`, {
+    DATABASE_URL: url.toString(),
+  });
   api = await startTestStack(env, { worker: false });
 }, 180_000);
 
@@ -104,11 +122,14 @@ describe('job fault tolerance', () => {
 
     // The undisturbed run: same query, a fresh worker; the API process is replaced mid-job.
     const jobB = (await call(api, 'GET', q, api.keyA)).body as string;
-    while ((await call(api, 'GET', `/job_status?job_name=${jobB}`, api.keyA)).body === 'PENDING') await new Promise((r) => setTimeout(r, 25));
+    while ((await call(api, 'GET', `/job_status?job_name=${jobB}`, api.keyA)).body === 'PENDING')
+      await new Promise((r) => setTimeout(r, 25));
     const keys = { keyA: api.keyA, keyB: api.keyB };
     await api.stack.stop();
     api = await startTestStack(env, { worker: false, keys });
-    expect(['STARTED', 'SUCCESS']).toContain((await call(api, 'GET', `/job_status?job_name=${jobB}`, api.keyA)).body);
+    expect(['STARTED', 'SUCCESS']).toContain(
+      (await call(api, 'GET', `/job_status?job_name=${jobB}`, api.keyA)).body,
+    );
     expect(await waitStatus(api, api.keyA, jobB, 120_000)).toBe('SUCCESS');
 
     const a = await allRows(api, api.keyA, jobA);

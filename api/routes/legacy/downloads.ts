@@ -8,8 +8,13 @@ import { PagingBody, type PagingBodyT } from './jobs.ts';
 
 const PrepareQuery = Type.Object({
   job_name: Type.String({ default: 'XXX' }),
-  db_name: Type.Optional(Type.Array(Type.String(), { description: 'Accepted for compatibility; the job knows its databases' })),
-  file_format: Type.Array(Type.String(), { default: ['csv'], description: 'csv, json, xlsx, sdf (repeated parameter; several at once)' }),
+  db_name: Type.Optional(
+    Type.Array(Type.String(), { description: 'Accepted for compatibility; the job knows its databases' }),
+  ),
+  file_format: Type.Array(Type.String(), {
+    default: ['csv'],
+    description: 'csv, json, xlsx, sdf (repeated parameter; several at once)',
+  }),
   include_properties: BoolParam(false, 'Add the 33 property columns'),
   include_metadata: BoolParam(false, 'Add job_name and query_smiles columns'),
   sim_th: Type.Number({ default: 0, minimum: 0, maximum: 1 }),
@@ -33,27 +38,79 @@ const ById = Type.Object({ download_id: Type.String() });
 /** Legacy download routes: prepare, link status, the caller's downloads, and file serving. */
 export function registerDownloadRoutes(app: FastifyInstance, downloads: DownloadService): void {
   const tags = ['legacy downloads'];
-  app.post('/prepare_download', { schema: { tags, summary: 'Start preparing download files of a finished job', querystring: PrepareQuery, body: Type.Optional(PagingBody), response: { 200: DownloadViewSchema } } }, async (request) => {
-    const q = request.query as Static<typeof PrepareQuery>;
-    const body = (request.body ?? {}) as PagingBodyT;
-    if (q.d_min > q.d_max) throw validationError(['query', 'd_min'], `d_min (${q.d_min}) is greater than d_max (${q.d_max})`);
-    const formats = checkFormats(q.file_format);
-    return downloads.prepare(request.account!.id, q.job_name, formats, {
-      includeProperties: q.include_properties,
-      includeMetadata: q.include_metadata,
-      simTh: q.sim_th,
-      dMin: q.d_min,
-      dMax: q.d_max,
-      propRanges: checkPropRanges(body.prop_ranges),
-    });
-  });
-  const status = async (request: { query: unknown; account?: { id: string } }) => downloads.status(request.account!.id, (request.query as Static<typeof ById>).download_id);
-  app.get('/download_link', { schema: { tags, summary: 'Status of a download and the URL of each finished file', querystring: ById, response: { 200: DownloadViewSchema } } }, status);
-  app.get('/download_status', { schema: { tags, summary: 'Alias of /download_link', querystring: ById, response: { 200: DownloadViewSchema } } }, status);
-  app.get('/user_downloads', { schema: { tags, summary: "The caller's downloads, newest first", response: { 200: Type.Array(DownloadViewSchema) } } }, async (request) => downloads.list(request.account!.id));
+  app.post(
+    '/prepare_download',
+    {
+      schema: {
+        tags,
+        summary: 'Start preparing download files of a finished job',
+        querystring: PrepareQuery,
+        body: Type.Optional(PagingBody),
+        response: { 200: DownloadViewSchema },
+      },
+    },
+    async (request) => {
+      const q = request.query as Static<typeof PrepareQuery>;
+      const body = (request.body ?? {}) as PagingBodyT;
+      if (q.d_min > q.d_max)
+        throw validationError(['query', 'd_min'], `d_min (${q.d_min}) is greater than d_max (${q.d_max})`);
+      const formats = checkFormats(q.file_format);
+      return downloads.prepare(request.account!.id, q.job_name, formats, {
+        includeProperties: q.include_properties,
+        includeMetadata: q.include_metadata,
+        simTh: q.sim_th,
+        dMin: q.d_min,
+        dMax: q.d_max,
+        propRanges: checkPropRanges(body.prop_ranges),
+      });
+    },
+  );
+  const status = async (request: { query: unknown; account?: { id: string } }) =>
+    downloads.status(request.account!.id, (request.query as Static<typeof ById>).download_id);
+  app.get(
+    '/download_link',
+    {
+      schema: {
+        tags,
+        summary: 'Status of a download and the URL of each finished file',
+        querystring: ById,
+        response: { 200: DownloadViewSchema },
+      },
+    },
+    status,
+  );
+  app.get(
+    '/download_status',
+    {
+      schema: {
+        tags,
+        summary: 'Alias of /download_link',
+        querystring: ById,
+        response: { 200: DownloadViewSchema },
+      },
+    },
+    status,
+  );
+  app.get(
+    '/user_downloads',
+    {
+      schema: {
+        tags,
+        summary: "The caller's downloads, newest first",
+        response: { 200: Type.Array(DownloadViewSchema) },
+      },
+    },
+    async (request) => downloads.list(request.account!.id),
+  );
   app.get(
     '/downloads/:download_id/:format',
-    { schema: { tags, summary: 'A finished download file (served by the API when the object store cannot presign)', params: Type.Object({ download_id: Type.String(), format: Type.String() }) } },
+    {
+      schema: {
+        tags,
+        summary: 'A finished download file (served by the API when the object store cannot presign)',
+        params: Type.Object({ download_id: Type.String(), format: Type.String() }),
+      },
+    },
     async (request, reply) => {
       const p = request.params as { download_id: string; format: string };
       const f = await downloads.file(request.account!.id, p.download_id, p.format);

@@ -5,39 +5,93 @@ import type { SearchService, SearchType } from '../../services/search-service.ts
 import { MAX_UPLOAD_BYTES, type FileService } from '../../services/jobs-files.ts';
 import { checkDatabases, checkNeighbors, SearchQualitySchema, SearchTypeSchema } from './params.ts';
 
-const UploadQuery = Type.Object({ path: Type.String({ description: 'Destination inside your file area, e.g. inputs/mols.csv' }) });
+const UploadQuery = Type.Object({
+  path: Type.String({ description: 'Destination inside your file area, e.g. inputs/mols.csv' }),
+});
 const UploadView = Type.Object({ path: Type.String(), bytes: Type.Integer(), uploaded_at: Type.String() });
 
 const SearchFileQuery = Type.Object({
-  input_file: Type.String({ default: '', description: 'A path in your file area (uploaded with POST /upload_file)' }),
+  input_file: Type.String({
+    default: '',
+    description: 'A path in your file area (uploaded with POST /upload_file)',
+  }),
   smiles_col: Type.String({ default: 'SMILES' }),
   search_type: Type.Union([SearchTypeSchema], { default: 'espsim_shape' }),
   n_neighbors: Type.Integer({ default: 30 }),
   search_quality: Type.Union([SearchQualitySchema], { default: 'fast' }),
   db_names: Type.Optional(Type.String({ description: 'Comma-separated databases' })),
-  output_file: Type.Optional(Type.String({ description: 'Destination path in your file area (default <input>_results.csv)' })),
+  output_file: Type.Optional(
+    Type.String({ description: 'Destination path in your file area (default <input>_results.csv)' }),
+  ),
 });
 
 /** Uploads into the caller's file area and /search_file over a file there. */
-export function registerFileRoutes(app: FastifyInstance, deps: { files: FileService; search: SearchService }): void {
+export function registerFileRoutes(
+  app: FastifyInstance,
+  deps: { files: FileService; search: SearchService },
+): void {
   const tags = ['legacy files'];
   app.register(async (scope) => {
     // Raw bodies for uploads only (this scope), buffered up to the upload limit.
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_UPLOAD_BYTES }, (_req, body, done) => done(null, body));
-    scope.post('/upload_file', { schema: { tags, summary: 'Upload a file (raw body) into your file area', querystring: UploadQuery, response: { 200: UploadView } } }, async (request) => {
-      const body = request.body;
-      if (!(body instanceof Uint8Array)) throw validationError(['body'], 'send the file as the raw request body');
-      const u = await deps.files.upload(request.account!.id, (request.query as Static<typeof UploadQuery>).path, body);
-      return { path: u.path, bytes: u.bytes, uploaded_at: u.createdAt.toISOString() };
-    });
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_UPLOAD_BYTES }, (_req, body, done) =>
+      done(null, body),
+    );
+    scope.post(
+      '/upload_file',
+      {
+        schema: {
+          tags,
+          summary: 'Upload a file (raw body) into your file area',
+          querystring: UploadQuery,
+          response: { 200: UploadView },
+        },
+      },
+      async (request) => {
+        const body = request.body;
+        if (!(body instanceof Uint8Array))
+          throw validationError(['body'], 'send the file as the raw request body');
+        const u = await deps.files.upload(
+          request.account!.id,
+          (request.query as Static<typeof UploadQuery>).path,
+          body,
+        );
+        return { path: u.path, bytes: u.bytes, uploaded_at: u.createdAt.toISOString() };
+      },
+    );
   });
-  app.get('/user_files', { schema: { tags, summary: 'Your uploads, newest first', response: { 200: Type.Array(UploadView) } } }, async (request) =>
-    (await deps.files.uploads.list(request.account!.id)).map((u) => ({ path: u.path, bytes: u.bytes, uploaded_at: u.createdAt.toISOString() })),
+  app.get(
+    '/user_files',
+    { schema: { tags, summary: 'Your uploads, newest first', response: { 200: Type.Array(UploadView) } } },
+    async (request) =>
+      (await deps.files.uploads.list(request.account!.id)).map((u) => ({
+        path: u.path,
+        bytes: u.bytes,
+        uploaded_at: u.createdAt.toISOString(),
+      })),
   );
-  app.get('/search_file', { schema: { tags, summary: 'Similarity search for every SMILES of an uploaded file; writes a CSV to your file area', querystring: SearchFileQuery } }, async (request) => {
-    const q = request.query as Static<typeof SearchFileQuery>;
-    const k = checkNeighbors(q.n_neighbors);
-    const dbNames = checkDatabases(deps.search, q.db_names ? q.db_names.split(',') : undefined, [q.search_type as SearchType]);
-    return deps.files.searchFile(request.account!.id, { inputFile: q.input_file, outputFile: q.output_file, smilesCol: q.smiles_col, dbNames, k, searchType: q.search_type });
-  });
+  app.get(
+    '/search_file',
+    {
+      schema: {
+        tags,
+        summary: 'Similarity search for every SMILES of an uploaded file; writes a CSV to your file area',
+        querystring: SearchFileQuery,
+      },
+    },
+    async (request) => {
+      const q = request.query as Static<typeof SearchFileQuery>;
+      const k = checkNeighbors(q.n_neighbors);
+      const dbNames = checkDatabases(deps.search, q.db_names ? q.db_names.split(',') : undefined, [
+        q.search_type as SearchType,
+      ]);
+      return deps.files.searchFile(request.account!.id, {
+        inputFile: q.input_file,
+        outputFile: q.output_file,
+        smilesCol: q.smiles_col,
+        dbNames,
+        k,
+        searchType: q.search_type,
+      });
+    },
+  );
 }

@@ -6,7 +6,10 @@ import type { SearchService } from '../../services/search-service.ts';
 import { BoolParam, SAMPLE_SMILES } from './params.ts';
 
 const enumOf = <T extends readonly string[]>(values: T, def: T[number], description: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), { default: def, description });
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { default: def, description },
+  );
 
 export const SYNTHON_QUALITIES = ['fast', 'accurate', 'very_accurate', '100', '1000', '10000'] as const;
 export const SYNTHON_SCORERS = ['shape', 'esp', 'morgan'] as const;
@@ -16,7 +19,10 @@ export const SMARTS_PREFILTER_MODES = ['include', 'exclude'] as const;
 export const SYNTHON_BACKENDS = ['exact_sss'] as const;
 
 const SynthonQuery = Type.Object({
-  search_input: Type.String({ default: SAMPLE_SMILES, description: 'Query molecule (SMILES; SMARTS allowed for substructure modes)' }),
+  search_input: Type.String({
+    default: SAMPLE_SMILES,
+    description: 'Query molecule (SMILES; SMARTS allowed for substructure modes)',
+  }),
   db_name: Type.Optional(Type.String({ description: 'A synthon database identifier' })),
   search_quality: enumOf(SYNTHON_QUALITIES, '100', 'Wanted hit count (100, 1000, 10000) or a quality name'),
   include_properties: BoolParam(true, 'Include predicted properties'),
@@ -28,9 +34,18 @@ const SynthonQuery = Type.Object({
   smarts_prefilter_pattern_id: Type.String({ default: '' }),
   smarts_prefilter_pattern_label: Type.String({ default: '' }),
   smarts_prefilter_pattern_smarts: Type.String({ default: '' }),
-  smarts_prefilter_mode: enumOf(SMARTS_PREFILTER_MODES, 'include', 'Keep (include) or drop (exclude) products matching the SMARTS'),
+  smarts_prefilter_mode: enumOf(
+    SMARTS_PREFILTER_MODES,
+    'include',
+    'Keep (include) or drop (exclude) products matching the SMARTS',
+  ),
   synthon_search_backend: enumOf(SYNTHON_BACKENDS, 'exact_sss', 'Search backend'),
-  sample_size: Type.Integer({ default: 100, minimum: 1, maximum: 100_000, description: 'Hits wanted (older clients)' }),
+  sample_size: Type.Integer({
+    default: 100,
+    minimum: 1,
+    maximum: 100_000,
+    description: 'Hits wanted (older clients)',
+  }),
 });
 
 /**
@@ -40,7 +55,15 @@ const SynthonQuery = Type.Object({
 export function registerSynthonJobRoute(app: FastifyInstance, search: SearchService): void {
   app.post(
     '/submit_synthongpt_job',
-    { schema: { tags: ['legacy jobs'], summary: 'Submit a synthon-space job (422 until synthon databases exist)', querystring: SynthonQuery, body: Type.Optional(Type.Object({}, { additionalProperties: true })), response: { 200: Type.String() } } },
+    {
+      schema: {
+        tags: ['legacy jobs'],
+        summary: 'Submit a synthon-space job (422 until synthon databases exist)',
+        querystring: SynthonQuery,
+        body: Type.Optional(Type.Object({}, { additionalProperties: true })),
+        response: { 200: Type.String() },
+      },
+    },
     async (request) => {
       const q = request.query as Static<typeof SynthonQuery>;
       const rd = await getRDKit();
@@ -51,23 +74,39 @@ export function registerSynthonJobRoute(app: FastifyInstance, search: SearchServ
         const ok = !!qmol && qmol.is_valid();
         qmol?.delete();
         if (!ok) throw invalidSmiles(['query', 'search_input'], q.search_input, 'SMILES/SMARTS');
-      } else if ('error' in parseMolecule(rd, q.search_input)) throw invalidSmiles(['query', 'search_input'], q.search_input);
+      } else if ('error' in parseMolecule(rd, q.search_input))
+        throw invalidSmiles(['query', 'search_input'], q.search_input);
       if (q.smarts_prefilter_pattern_smarts.trim()) {
         const p = rd.get_qmol(q.smarts_prefilter_pattern_smarts.trim());
         const ok = !!p && p.is_valid();
         p?.delete();
-        if (!ok) throw invalidSmiles(['query', 'smarts_prefilter_pattern_smarts'], q.smarts_prefilter_pattern_smarts, 'SMARTS');
+        if (!ok)
+          throw invalidSmiles(
+            ['query', 'smarts_prefilter_pattern_smarts'],
+            q.smarts_prefilter_pattern_smarts,
+            'SMARTS',
+          );
       }
       const synthonDbs = search.databases().filter((d) => d.kind === 'synthon');
       if (q.db_name && synthonDbs.length && !synthonDbs.some((d) => d.id === q.db_name)) {
-        throw validationError(['query', 'db_name'], `unknown synthon database ${JSON.stringify(q.db_name)}; available: ${synthonDbs.map((d) => d.id).join(', ')}`);
+        throw validationError(
+          ['query', 'db_name'],
+          `unknown synthon database ${JSON.stringify(q.db_name)}; available: ${synthonDbs.map((d) => d.id).join(', ')}`,
+        );
       }
       throw new AppError('capability_unavailable', 'synthon databases are not available on this server yet', {
-        issues: [{
-          loc: ['query', 'db_name'],
-          msg: `synthon-space jobs need a synthon database and none is installed on this server (available databases: ${search.databases().map((d) => d.id).join(', ') || 'none'}); use /submit_molsearch for enumerated catalogs`,
-          type: 'value_error.unavailable',
-        }],
+        issues: [
+          {
+            loc: ['query', 'db_name'],
+            msg: `synthon-space jobs need a synthon database and none is installed on this server (available databases: ${
+              search
+                .databases()
+                .map((d) => d.id)
+                .join(', ') || 'none'
+            }); use /submit_molsearch for enumerated catalogs`,
+            type: 'value_error.unavailable',
+          },
+        ],
       });
     },
   );

@@ -16,11 +16,22 @@ const JobName = Type.String({ description: 'Job name returned by /submit_molsear
 
 const SubmitQuery = Type.Object({
   search_input: Type.String({ default: SAMPLE_SMILES, description: 'Query molecule (SMILES)' }),
-  search_type: Type.Union([SearchTypeSchema], { default: 'espsim_shape', description: 'Jobs scan Morgan fingerprints: only morgan is served by jobs now' }),
+  search_type: Type.Union([SearchTypeSchema], {
+    default: 'espsim_shape',
+    description: 'Jobs scan Morgan fingerprints: only morgan is served by jobs now',
+  }),
   search_quality: Type.Union([SearchQualitySchema], { default: 'fast' }),
-  db_names: Type.Optional(Type.Array(Type.String(), { description: 'Databases to scan; see /available_databases' })),
-  n_neighbors: Type.Integer({ default: MAX_JOB_NEIGHBORS, description: `Neighbours wanted (at most ${MAX_JOB_NEIGHBORS})` }),
-  include_properties: BoolParam(false, 'Recorded with the job; properties are always stored and paged on request'),
+  db_names: Type.Optional(
+    Type.Array(Type.String(), { description: 'Databases to scan; see /available_databases' }),
+  ),
+  n_neighbors: Type.Integer({
+    default: MAX_JOB_NEIGHBORS,
+    description: `Neighbours wanted (at most ${MAX_JOB_NEIGHBORS})`,
+  }),
+  include_properties: BoolParam(
+    false,
+    'Recorded with the job; properties are always stored and paged on request',
+  ),
 });
 
 export const JobViewSchema = Type.Object({
@@ -33,83 +44,198 @@ export const JobViewSchema = Type.Object({
   finished_at: Type.Union([Type.String(), Type.Null()]),
   rows: Type.Union([Type.Integer(), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()]),
-  progress: Type.Object({ shards_done: Type.Union([Type.Integer(), Type.Null()]), shards_total: Type.Union([Type.Integer(), Type.Null()]) }),
+  progress: Type.Object({
+    shards_done: Type.Union([Type.Integer(), Type.Null()]),
+    shards_total: Type.Union([Type.Integer(), Type.Null()]),
+  }),
 });
 
 const PageQuery = Type.Object({
   job_name: Type.String({ default: 'XXX', description: 'Job name' }),
-  db_name: Type.Optional(Type.Array(Type.String(), { description: 'Accepted for compatibility (scalar or one-element list); the job knows its databases' })),
+  db_name: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Accepted for compatibility (scalar or one-element list); the job knows its databases',
+    }),
+  ),
   page_size: Type.Integer({ default: 30, minimum: 1, maximum: MAX_PAGE_SIZE }),
-  page_num: Type.Integer({ default: 1, minimum: 0, description: 'Page number, 0-based (clients start at 0)' }),
-  include_properties: BoolParam(false, 'Add one list per property key (33, in the order of the property-range table)'),
+  page_num: Type.Integer({
+    default: 1,
+    minimum: 0,
+    description: 'Page number, 0-based (clients start at 0)',
+  }),
+  include_properties: BoolParam(
+    false,
+    'Add one list per property key (33, in the order of the property-range table)',
+  ),
   include_synthons: BoolParam(false, 'Accepted; enumerated catalogs have no synthons'),
-  sim_th: Type.Number({ default: 0, minimum: 0, maximum: 1, description: 'Drop rows with similarity below it' }),
-  d_min: Type.Number({ default: 0, minimum: 0, maximum: 1, description: 'Distance window: keep rows with 1 - similarity >= d_min' }),
-  d_max: Type.Number({ default: 1, minimum: 0, maximum: 1, description: 'Distance window: keep rows with 1 - similarity <= d_max' }),
+  sim_th: Type.Number({
+    default: 0,
+    minimum: 0,
+    maximum: 1,
+    description: 'Drop rows with similarity below it',
+  }),
+  d_min: Type.Number({
+    default: 0,
+    minimum: 0,
+    maximum: 1,
+    description: 'Distance window: keep rows with 1 - similarity >= d_min',
+  }),
+  d_max: Type.Number({
+    default: 1,
+    minimum: 0,
+    maximum: 1,
+    description: 'Distance window: keep rows with 1 - similarity <= d_max',
+  }),
 });
 
 export const PagingBody = Type.Object(
   {
-    prop_ranges: Type.Optional(Type.Record(Type.String(), Type.Object({ min: Type.Optional(Type.Number()), max: Type.Optional(Type.Number()) }), { description: 'property key → {min, max}; sets in_prop_range, never drops rows' })),
+    prop_ranges: Type.Optional(
+      Type.Record(
+        Type.String(),
+        Type.Object({ min: Type.Optional(Type.Number()), max: Type.Optional(Type.Number()) }),
+        { description: 'property key → {min, max}; sets in_prop_range, never drops rows' },
+      ),
+    ),
     neighbor_ids: Type.Optional(Type.Array(Type.String(), { default: [] })),
   },
   { additionalProperties: true },
 );
 export type PagingBodyT = Static<typeof PagingBody>;
 
-const PageSchema = Type.Record(Type.String(), Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])), {
-  description: 'Column-oriented page: smiles, id, database, db_id, similarity, in_prop_range (+ 33 property lists); all lists of equal length',
-});
+const PageSchema = Type.Record(
+  Type.String(),
+  Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])),
+  {
+    description:
+      'Column-oriented page: smiles, id, database, db_id, similarity, in_prop_range (+ 33 property lists); all lists of equal length',
+  },
+);
 
 /** Checks the databases of a job and that the search type is one jobs serve. */
-export function checkJobSearch(search: SearchService, dbNames: string[] | undefined, searchType: string): string[] {
+export function checkJobSearch(
+  search: SearchService,
+  dbNames: string[] | undefined,
+  searchType: string,
+): string[] {
   if (searchType !== 'morgan') {
-    throw validationError(['query', 'search_type'], `jobs scan Morgan fingerprints: search_type must be morgan (got ${searchType}); shape and electrostatic jobs are not available`, 'value_error.unavailable');
+    throw validationError(
+      ['query', 'search_type'],
+      `jobs scan Morgan fingerprints: search_type must be morgan (got ${searchType}); shape and electrostatic jobs are not available`,
+      'value_error.unavailable',
+    );
   }
   return checkDatabases(search, dbNames, [searchType as SearchType], MAX_JOB_DATABASES);
 }
 
 /** Legacy job routes: submit, status, info, list, revoke and pages. */
-export function registerJobRoutes(app: FastifyInstance, deps: { jobs: JobService; search: SearchService }): void {
+export function registerJobRoutes(
+  app: FastifyInstance,
+  deps: { jobs: JobService; search: SearchService },
+): void {
   const { jobs, search } = deps;
   const tags = ['legacy jobs'];
   // A bare JSON string: Fastify sends string payloads as-is, so encode it and set the type.
-  const bareString = (reply: FastifyReply, value: string) => reply.type('application/json; charset=utf-8').send(JSON.stringify(value));
-  app.get('/submit_molsearch', { schema: { tags, summary: 'Submit a similarity job (up to 100,000 neighbours); answers the job name', querystring: SubmitQuery, response: { 200: Type.String() } } }, async (request, reply) => {
-    const q = request.query as Static<typeof SubmitQuery>;
-    const dbNames = checkJobSearch(search, q.db_names, q.search_type);
-    if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
-    const name = await jobs.submit(request.account!.id, {
-      smiles: q.search_input.trim(),
-      dbNames,
-      k: q.n_neighbors,
-      searchType: q.search_type,
-      searchQuality: q.search_quality,
-      includeProperties: q.include_properties,
-    });
-    return bareString(reply, name);
-  });
+  const bareString = (reply: FastifyReply, value: string) =>
+    reply.type('application/json; charset=utf-8').send(JSON.stringify(value));
+  app.get(
+    '/submit_molsearch',
+    {
+      schema: {
+        tags,
+        summary: 'Submit a similarity job (up to 100,000 neighbours); answers the job name',
+        querystring: SubmitQuery,
+        response: { 200: Type.String() },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query as Static<typeof SubmitQuery>;
+      const dbNames = checkJobSearch(search, q.db_names, q.search_type);
+      if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
+      const name = await jobs.submit(request.account!.id, {
+        smiles: q.search_input.trim(),
+        dbNames,
+        k: q.n_neighbors,
+        searchType: q.search_type,
+        searchQuality: q.search_quality,
+        includeProperties: q.include_properties,
+      });
+      return bareString(reply, name);
+    },
+  );
 
   const byName = Type.Object({ job_name: JobName });
-  app.get('/job_status', { schema: { tags, summary: 'Job status: PENDING, STARTED, SUCCESS, FAILURE or REVOKED', querystring: byName, response: { 200: Type.String() } } }, async (request, reply) =>
-    bareString(reply, await jobs.status(request.account!.id, (request.query as Static<typeof byName>).job_name)),
+  app.get(
+    '/job_status',
+    {
+      schema: {
+        tags,
+        summary: 'Job status: PENDING, STARTED, SUCCESS, FAILURE or REVOKED',
+        querystring: byName,
+        response: { 200: Type.String() },
+      },
+    },
+    async (request, reply) =>
+      bareString(
+        reply,
+        await jobs.status(request.account!.id, (request.query as Static<typeof byName>).job_name),
+      ),
   );
-  app.get('/job_info', { schema: { tags, summary: 'Job parameters, status, progress, row count and failure reason', querystring: byName, response: { 200: JobViewSchema } } }, async (request) =>
-    jobs.info(request.account!.id, (request.query as Static<typeof byName>).job_name),
+  app.get(
+    '/job_info',
+    {
+      schema: {
+        tags,
+        summary: 'Job parameters, status, progress, row count and failure reason',
+        querystring: byName,
+        response: { 200: JobViewSchema },
+      },
+    },
+    async (request) => jobs.info(request.account!.id, (request.query as Static<typeof byName>).job_name),
   );
-  app.get('/user_jobs', { schema: { tags, summary: "The caller's jobs, newest first", response: { 200: Type.Array(JobViewSchema) } } }, async (request) => jobs.list(request.account!.id));
-  app.post('/revoke_job', { schema: { tags, summary: 'Revoke a job: its activities stop; status REVOKED', querystring: byName, response: { 200: Type.Object({ job_name: Type.String(), status: Type.String() }) } } }, async (request) => {
-    const name = (request.query as Static<typeof byName>).job_name;
-    return { job_name: name, status: await jobs.revoke(request.account!.id, name) };
-  });
+  app.get(
+    '/user_jobs',
+    {
+      schema: {
+        tags,
+        summary: "The caller's jobs, newest first",
+        response: { 200: Type.Array(JobViewSchema) },
+      },
+    },
+    async (request) => jobs.list(request.account!.id),
+  );
+  app.post(
+    '/revoke_job',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke a job: its activities stop; status REVOKED',
+        querystring: byName,
+        response: { 200: Type.Object({ job_name: Type.String(), status: Type.String() }) },
+      },
+    },
+    async (request) => {
+      const name = (request.query as Static<typeof byName>).job_name;
+      return { job_name: name, status: await jobs.revoke(request.account!.id, name) };
+    },
+  );
 
   app.post(
     '/get_molsearch_page',
-    { schema: { tags, summary: 'One page (0-based) of a job result, column-oriented; empty lists while the job runs', querystring: PageQuery, body: Type.Optional(PagingBody), response: { 200: PageSchema } } },
+    {
+      schema: {
+        tags,
+        summary: 'One page (0-based) of a job result, column-oriented; empty lists while the job runs',
+        querystring: PageQuery,
+        body: Type.Optional(PagingBody),
+        response: { 200: PageSchema },
+      },
+    },
     async (request, reply) => {
       const q = request.query as Static<typeof PageQuery>;
       const body = (request.body ?? {}) as PagingBodyT;
-      if (q.d_min > q.d_max) throw validationError(['query', 'd_min'], `d_min (${q.d_min}) is greater than d_max (${q.d_max})`);
+      if (q.d_min > q.d_max)
+        throw validationError(['query', 'd_min'], `d_min (${q.d_min}) is greater than d_max (${q.d_max})`);
       const page = await jobs.pageJson(request.account!.id, q.job_name, {
         pageNum: q.page_num,
         pageSize: q.page_size,

@@ -21,13 +21,22 @@ const DatabaseSummary = Type.Object(
   { additionalProperties: true },
 );
 
-const HealthSchema = Type.Object({ status: Type.String(), checks: Type.Record(Type.String(), Type.Object({ ok: Type.Boolean(), error: Type.Optional(Type.String()) })) });
+const HealthSchema = Type.Object({
+  status: Type.String(),
+  checks: Type.Record(
+    Type.String(),
+    Type.Object({ ok: Type.Boolean(), error: Type.Optional(Type.String()) }),
+  ),
+});
 
 async function runChecks(checks: HealthCheck[]) {
   const results = await Promise.all(
     checks.map(async (c) => {
       try {
-        await Promise.race([c.check(), new Promise((_, rej) => setTimeout(() => rej(new Error('timed out after 3 s')), 3000).unref())]);
+        await Promise.race([
+          c.check(),
+          new Promise((_, rej) => setTimeout(() => rej(new Error('timed out after 3 s')), 3000).unref()),
+        ]);
         return [c.name, { ok: true }] as const;
       } catch (err) {
         return [c.name, { ok: false, error: err instanceof Error ? err.message : String(err) }] as const;
@@ -38,50 +47,134 @@ async function runChecks(checks: HealthCheck[]) {
 }
 
 /** /health, /test, /available_databases(_full), /license_information, /random_molecule. */
-export function registerMetaRoutes(app: FastifyInstance, deps: { search: SearchService; health: HealthCheck[] }): void {
+export function registerMetaRoutes(
+  app: FastifyInstance,
+  deps: { search: SearchService; health: HealthCheck[] },
+): void {
   const { search } = deps;
-  app.get('/health', { config: { auth: false }, schema: { tags: ['service'], summary: 'Readiness: Temporal, database, object store, catalogs', response: { 200: HealthSchema, 503: HealthSchema } } }, async (_req, reply) => {
-    const checks = await runChecks(deps.health);
-    const failing = Object.entries(checks).filter(([, v]) => !v.ok).map(([k]) => k);
-    if (failing.length) return reply.status(503).send({ status: `unavailable: ${failing.join(', ')}`, checks });
-    return { status: 'ok', checks };
-  });
-  app.get('/test', { config: { auth: false }, schema: { tags: ['service'], summary: 'Liveness', response: { 200: Type.Object({ message: Type.String() }) } } }, async () => ({ message: 'molecule search service is running' }));
-
-  app.get('/available_databases', { schema: { tags: ['databases'], summary: 'Databases keyed by name', response: { 200: Type.Record(Type.String(), DatabaseSummary) } } }, async () =>
-    Object.fromEntries(search.databases().map((d) => [d.id, { vendor: d.vendor, vendor_web_page: d.website, number_of_molecules: d.molecules, quotation_contact: d.contact, name: d.name }])),
+  app.get(
+    '/health',
+    {
+      config: { auth: false },
+      schema: {
+        tags: ['service'],
+        summary: 'Readiness: Temporal, database, object store, catalogs',
+        response: { 200: HealthSchema, 503: HealthSchema },
+      },
+    },
+    async (_req, reply) => {
+      const checks = await runChecks(deps.health);
+      const failing = Object.entries(checks)
+        .filter(([, v]) => !v.ok)
+        .map(([k]) => k);
+      if (failing.length)
+        return reply.status(503).send({ status: `unavailable: ${failing.join(', ')}`, checks });
+      return { status: 'ok', checks };
+    },
   );
-  app.get('/available_databases_full', { schema: { tags: ['databases'], summary: 'Databases with release, kind and search types', response: { 200: Type.Record(Type.String(), DatabaseSummary) } } }, async () =>
-    Object.fromEntries(
-      search.databases().map((d) => [
-        d.id,
-        {
-          vendor: d.vendor,
-          vendor_web_page: d.website,
-          number_of_molecules: d.molecules,
-          quotation_contact: d.contact,
-          name: d.name,
-          release: d.release,
-          kind: d.kind,
-          search_types: d.searchTypes,
-          predicted_properties: d.hasPredictions,
-          license: d.license ?? null,
-          source: d.source ?? null,
-          default: d.id === search.defaultDatabase(),
-        },
-      ]),
-    ),
+  app.get(
+    '/test',
+    {
+      config: { auth: false },
+      schema: {
+        tags: ['service'],
+        summary: 'Liveness',
+        response: { 200: Type.Object({ message: Type.String() }) },
+      },
+    },
+    async () => ({ message: 'molecule search service is running' }),
   );
-  app.get('/license_information', { schema: { tags: ['service'], response: { 200: Type.Object({}, { additionalProperties: true }) } } }, async () => ({
-    service_license: 'MIT',
-    databases: Object.fromEntries(search.databases().map((d) => [d.id, { license: d.license ?? 'see source', source: d.source ?? null }])),
-    software: { rdkit: 'BSD-3-Clause', temporal: 'MIT', onnxruntime: 'MIT', 'apache-arrow': 'Apache-2.0' },
-  }));
 
-  const RandomQuery = Type.Object({ n_mols: Type.Integer({ default: 1, description: `How many molecules (1 to ${MAX_RANDOM_MOLECULES})` }) });
-  app.get('/random_molecule', { schema: { tags: ['databases'], summary: 'Random molecules from the served databases', querystring: RandomQuery, response: { 200: Type.Array(Type.String()) } } }, async (request) => {
-    const { n_mols } = request.query as Static<typeof RandomQuery>;
-    if (n_mols < 1 || n_mols > MAX_RANDOM_MOLECULES) throw validationError(['query', 'n_mols'], `must be between 1 and ${MAX_RANDOM_MOLECULES}, got ${n_mols}`);
-    return (await search.random(n_mols)).map((m) => m.smiles);
+  app.get(
+    '/available_databases',
+    {
+      schema: {
+        tags: ['databases'],
+        summary: 'Databases keyed by name',
+        response: { 200: Type.Record(Type.String(), DatabaseSummary) },
+      },
+    },
+    async () =>
+      Object.fromEntries(
+        search
+          .databases()
+          .map((d) => [
+            d.id,
+            {
+              vendor: d.vendor,
+              vendor_web_page: d.website,
+              number_of_molecules: d.molecules,
+              quotation_contact: d.contact,
+              name: d.name,
+            },
+          ]),
+      ),
+  );
+  app.get(
+    '/available_databases_full',
+    {
+      schema: {
+        tags: ['databases'],
+        summary: 'Databases with release, kind and search types',
+        response: { 200: Type.Record(Type.String(), DatabaseSummary) },
+      },
+    },
+    async () =>
+      Object.fromEntries(
+        search.databases().map((d) => [
+          d.id,
+          {
+            vendor: d.vendor,
+            vendor_web_page: d.website,
+            number_of_molecules: d.molecules,
+            quotation_contact: d.contact,
+            name: d.name,
+            release: d.release,
+            kind: d.kind,
+            search_types: d.searchTypes,
+            predicted_properties: d.hasPredictions,
+            license: d.license ?? null,
+            source: d.source ?? null,
+            default: d.id === search.defaultDatabase(),
+          },
+        ]),
+      ),
+  );
+  app.get(
+    '/license_information',
+    { schema: { tags: ['service'], response: { 200: Type.Object({}, { additionalProperties: true }) } } },
+    async () => ({
+      service_license: 'MIT',
+      databases: Object.fromEntries(
+        search
+          .databases()
+          .map((d) => [d.id, { license: d.license ?? 'see source', source: d.source ?? null }]),
+      ),
+      software: { rdkit: 'BSD-3-Clause', temporal: 'MIT', onnxruntime: 'MIT', 'apache-arrow': 'Apache-2.0' },
+    }),
+  );
+
+  const RandomQuery = Type.Object({
+    n_mols: Type.Integer({ default: 1, description: `How many molecules (1 to ${MAX_RANDOM_MOLECULES})` }),
   });
+  app.get(
+    '/random_molecule',
+    {
+      schema: {
+        tags: ['databases'],
+        summary: 'Random molecules from the served databases',
+        querystring: RandomQuery,
+        response: { 200: Type.Array(Type.String()) },
+      },
+    },
+    async (request) => {
+      const { n_mols } = request.query as Static<typeof RandomQuery>;
+      if (n_mols < 1 || n_mols > MAX_RANDOM_MOLECULES)
+        throw validationError(
+          ['query', 'n_mols'],
+          `must be between 1 and ${MAX_RANDOM_MOLECULES}, got ${n_mols}`,
+        );
+      return (await search.random(n_mols)).map((m) => m.smiles);
+    },
+  );
 }

@@ -17,26 +17,66 @@ export const MAX_SYNC_NEIGHBORS = 100;
 export const MAX_SYNC_DATABASES = 2;
 
 const enumOf = <T extends readonly string[]>(values: T, description?: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), { description });
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { description },
+  );
 
 export const SearchTypeSchema = enumOf(SEARCH_TYPES, 'Search kind');
-export const SearchQualitySchema = enumOf(SEARCH_QUALITIES, 'Search quality; "very accurate" is accepted as very_accurate');
+export const SearchQualitySchema = enumOf(
+  SEARCH_QUALITIES,
+  'Search quality; "very accurate" is accepted as very_accurate',
+);
 export const BoolParam = (def: boolean, description: string) => Type.Boolean({ default: def, description });
 /** Filters and orderings are checked by hand so the 422 can list the values available now. */
-export const FilteringSchema = Type.Array(Type.String(), { default: ['No solvents'], description: `Filters: ${FILTERS.join(', ')}` });
-export const OrderingSchema = Type.Array(Type.String(), { default: ['Similarity'], description: `Orderings: ${ORDERINGS.join(', ')}` });
+export const FilteringSchema = Type.Array(Type.String(), {
+  default: ['No solvents'],
+  description: `Filters: ${FILTERS.join(', ')}`,
+});
+export const OrderingSchema = Type.Array(Type.String(), {
+  default: ['Similarity'],
+  description: `Orderings: ${ORDERINGS.join(', ')}`,
+});
 
 /** Checks the databases exist, that there are at most `max`, and that each serves the search type. */
-export function checkDatabases(search: SearchService, dbNames: string[] | undefined, searchTypes: SearchType[], max = MAX_SYNC_DATABASES): string[] {
-  const names = dbNames && dbNames.length ? [...new Set(dbNames.flatMap((n) => n.split(',')).map((n) => n.trim()).filter(Boolean))] : [search.defaultDatabase()];
-  if (names.length > max) throw validationError(['query', 'db_names'], `at most ${max} databases per search, got ${names.length}`, 'value_error.too_many');
+export function checkDatabases(
+  search: SearchService,
+  dbNames: string[] | undefined,
+  searchTypes: SearchType[],
+  max = MAX_SYNC_DATABASES,
+): string[] {
+  const names =
+    dbNames && dbNames.length
+      ? [
+          ...new Set(
+            dbNames
+              .flatMap((n) => n.split(','))
+              .map((n) => n.trim())
+              .filter(Boolean),
+          ),
+        ]
+      : [search.defaultDatabase()];
+  if (names.length > max)
+    throw validationError(
+      ['query', 'db_names'],
+      `at most ${max} databases per search, got ${names.length}`,
+      'value_error.too_many',
+    );
   const known = new Map(search.databases().map((d) => [d.id, d]));
   for (const name of names) {
     const db = known.get(name);
-    if (!db) throw validationError(['query', 'db_names'], `unknown database ${JSON.stringify(name)}; available: ${[...known.keys()].join(', ')}`);
+    if (!db)
+      throw validationError(
+        ['query', 'db_names'],
+        `unknown database ${JSON.stringify(name)}; available: ${[...known.keys()].join(', ')}`,
+      );
     for (const t of searchTypes) {
       if (!db.searchTypes.includes(t)) {
-        throw validationError(['query', 'search_type'], `search type ${t} is not available for database ${name}; available search types: ${db.searchTypes.join(', ')}`, 'value_error.unavailable');
+        throw validationError(
+          ['query', 'search_type'],
+          `search type ${t} is not available for database ${name}; available search types: ${db.searchTypes.join(', ')}`,
+          'value_error.unavailable',
+        );
       }
     }
   }
@@ -45,15 +85,29 @@ export function checkDatabases(search: SearchService, dbNames: string[] | undefi
 
 export function checkNeighbors(n: number, max = MAX_SYNC_NEIGHBORS, field = 'n_neighbors'): number {
   if (n < 1) throw validationError(['query', field], 'must be at least 1');
-  if (n > max) throw validationError(['query', field], `at most ${max} molecules per synchronous search (got ${n}); use /submit_molsearch for larger searches`, 'value_error.too_large');
+  if (n > max)
+    throw validationError(
+      ['query', field],
+      `at most ${max} molecules per synchronous search (got ${n}); use /submit_molsearch for larger searches`,
+      'value_error.too_large',
+    );
   return n;
 }
 
 export function checkFilters(search: SearchService, values: string[]): FilterName[] {
   const available = search.availableFilters();
   for (const v of values) {
-    if (!(FILTERS as readonly string[]).includes(v)) throw validationError(['query', 'filtering'], `unknown filter ${JSON.stringify(v)}; allowed: ${available.join(', ')}`);
-    if (!available.includes(v as FilterName)) throw validationError(['query', 'filtering'], `filter ${JSON.stringify(v)} is not available yet; available: ${available.join(', ')}`, 'value_error.unavailable');
+    if (!(FILTERS as readonly string[]).includes(v))
+      throw validationError(
+        ['query', 'filtering'],
+        `unknown filter ${JSON.stringify(v)}; allowed: ${available.join(', ')}`,
+      );
+    if (!available.includes(v as FilterName))
+      throw validationError(
+        ['query', 'filtering'],
+        `filter ${JSON.stringify(v)} is not available yet; available: ${available.join(', ')}`,
+        'value_error.unavailable',
+      );
   }
   return values as FilterName[];
 }
@@ -61,8 +115,17 @@ export function checkFilters(search: SearchService, values: string[]): FilterNam
 export function checkOrderings(search: SearchService, values: string[]): OrderingName[] {
   const available = search.availableOrderings();
   for (const v of values) {
-    if (!(ORDERINGS as readonly string[]).includes(v)) throw validationError(['query', 'ordering'], `unknown ordering ${JSON.stringify(v)}; allowed: ${available.join(', ')}`);
-    if (!available.includes(v as OrderingName)) throw validationError(['query', 'ordering'], `ordering ${JSON.stringify(v)} is not available yet; available: ${available.join(', ')}`, 'value_error.unavailable');
+    if (!(ORDERINGS as readonly string[]).includes(v))
+      throw validationError(
+        ['query', 'ordering'],
+        `unknown ordering ${JSON.stringify(v)}; allowed: ${available.join(', ')}`,
+      );
+    if (!available.includes(v as OrderingName))
+      throw validationError(
+        ['query', 'ordering'],
+        `ordering ${JSON.stringify(v)} is not available yet; available: ${available.join(', ')}`,
+        'value_error.unavailable',
+      );
   }
   return values as OrderingName[];
 }

@@ -9,16 +9,25 @@ import { MAX_PREDICT_MOLECULES } from '../../services/admet.ts';
 import { BoolParam } from './params.ts';
 
 const PredictQuery = Type.Object({
-  search_input: Type.Array(Type.String(), { description: `Molecules (SMILES), repeated parameter; at most ${MAX_PREDICT_MOLECULES}` }),
+  search_input: Type.Array(Type.String(), {
+    description: `Molecules (SMILES), repeated parameter; at most ${MAX_PREDICT_MOLECULES}`,
+  }),
   descriptors: BoolParam(true, 'Add the 11 descriptors'),
   properties: BoolParam(true, 'Add the 22 predicted ADMET properties and the applicability-domain flags'),
   filename: Type.String({
     default: 'properties_and_descriptors',
-    description: "Also write the table as CSV to exports/<filename>.csv in your file area (name sanitised); '' writes none. The path and URL are in the x-export-path and x-export-url headers.",
+    description:
+      "Also write the table as CSV to exports/<filename>.csv in your file area (name sanitised); '' writes none. The path and URL are in the x-export-path and x-export-url headers.",
   }),
 });
 
-const Cell = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null(), Type.Array(Type.String())]);
+const Cell = Type.Union([
+  Type.String(),
+  Type.Number(),
+  Type.Boolean(),
+  Type.Null(),
+  Type.Array(Type.String()),
+]);
 const PredictTableSchema = Type.Record(Type.String(), Type.Array(Cell), {
   description:
     'Column-oriented: every value is a list with one entry per search_input, in input order. Columns: smiles (canonical; null when unparsable), search_input, the 22 ADMET keys (properties=true), the 11 descriptors (descriptors=true), in_domain (true when no model flags the molecule) and admet_out_of_domain (names of the endpoints whose applicability domain excludes it) with properties=true, and error (why a row has no values, else null).',
@@ -28,18 +37,47 @@ const PredictTableSchema = Type.Record(Type.String(), Type.Array(Cell), {
 export function legacyPredictPlugin(admet: AdmetService): (app: FastifyInstance) => void {
   return (app) => {
     const tags = ['legacy predict'];
-    app.get('/predict_array', { schema: { tags, summary: 'Predicted ADMET properties and descriptors of molecules', querystring: PredictQuery, response: { 200: PredictTableSchema } } }, async (request, reply) => {
-      const q = request.query as Static<typeof PredictQuery>;
-      const r = await admet.predictArray(request.account!.id, { smiles: q.search_input, descriptors: q.descriptors, properties: q.properties, filename: q.filename });
-      if (r.file) reply.header('x-export-path', r.file.path).header('x-export-url', r.file.url);
-      return r.table;
-    });
-    app.get('/exports/:filename', { schema: { tags, summary: 'A CSV export of /predict_array from your file area', params: Type.Object({ filename: Type.String() }) } }, async (request, reply) => {
-      const f = await admet.exportFile(request.account!.id, (request.params as { filename: string }).filename);
-      reply.header('content-type', 'text/csv; charset=utf-8');
-      reply.header('content-disposition', `attachment; filename="${f.filename}"`);
-      reply.header('content-length', String(f.bytes));
-      return reply.send(f.stream);
-    });
+    app.get(
+      '/predict_array',
+      {
+        schema: {
+          tags,
+          summary: 'Predicted ADMET properties and descriptors of molecules',
+          querystring: PredictQuery,
+          response: { 200: PredictTableSchema },
+        },
+      },
+      async (request, reply) => {
+        const q = request.query as Static<typeof PredictQuery>;
+        const r = await admet.predictArray(request.account!.id, {
+          smiles: q.search_input,
+          descriptors: q.descriptors,
+          properties: q.properties,
+          filename: q.filename,
+        });
+        if (r.file) reply.header('x-export-path', r.file.path).header('x-export-url', r.file.url);
+        return r.table;
+      },
+    );
+    app.get(
+      '/exports/:filename',
+      {
+        schema: {
+          tags,
+          summary: 'A CSV export of /predict_array from your file area',
+          params: Type.Object({ filename: Type.String() }),
+        },
+      },
+      async (request, reply) => {
+        const f = await admet.exportFile(
+          request.account!.id,
+          (request.params as { filename: string }).filename,
+        );
+        reply.header('content-type', 'text/csv; charset=utf-8');
+        reply.header('content-disposition', `attachment; filename="${f.filename}"`);
+        reply.header('content-length', String(f.bytes));
+        return reply.send(f.stream);
+      },
+    );
   };
 }

@@ -24,7 +24,11 @@ const NeighborSchema = Type.Object(
     db_id: Type.String(),
     similarity: Type.Number(),
   },
-  { additionalProperties: true, description: 'A neighbour: score keys per metric (e.g. "Morgan Tanimoto") and descriptor/property keys when requested' },
+  {
+    additionalProperties: true,
+    description:
+      'A neighbour: score keys per metric (e.g. "Morgan Tanimoto") and descriptor/property keys when requested',
+  },
 );
 
 const SearchResultSchema = Type.Object({
@@ -43,7 +47,9 @@ const simpleQuery = {
   search_input: Type.String({ default: SAMPLE_SMILES, description: 'Query molecule (SMILES)' }),
   search_type: Type.Array(SearchTypeSchema, { default: ['espsim_shape'] }),
   search_quality: Type.Optional(SearchQualitySchema),
-  db_names: Type.Optional(Type.Array(Type.String(), { description: 'Databases to search (at most 2); see /available_databases' })),
+  db_names: Type.Optional(
+    Type.Array(Type.String(), { description: 'Databases to search (at most 2); see /available_databases' }),
+  ),
   n_neighbors: Type.Integer({ default: 30, description: 'Number of neighbours (at most 100)' }),
 };
 
@@ -75,11 +81,19 @@ function payload(result: SimilarityResult, searchTypes: string[], dbNames: strin
     neighbors: result.rows,
     canonicalized_query: result.canonical,
     remarks: result.remarks.join(' '),
-    search_info: { search_type: searchTypes, db_names: dbNames, search_id: `search_${randomUUID()}`, count: result.rows.length },
+    search_info: {
+      search_type: searchTypes,
+      db_names: dbNames,
+      search_id: `search_${randomUUID()}`,
+      count: result.rows.length,
+    },
   };
 }
 
-async function molsearch(search: SearchService, q: Partial<MolsearchQueryT> & Static<typeof MolsearchSimpleQuery>) {
+async function molsearch(
+  search: SearchService,
+  q: Partial<MolsearchQueryT> & Static<typeof MolsearchSimpleQuery>,
+) {
   const searchTypes = [...new Set(q.search_type)] as SearchType[];
   const k = checkNeighbors(q.n_neighbors);
   const dbNames = checkDatabases(search, q.db_names, searchTypes);
@@ -100,11 +114,29 @@ async function molsearch(search: SearchService, q: Partial<MolsearchQueryT> & St
 
 /** GET /molsearch, /molsearch_simple and /batch_search over the search service. */
 export function registerSearchRoutes(app: FastifyInstance, search: SearchService): void {
-  app.get('/molsearch', { schema: { tags: ['legacy search'], summary: 'Similarity search (at most 100 molecules, 2 databases)', querystring: MolsearchQuery, response: { 200: SearchResultSchema } } }, async (request) =>
-    molsearch(search, request.query as MolsearchQueryT),
+  app.get(
+    '/molsearch',
+    {
+      schema: {
+        tags: ['legacy search'],
+        summary: 'Similarity search (at most 100 molecules, 2 databases)',
+        querystring: MolsearchQuery,
+        response: { 200: SearchResultSchema },
+      },
+    },
+    async (request) => molsearch(search, request.query as MolsearchQueryT),
   );
-  app.get('/molsearch_simple', { schema: { tags: ['legacy search'], summary: 'Similarity search without descriptors, properties or filters', querystring: MolsearchSimpleQuery, response: { 200: SearchResultSchema } } }, async (request) =>
-    molsearch(search, request.query as Static<typeof MolsearchSimpleQuery>),
+  app.get(
+    '/molsearch_simple',
+    {
+      schema: {
+        tags: ['legacy search'],
+        summary: 'Similarity search without descriptors, properties or filters',
+        querystring: MolsearchSimpleQuery,
+        response: { 200: SearchResultSchema },
+      },
+    },
+    async (request) => molsearch(search, request.query as Static<typeof MolsearchSimpleQuery>),
   );
   app.get(
     '/batch_search',
@@ -122,9 +154,22 @@ export function registerSearchRoutes(app: FastifyInstance, search: SearchService
       const k = checkNeighbors(q.n_neighbors);
       const dbNames = checkDatabases(search, q.db_names, searchTypes);
       const inputs = (q.search_input ?? []).map((s) => s.trim());
-      if (inputs.length === 0) throw validationError(['query', 'search_input'], 'at least one SMILES is required');
-      if (inputs.length > MAX_BATCH_INPUTS) throw validationError(['query', 'search_input'], `at most ${MAX_BATCH_INPUTS} inputs per batch search, got ${inputs.length}`, 'value_error.too_many');
-      const base = { dbNames, k, descriptors: false, properties: false, filters: [], ordering: ['Similarity' as const] };
+      if (inputs.length === 0)
+        throw validationError(['query', 'search_input'], 'at least one SMILES is required');
+      if (inputs.length > MAX_BATCH_INPUTS)
+        throw validationError(
+          ['query', 'search_input'],
+          `at most ${MAX_BATCH_INPUTS} inputs per batch search, got ${inputs.length}`,
+          'value_error.too_many',
+        );
+      const base = {
+        dbNames,
+        k,
+        descriptors: false,
+        properties: false,
+        filters: [],
+        ordering: ['Similarity' as const],
+      };
       if (q.search_mode === 'batch') {
         const results = await search.batch({ ...base, smiles: inputs });
         return results.map((r) => payload(r, searchTypes, dbNames));

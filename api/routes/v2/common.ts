@@ -30,30 +30,57 @@ export const MAX_SYNC_LIMIT = 200;
 
 /** The error envelope, for response schemas. */
 export const ErrorSchema = Type.Object({
-  error: Type.Object({ code: Type.String(), message: Type.String(), request_id: Type.String(), retryable: Type.Boolean(), details: Type.Optional(Type.Array(Type.Any())) }),
+  error: Type.Object({
+    code: Type.String(),
+    message: Type.String(),
+    request_id: Type.String(),
+    retryable: Type.Boolean(),
+    details: Type.Optional(Type.Array(Type.Any())),
+  }),
 });
 export const WarningSchema = Type.Object({ code: Type.String(), message: Type.String() });
 /** v2 bodies are open objects in the response: clients keep unknown fields. */
-export const Open = <T extends TProperties>(props: T, description?: string) => Type.Object(props, { additionalProperties: true, description });
+export const Open = <T extends TProperties>(props: T, description?: string) =>
+  Type.Object(props, { additionalProperties: true, description });
 
-export const errorResponses = { 401: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 413: ErrorSchema, 422: ErrorSchema, 429: ErrorSchema, 503: ErrorSchema };
+export const errorResponses = {
+  401: ErrorSchema,
+  404: ErrorSchema,
+  409: ErrorSchema,
+  413: ErrorSchema,
+  422: ErrorSchema,
+  429: ErrorSchema,
+  503: ErrorSchema,
+};
 
 /** The caller's account id (every v2 route is authenticated). */
 export function accountOf(request: FastifyRequest): string {
-  if (!request.account) throw new AppError('unauthorized', 'API key missing: send it in the x-api-key header');
+  if (!request.account)
+    throw new AppError('unauthorized', 'API key missing: send it in the x-api-key header');
   return request.account.id;
 }
 
 /** The library named `id`, or a 422 naming the field and the available ids. */
-export async function libraryOr422(libraries: LibraryRegistry, id: string, loc: (string | number)[] = ['body', 'database_id']): Promise<Library> {
+export async function libraryOr422(
+  libraries: LibraryRegistry,
+  id: string,
+  loc: (string | number)[] = ['body', 'database_id'],
+): Promise<Library> {
   const lib = await libraries.get(id);
   if (lib) return lib;
   const ids = (await libraries.list()).map((l) => l.info.database_id);
-  throw validationError(loc, `unknown database ${JSON.stringify(id)}; available: ${ids.join(', ')}`, 'value_error.database');
+  throw validationError(
+    loc,
+    `unknown database ${JSON.stringify(id)}; available: ${ids.join(', ')}`,
+    'value_error.database',
+  );
 }
 
 /** Parses a query SMILES or answers 422 invalid_smiles naming the field. */
-export async function parseQuery(smiles: string, loc: (string | number)[] = ['body', 'query_smiles']): Promise<ParsedMolecule> {
+export async function parseQuery(
+  smiles: string,
+  loc: (string | number)[] = ['body', 'query_smiles'],
+): Promise<ParsedMolecule> {
   const p = parseMolecule(await getRDKit(), smiles);
   if ('error' in p) throw invalidSmiles(loc, smiles);
   return p;

@@ -142,7 +142,11 @@ function nameBytes(s: string): number[] {
  * and exports every function under its name. Each function gets its own type entry.
  */
 export function encodeModule(funcs: FuncDef[]): Uint8Array {
-  const types = funcs.map((f) => [0x60, ...vec(f.params.map((t) => [VALTYPE[t]])), ...vec(f.results.map((t) => [VALTYPE[t]]))]);
+  const types = funcs.map((f) => [
+    0x60,
+    ...vec(f.params.map((t) => [VALTYPE[t]])),
+    ...vec(f.results.map((t) => [VALTYPE[t]])),
+  ]);
   const memImport = [...nameBytes('env'), ...nameBytes('memory'), 0x02, 0x03, ...uleb(1), ...uleb(65536)];
   const funcIdx = funcs.map((_, i) => uleb(i));
   const exports = funcs.map((f, i) => [...nameBytes(f.name), 0x00, ...uleb(i)]);
@@ -152,7 +156,14 @@ export function encodeModule(funcs: FuncDef[]): Uint8Array {
     return [...uleb(body.length), ...body];
   });
   const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, vec(types)),
     ...section(2, vec([memImport])),
     ...section(3, vec(funcIdx)),

@@ -13,7 +13,15 @@ export const ROW_BYTES = 256;
  * V8 spills anyway, and faster than the i8x16.popcnt SIMD form on x64.
  */
 export function popcntTree(qPtr: number, rowPtr: number, lo: number, hi: number): number[] {
-  if (hi - lo === 1) return [...I.get(qPtr), ...I.i64Load(lo * 8), ...I.get(rowPtr), ...I.i64Load(lo * 8), ...I.i64And(), ...I.i64Popcnt()];
+  if (hi - lo === 1)
+    return [
+      ...I.get(qPtr),
+      ...I.i64Load(lo * 8),
+      ...I.get(rowPtr),
+      ...I.i64Load(lo * 8),
+      ...I.i64And(),
+      ...I.i64Popcnt(),
+    ];
   const mid = (lo + hi) >> 1;
   return [...popcntTree(qPtr, rowPtr, lo, mid), ...popcntTree(qPtr, rowPtr, mid, hi), ...I.i64Add()];
 }
@@ -25,8 +33,19 @@ export function ptrAt(base: number, idx: number, shift: number, out: number): nu
 
 /** Returns (with `value` on the stack, if any) when start >= end. */
 export const earlyReturn = (start: number, end: number, value: number[] = []): number[] => [
-  ...I.get(start), ...I.get(end), ...I.i32GeU(), ...I.if(), ...value, ...I.return(), ...I.end(),
+  ...I.get(start),
+  ...I.get(end),
+  ...I.i32GeU(),
+  ...I.if(),
+  ...value,
+  ...I.return(),
+  ...I.end(),
 ];
 
 /** local += by (i32). */
-export const advance = (local: number, by: number): number[] => [...I.get(local), ...I.i32Const(by), ...I.i32Add(), ...I.set(local)];
+export const advance = (local: number, by: number): number[] => [
+  ...I.get(local),
+  ...I.i32Const(by),
+  ...I.i32Add(),
+  ...I.set(local),
+];

@@ -5,7 +5,17 @@ import { buildPage, emptyPage, pageJson, type PageRequest } from '../../../api/s
 /** A result with the strings and numbers JSON is fussy about: quotes, backslashes, controls, lone surrogates, NaN, ±Infinity, -0. */
 function fussyResult(rows: number) {
   const r = allocJobResult(rows);
-  const odd = ['plain', 'q"uote', 'back\\slash', 'tab\tnl\n', '\u0001ctl', 'lone\ud800', 'emoji😀', '', '\u2028sep'];
+  const odd = [
+    'plain',
+    'q"uote',
+    'back\\slash',
+    'tab\tnl\n',
+    '\u0001ctl',
+    'lone\ud800',
+    'emoji😀',
+    '',
+    '\u2028sep',
+  ];
   for (let i = 0; i < rows; i++) {
     r.smiles[i] = `C${i % 5 ? '' : odd[i % odd.length]}O`;
     r.id[i] = `id-${i}-${odd[(i * 7) % odd.length]}`;
@@ -14,13 +24,31 @@ function fussyResult(rows: number) {
     r.similarity[i] = 1 - i / (rows * 1.37);
     for (let k = 0; k < PROPERTY_KEYS.length; k++) {
       const m = (i + k) % 11;
-      r.props[k][i] = m === 0 ? NaN : m === 1 ? Infinity : m === 2 ? -0 : m === 3 ? Math.fround(0.33) : (i * 31 + k) / 7 - 50;
+      r.props[k][i] =
+        m === 0
+          ? NaN
+          : m === 1
+            ? Infinity
+            : m === 2
+              ? -0
+              : m === 3
+                ? Math.fround(0.33)
+                : (i * 31 + k) / 7 - 50;
     }
   }
   return r;
 }
 
-const base: PageRequest = { pageNum: 0, pageSize: 40, includeProperties: true, simTh: 0, dMin: 0, dMax: 1, propRanges: {}, neighborIds: [] };
+const base: PageRequest = {
+  pageNum: 0,
+  pageSize: 40,
+  includeProperties: true,
+  simTh: 0,
+  dMin: 0,
+  dMax: 1,
+  propRanges: {},
+  neighborIds: [],
+};
 
 describe('page JSON', () => {
   it('is byte for byte JSON.stringify of the page object, with and without properties, filters and neighbour ids', () => {
@@ -45,7 +73,8 @@ describe('page JSON', () => {
   it('pages every row exactly once in result order', () => {
     const r = fussyResult(1000);
     const ids: string[] = [];
-    for (let p = 0; p < 10; p++) ids.push(...(JSON.parse(pageJson(r, { ...base, pageNum: p, pageSize: 100 })).id as string[]));
+    for (let p = 0; p < 10; p++)
+      ids.push(...(JSON.parse(pageJson(r, { ...base, pageNum: p, pageSize: 100 })).id as string[]));
     expect(ids).toEqual(r.id);
   });
 });

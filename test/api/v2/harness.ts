@@ -15,7 +15,12 @@ import { createLogger } from '../../../platform/logger.ts';
 import { createLocalObjectStore } from '../../../platform/object-store/index.ts';
 import { openStore, type Store } from '../../../store/index.ts';
 import { createRunsRepository } from '../../../store/runs.ts';
-import { createSelectionPool, staticRegistry, type Library, type SelectionPool } from '../../../engine/selection/index.ts';
+import {
+  createSelectionPool,
+  staticRegistry,
+  type Library,
+  type SelectionPool,
+} from '../../../engine/selection/index.ts';
 import { createSubstructureRunner } from '../../../engine/substructure/index.ts';
 import { startWorkers, type RunningWorkers } from '../../../worker/worker.ts';
 import { BACKENDS, type TestTarget } from '../../store/backends.ts';
@@ -26,9 +31,15 @@ import { drugsLibrary } from '../../support/v2-library.ts';
  * legacy search routes, so every method is unavailable (a fake of a part not under test).
  */
 const NO_LEGACY_SEARCH: SearchService = {
-  databases: () => [], defaultDatabase: () => 'none', availableFilters: () => [], availableOrderings: () => [], ready: () => false,
-  similarity: () => Promise.reject(new Error('not under test')), batch: () => Promise.reject(new Error('not under test')),
-  centroid: () => Promise.reject(new Error('not under test')), random: () => Promise.reject(new Error('not under test')),
+  databases: () => [],
+  defaultDatabase: () => 'none',
+  availableFilters: () => [],
+  availableOrderings: () => [],
+  ready: () => false,
+  similarity: () => Promise.reject(new Error('not under test')),
+  batch: () => Promise.reject(new Error('not under test')),
+  centroid: () => Promise.reject(new Error('not under test')),
+  random: () => Promise.reject(new Error('not under test')),
 };
 
 export interface Harness {
@@ -54,13 +65,25 @@ export interface Harness {
 }
 
 /** Starts the v2 API over a real database (PGlite or PostgreSQL), a real Temporal dev server and a local object store. */
-export async function startHarness(opts: { backend?: 'pglite' | 'postgres'; worker?: boolean; itemTimeoutSeconds?: number; concurrency?: number; selectionPool?: boolean } = {}): Promise<Harness> {
+export async function startHarness(
+  opts: {
+    backend?: 'pglite' | 'postgres';
+    worker?: boolean;
+    itemTimeoutSeconds?: number;
+    concurrency?: number;
+    selectionPool?: boolean;
+  } = {},
+): Promise<Harness> {
   const log = createLogger({ level: 'warn' });
   const backend = BACKENDS.find((b) => b.name === (opts.backend ?? 'pglite'))!;
   if (!backend.available) throw new Error(`backend ${backend.title} unavailable`);
   const target: TestTarget = await backend.open();
   const dataDir = mkdtempSync(join(tmpdir(), 'molsearch-v2-'));
-  const store = await openStore({ databaseUrl: target.databaseUrl, pgliteDir: target.pgliteDir, tierLimits: { ...DEFAULT_TIER_LIMITS } });
+  const store = await openStore({
+    databaseUrl: target.databaseUrl,
+    pgliteDir: target.pgliteDir,
+    tierLimits: { ...DEFAULT_TIER_LIMITS },
+  });
   const objects = createLocalObjectStore(join(dataDir, 'objects'));
   const lib = await drugsLibrary();
   const libraries = staticRegistry([lib]);
@@ -72,14 +95,45 @@ export async function startHarness(opts: { backend?: 'pglite' | 'postgres'; work
   // As in bin/stack.ts, selections run on a pool thread unless a test asks for the in-thread path.
   const selectionPool = opts.selectionPool === false ? undefined : createSelectionPool({ threads: 1 });
   const runs = createRunsRepository(store.db);
-  const runService = createRunService({ runs, libraries, objects, temporal, taskQueuePrefix: prefix, concurrency: opts.concurrency ?? 4, itemTimeoutSeconds: opts.itemTimeoutSeconds ?? 60, itemAttempts: 3 });
+  const runService = createRunService({
+    runs,
+    libraries,
+    objects,
+    temporal,
+    taskQueuePrefix: prefix,
+    concurrency: opts.concurrency ?? 4,
+    itemTimeoutSeconds: opts.itemTimeoutSeconds ?? 60,
+    itemAttempts: 3,
+  });
   const build = () =>
-    buildApp({ log, accounts: store.accounts, search: NO_LEGACY_SEARCH, health: [], plugins: [v2Routes({ libraries, runs, runService, objects, substructure, selectionPool, eventPollMs: 50, purgeIntervalMs: 0 })] });
+    buildApp({
+      log,
+      accounts: store.accounts,
+      search: NO_LEGACY_SEARCH,
+      health: [],
+      plugins: [
+        v2Routes({
+          libraries,
+          runs,
+          runService,
+          objects,
+          substructure,
+          selectionPool,
+          eventPollMs: 50,
+          purgeIntervalMs: 0,
+        }),
+      ],
+    });
   let workers: RunningWorkers | undefined;
   const harness: Harness = {
     app: await build(),
     selectionPool,
-    store, lib, prefix, dataDir, temporalAddress, databaseUrl: target.databaseUrl,
+    store,
+    lib,
+    prefix,
+    dataDir,
+    temporalAddress,
+    databaseUrl: target.databaseUrl,
     keys: {
       alice: (await store.accounts.createApiKey({ user: `alice-${prefix}`, tier: 'enterprise' })).key,
       bob: (await store.accounts.createApiKey({ user: `bob-${prefix}`, tier: 'enterprise' })).key,
@@ -96,7 +150,14 @@ export async function startHarness(opts: { backend?: 'pglite' | 'postgres'; work
       if (listening) await harness.listen();
     },
     async startWorkers() {
-      workers = await startWorkers({ address: temporalAddress, namespace: 'default', prefix, activities: createActivities({ log, store, objects, libraries, selectionPool }), log, kinds: ['orchestration', 'scan'] });
+      workers = await startWorkers({
+        address: temporalAddress,
+        namespace: 'default',
+        prefix,
+        activities: createActivities({ log, store, objects, libraries, selectionPool }),
+        log,
+        kinds: ['orchestration', 'scan'],
+      });
     },
     async stopWorkers() {
       await workers?.shutdown();
@@ -118,11 +179,26 @@ export async function startHarness(opts: { backend?: 'pglite' | 'postgres'; work
 }
 
 /** A v2 call through inject(). */
-export async function call(h: Harness, method: 'GET' | 'POST', url: string, opts: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {}) {
+export async function call(
+  h: Harness,
+  method: 'GET' | 'POST',
+  url: string,
+  opts: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.key !== null) headers['x-api-key'] = opts.key ?? h.keys.alice;
-  const res = await h.app.inject({ method, url, headers, ...(opts.body !== undefined ? { payload: opts.body as object } : {}) });
-  return { status: res.statusCode, headers: res.headers, body: res.body ? (safeJson(res.body) as Record<string, any>) : undefined, raw: res.body };
+  const res = await h.app.inject({
+    method,
+    url,
+    headers,
+    ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
+  });
+  return {
+    status: res.statusCode,
+    headers: res.headers,
+    body: res.body ? (safeJson(res.body) as Record<string, any>) : undefined,
+    raw: res.body,
+  };
 }
 
 const safeJson = (s: string) => {
@@ -140,7 +216,9 @@ export function selectionDoc(smiles: string, limit = 5, extra: Record<string, un
     database: { database_id: 'drugs' },
     strategy: { type: 'ranked' },
     references: [{ id: 'q', structure: { format: 'smiles', value: smiles } }],
-    objectives: [{ type: 'similarity', direction: 'maximize', metric_id: 'rdkit.ecfp4_tanimoto', reference_id: 'q' }],
+    objectives: [
+      { type: 'similarity', direction: 'maximize', metric_id: 'rdkit.ecfp4_tanimoto', reference_id: 'q' },
+    ],
     portfolio: { limit },
     ...extra,
   };

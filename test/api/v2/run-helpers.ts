@@ -2,7 +2,13 @@ import { expect } from 'vitest';
 import { call, selectionDoc, type Harness } from './harness.ts';
 
 export const TERMINAL = ['completed', 'completed_with_errors', 'failed', 'cancelled'];
-const QUERIES = ['CC(=O)Oc1ccccc1C(=O)O', 'Cn1c(=O)c2c(ncn2C)n(C)c1=O', 'CC(C)Cc1ccc(C(C)C(=O)O)cc1', 'CN1CCC[C@H]1c1cccnc1', 'OC(=O)c1ccccc1O'];
+const QUERIES = [
+  'CC(=O)Oc1ccccc1C(=O)O',
+  'Cn1c(=O)c2c(ncn2C)n(C)c1=O',
+  'CC(C)Cc1ccc(C(C)C(=O)O)cc1',
+  'CN1CCC[C@H]1c1cccnc1',
+  'OC(=O)c1ccccc1O',
+];
 
 /** A selection_batch document of `n` items (each a different reference), `limit` hits per item. */
 export function batchDoc(n: number, limit = 3, extra: Record<string, unknown> = {}) {
@@ -12,7 +18,10 @@ export function batchDoc(n: number, limit = 3, extra: Record<string, unknown> = 
     schema_version: 'run/1',
     kind: 'selection_batch',
     selection_template: rest,
-    items: Array.from({ length: n }, (_, i) => ({ id: `item-${String(i).padStart(4, '0')}`, references: [{ id: 'q', structure: { format: 'smiles', value: QUERIES[i % QUERIES.length] } }] })),
+    items: Array.from({ length: n }, (_, i) => ({
+      id: `item-${String(i).padStart(4, '0')}`,
+      references: [{ id: 'q', structure: { format: 'smiles', value: QUERIES[i % QUERIES.length] } }],
+    })),
     failure_policy: 'continue',
     metadata: { purpose: 'test' },
     ...extra,
@@ -30,14 +39,16 @@ export async function waitTerminal(h: Harness, id: string, timeoutMs = 120_000) 
     const r = await call(h, 'GET', `/api/v2/runs/${id}`);
     expect(r.status).toBe(200);
     if (TERMINAL.includes(r.body!.status)) return r.body!;
-    if (Date.now() > end) throw new Error(`run ${id} not terminal after ${timeoutMs} ms: ${JSON.stringify(r.body)}`);
+    if (Date.now() > end)
+      throw new Error(`run ${id} not terminal after ${timeoutMs} ms: ${JSON.stringify(r.body)}`);
     await new Promise((res) => setTimeout(res, 200));
   }
 }
 
 /** Every event of a run through GET .../events pages. */
 export async function allEvents(h: Harness, id: string) {
-  const out: { sequence: number; type: string; item_id: string | null; progress: Record<string, number> }[] = [];
+  const out: { sequence: number; type: string; item_id: string | null; progress: Record<string, number> }[] =
+    [];
   let after = 0;
   for (;;) {
     const r = await call(h, 'GET', `/api/v2/runs/${id}/events?after=${after}&limit=500`);

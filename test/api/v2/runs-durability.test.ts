@@ -38,20 +38,37 @@ describe('run durability', () => {
 
   it('runs 1000 items to completion with every result stored once', async () => {
     const t0 = Date.now();
-    const r = await submit(h, batchDoc(1000, 1, { selection_template: { ...batchDoc(1).selection_template, execution: { shortlist_multiplier: 2 } } }), 'thousand-key');
+    const r = await submit(
+      h,
+      batchDoc(1000, 1, {
+        selection_template: { ...batchDoc(1).selection_template, execution: { shortlist_multiplier: 2 } },
+      }),
+      'thousand-key',
+    );
     expect(r.status).toBe(202);
     const run = await waitTerminal(h, r.body!.id, 600_000);
     const seconds = (Date.now() - t0) / 1000;
     console.log(`1000-item run: ${seconds.toFixed(1)} s end to end`);
     expect(run.status).toBe('completed');
-    expect(run.progress).toEqual({ pending: 0, running: 0, succeeded: 1000, failed: 0, cancelled: 0, total: 1000 });
+    expect(run.progress).toEqual({
+      pending: 0,
+      running: 0,
+      succeeded: 1000,
+      failed: 0,
+      cancelled: 0,
+      total: 1000,
+    });
     const events = await allEvents(h, r.body!.id);
     checkEvents(events, 1000);
     expect(events).toHaveLength(1002);
     const ids: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = await call(h, 'GET', `/api/v2/runs/${r.body!.id}/results?order=input&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      const page = await call(
+        h,
+        'GET',
+        `/api/v2/runs/${r.body!.id}/results?order=input&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       ids.push(...page.body!.data.map((x: { item_id: string }) => x.item_id));
       cursor = page.body!.next_cursor;
     } while (cursor);

@@ -17,7 +17,9 @@ describe('POST /api/v2/runs', () => {
     const ids = new Set(answers.map((a) => a.body!.id));
     expect(ids.size).toBe(1);
     const [id] = ids;
-    const rows = await h.store.db.query<{ n: number }>("SELECT count(*) AS n FROM runs WHERE idempotency_key = 'race-key'");
+    const rows = await h.store.db.query<{ n: number }>(
+      "SELECT count(*) AS n FROM runs WHERE idempotency_key = 'race-key'",
+    );
     expect(rows[0].n).toBe(1);
     const run = await waitTerminal(h, id);
     expect(run.status).toBe('completed');
@@ -54,7 +56,10 @@ describe('POST /api/v2/runs', () => {
     expect(est.status).toBe(200);
     expect(est.body).toMatchObject({ admissible: false, work: { items: 600, total_hits: 120_000 } });
     const ok = await call(h, 'POST', '/api/v2/runs:estimate', { body: batchDoc(10, 5) });
-    expect(ok.body).toMatchObject({ admissible: true, work: { items: 10, hits_per_item: 5, total_hits: 50 } });
+    expect(ok.body).toMatchObject({
+      admissible: true,
+      work: { items: 10, hits_per_item: 5, total_hits: 50 },
+    });
   });
 
   it('rejects unknown fields of the run document and of the template with their path', async () => {
@@ -62,7 +67,11 @@ describe('POST /api/v2/runs', () => {
     expect(r.status).toBe(422);
     expect(r.body!.error.details[0].path).toBe('$.colour');
     const t = batchDoc(1);
-    const r2 = await submit(h, { ...t, selection_template: { ...t.selection_template, portfolio: { limit: 3, extra: 1 } } }, 'bad-doc-2');
+    const r2 = await submit(
+      h,
+      { ...t, selection_template: { ...t.selection_template, portfolio: { limit: 3, extra: 1 } } },
+      'bad-doc-2',
+    );
     expect(r2.status).toBe(422);
     expect(r2.body!.error.details[0].path).toBe('$.selection_template.portfolio.extra');
   });
@@ -74,9 +83,25 @@ describe('a completed run', () => {
     const doc = batchDoc(12, 3);
     doc.items[4].references = [{ id: 'q', structure: { format: 'smiles', value: 'C1CC(' } }]; // this item fails, the run continues
     const r = await submit(h, doc, 'complete-key');
-    expect(r.body).toMatchObject({ object: 'run', schema_version: 'run/1', kind: 'selection_batch', status: 'queued', last_event_sequence: 0, metadata: { purpose: 'test' } });
-    expect(r.body!.progress).toEqual({ pending: 12, running: 0, succeeded: 0, failed: 0, cancelled: 0, total: 12 });
-    expect(new Date(r.body!.expires_at).getTime() - new Date(r.body!.created_at).getTime()).toBe(7 * 86_400_000);
+    expect(r.body).toMatchObject({
+      object: 'run',
+      schema_version: 'run/1',
+      kind: 'selection_batch',
+      status: 'queued',
+      last_event_sequence: 0,
+      metadata: { purpose: 'test' },
+    });
+    expect(r.body!.progress).toEqual({
+      pending: 12,
+      running: 0,
+      succeeded: 0,
+      failed: 0,
+      cancelled: 0,
+      total: 12,
+    });
+    expect(new Date(r.body!.expires_at).getTime() - new Date(r.body!.created_at).getTime()).toBe(
+      7 * 86_400_000,
+    );
     id = r.body!.id;
     await waitTerminal(h, id);
   }, 120_000);
@@ -84,16 +109,28 @@ describe('a completed run', () => {
   it('ends completed_with_errors with consistent progress, events and last_event_sequence', async () => {
     const run = (await call(h, 'GET', `/api/v2/runs/${id}`)).body!;
     expect(run.status).toBe('completed_with_errors');
-    expect(run.progress).toEqual({ pending: 0, running: 0, succeeded: 11, failed: 1, cancelled: 0, total: 12 });
+    expect(run.progress).toEqual({
+      pending: 0,
+      running: 0,
+      succeeded: 11,
+      failed: 1,
+      cancelled: 0,
+      total: 12,
+    });
     const events = await allEvents(h, id);
     checkEvents(events, 12);
     expect(run.last_event_sequence).toBe(events[events.length - 1].sequence);
-    expect(events[events.length - 1]).toMatchObject({ type: 'run.completed_with_errors', status: 'completed_with_errors' });
+    expect(events[events.length - 1]).toMatchObject({
+      type: 'run.completed_with_errors',
+      status: 'completed_with_errors',
+    });
   });
 
   it('serves an ETag and answers 304 to If-None-Match', async () => {
     const a = await call(h, 'GET', `/api/v2/runs/${id}`);
-    const b = await call(h, 'GET', `/api/v2/runs/${id}`, { headers: { 'if-none-match': String(a.headers.etag) } });
+    const b = await call(h, 'GET', `/api/v2/runs/${id}`, {
+      headers: { 'if-none-match': String(a.headers.etag) },
+    });
     expect(b.status).toBe(304);
   });
 
@@ -111,13 +148,19 @@ describe('a completed run', () => {
 
   it('pages results by completion and by input order', async () => {
     const byInput = await call(h, 'GET', `/api/v2/runs/${id}/results?order=input&limit=100`);
-    expect(byInput.body!.data.map((r: { input_index: number }) => r.input_index)).toEqual([0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11]);
+    expect(byInput.body!.data.map((r: { input_index: number }) => r.input_index)).toEqual([
+      0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11,
+    ]);
     expect(byInput.body!.data[0].results).toHaveLength(3);
     expect(byInput.body!.data[0].results[0]).toMatchObject({ rank: 1, product_id: 'CHEMBL25', score: 1 });
     const seen: number[] = [];
     let cursor: string | null = null;
     do {
-      const page = await call(h, 'GET', `/api/v2/runs/${id}/results?order=completion&limit=4${cursor ? `&cursor=${cursor}` : ''}`);
+      const page = await call(
+        h,
+        'GET',
+        `/api/v2/runs/${id}/results?order=completion&limit=4${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       seen.push(...page.body!.data.map((r: { completion_sequence: number }) => r.completion_sequence));
       cursor = page.body!.next_cursor;
     } while (cursor);
@@ -130,7 +173,11 @@ describe('a completed run', () => {
     const seen: number[] = [];
     let cursor: string | null = null;
     for (let pages = 0; pages < 50; pages++) {
-      const page = await call(h, 'GET', `/api/v2/runs/${id}/events?limit=4${cursor ? `&cursor=${cursor}` : ''}`);
+      const page = await call(
+        h,
+        'GET',
+        `/api/v2/runs/${id}/events?limit=4${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(page.status).toBe(200);
       seen.push(...page.body!.data.map((e: { sequence: number }) => e.sequence));
       cursor = page.body!.next_cursor;
@@ -140,7 +187,8 @@ describe('a completed run', () => {
   });
 
   it('is invisible to another tenant', async () => {
-    for (const path of ['', '/items', '/results', '/events']) expect((await call(h, 'GET', `/api/v2/runs/${id}${path}`, { key: h.keys.bob })).status).toBe(404);
+    for (const path of ['', '/items', '/results', '/events'])
+      expect((await call(h, 'GET', `/api/v2/runs/${id}${path}`, { key: h.keys.bob })).status).toBe(404);
     expect((await call(h, 'POST', `/api/v2/runs/${id}:cancel`, { key: h.keys.bob })).status).toBe(404);
     const list = await call(h, 'GET', '/api/v2/runs', { key: h.keys.bob });
     expect(list.body!.data.map((r: { id: string }) => r.id)).not.toContain(id);
@@ -194,7 +242,11 @@ describe('cancellation', () => {
 
 describe('a selection run', () => {
   it('runs kind selection as one item', async () => {
-    const r = await submit(h, { schema_version: 'run/1', kind: 'selection', selection: selectionDoc('CC(=O)Oc1ccccc1C(=O)O', 4) }, 'single-key');
+    const r = await submit(
+      h,
+      { schema_version: 'run/1', kind: 'selection', selection: selectionDoc('CC(=O)Oc1ccccc1C(=O)O', 4) },
+      'single-key',
+    );
     expect(r.status).toBe(202);
     const run = await waitTerminal(h, r.body!.id);
     expect(run).toMatchObject({ status: 'completed', progress: { succeeded: 1, total: 1 } });

@@ -15,10 +15,14 @@ const ASPIRIN = 'CC(=O)Oc1ccccc1C(=O)O';
  * A heavy selection on the drugs fixture: every molecule has a carbon, so the `none` condition
  * rejects every candidate and RDKit parses the whole shortlist (all masked rows).
  */
-const heavy = () => selectionDoc(ASPIRIN, 200, {
-  constraints: { properties: [{ property_id: 'molecular_weight', operator: 'lte', value: 900 }], structures: { none: [{ id: 'carbon', query: { format: 'smarts', value: '[#6]' } }] } },
-  execution: { shortlist_multiplier: 20 },
-});
+const heavy = () =>
+  selectionDoc(ASPIRIN, 200, {
+    constraints: {
+      properties: [{ property_id: 'molecular_weight', operator: 'lte', value: 900 }],
+      structures: { none: [{ id: 'carbon', query: { format: 'smarts', value: '[#6]' } }] },
+    },
+    execution: { shortlist_multiplier: 20 },
+  });
 
 /** Runs `work` while a 5 ms interval measures the largest gap between ticks of this event loop. */
 async function measureLoop<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; maxGapMs: number }> {
@@ -67,14 +71,23 @@ describe('sync selections off the event loop', () => {
   }, 60_000);
 
   it('answers shortlists up to 10,000 synchronously and 413 pointing to runs above', async () => {
-    const est = await call(h, 'POST', '/api/v2/selections:estimate', { body: selectionDoc(ASPIRIN, 200, { execution: { shortlist_multiplier: 50 } }) });
+    const est = await call(h, 'POST', '/api/v2/selections:estimate', {
+      body: selectionDoc(ASPIRIN, 200, { execution: { shortlist_multiplier: 50 } }),
+    });
     expect(est.body).toMatchObject({ execution_tier: 'synchronous', work: { shortlist: 10_000 } });
-    const ok = await call(h, 'POST', '/api/v2/selections', { body: selectionDoc(ASPIRIN, 200, { execution: { shortlist_multiplier: 50 } }) });
+    const ok = await call(h, 'POST', '/api/v2/selections', {
+      body: selectionDoc(ASPIRIN, 200, { execution: { shortlist_multiplier: 50 } }),
+    });
     expect(ok.status).toBe(200);
     expect(ok.body!.results.length).toBe(200);
-    const big = await call(h, 'POST', '/api/v2/selections', { body: selectionDoc(ASPIRIN, 200, { execution: { shortlist_multiplier: 51 } }) });
+    const big = await call(h, 'POST', '/api/v2/selections', {
+      body: selectionDoc(ASPIRIN, 200, { execution: { shortlist_multiplier: 51 } }),
+    });
     expect(big.status).toBe(413);
-    expect(big.body!.error).toMatchObject({ code: 'payload_too_large', message: expect.stringContaining('POST /api/v2/runs') });
+    expect(big.body!.error).toMatchObject({
+      code: 'payload_too_large',
+      message: expect.stringContaining('POST /api/v2/runs'),
+    });
   }, 60_000);
 
   it('executes run items on the selection pool', async () => {

@@ -1,7 +1,17 @@
 /** A server-sent-events consumer that reconnects with Last-Event-ID until it sees a terminal run event. */
-export interface SseEvent { id: number; type: string; data: { sequence: number; type: string; item_id: string | null } }
+export interface SseEvent {
+  id: number;
+  type: string;
+  data: { sequence: number; type: string; item_id: string | null };
+}
 
-export async function consumeRunEvents(opts: { url: () => string | undefined; runId: string; apiKey: string; onEvent?: (e: SseEvent, all: SseEvent[]) => void | Promise<void>; timeoutMs?: number }) {
+export async function consumeRunEvents(opts: {
+  url: () => string | undefined;
+  runId: string;
+  apiKey: string;
+  onEvent?: (e: SseEvent, all: SseEvent[]) => void | Promise<void>;
+  timeoutMs?: number;
+}) {
   const seen: SseEvent[] = [];
   let connections = 0;
   const end = Date.now() + (opts.timeoutMs ?? 120_000);
@@ -31,7 +41,12 @@ export async function consumeRunEvents(opts: { url: () => string | undefined; ru
         while ((cut = buf.indexOf('\n\n')) >= 0) {
           const block = buf.slice(0, cut);
           buf = buf.slice(cut + 2);
-          const fields = Object.fromEntries(block.split('\n').filter((l) => l && !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]));
+          const fields = Object.fromEntries(
+            block
+              .split('\n')
+              .filter((l) => l && !l.startsWith(':'))
+              .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
+          );
           if (fields.id === undefined) continue;
           const e: SseEvent = { id: Number(fields.id), type: fields.event, data: JSON.parse(fields.data) };
           seen.push(e);
@@ -42,7 +57,8 @@ export async function consumeRunEvents(opts: { url: () => string | undefined; ru
       // connection cut by the restart: reconnect below
     }
     const last = seen[seen.length - 1];
-    if (last && /^run\.(completed|completed_with_errors|failed|cancelled)$/.test(last.type)) return { events: seen, connections };
+    if (last && /^run\.(completed|completed_with_errors|failed|cancelled)$/.test(last.type))
+      return { events: seen, connections };
   }
   throw new Error(`no terminal event within the timeout; saw ${seen.length} events`);
 }

@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { call, selectionDoc, startHarness, type Harness } from './harness.ts';
 
 // Python RDKit reference values (scripts/reference/v2_selection_reference.py).
-const REF = JSON.parse(readFileSync(new URL('../../fixtures/v2/selection-reference.json', import.meta.url), 'utf8'));
+const REF = JSON.parse(
+  readFileSync(new URL('../../fixtures/v2/selection-reference.json', import.meta.url), 'utf8'),
+);
 const ASPIRIN = 'CC(=O)Oc1ccccc1C(=O)O';
 let h: Harness;
 beforeAll(async () => {
@@ -15,14 +17,30 @@ describe('v2 common behaviour', () => {
   it('answers 401 in the v2 envelope without a key, with x-request-id', async () => {
     const r = await call(h, 'GET', '/api/v2/catalog', { key: null });
     expect(r.status).toBe(401);
-    expect(r.body).toEqual({ error: { code: 'unauthorized', message: expect.any(String), request_id: r.headers['x-request-id'], retryable: false } });
+    expect(r.body).toEqual({
+      error: {
+        code: 'unauthorized',
+        message: expect.any(String),
+        request_id: r.headers['x-request-id'],
+        retryable: false,
+      },
+    });
   });
 
   it('documents every v2 route in the OpenAPI document', async () => {
     const r = await call(h, 'GET', '/openapi.json', { key: null });
     expect(r.status).toBe(200);
     const paths = Object.keys(r.body!.paths).filter((p) => p.startsWith('/api/v2'));
-    expect(paths).toEqual(expect.arrayContaining(['/api/v2/selections:validate', '/api/v2/runs', '/api/v2/runs/{id}', '/api/v2/runs/{id}/events/stream', '/api/v2/search_substructure', '/api/v2/sample']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/api/v2/selections:validate',
+        '/api/v2/runs',
+        '/api/v2/runs/{id}',
+        '/api/v2/runs/{id}/events/stream',
+        '/api/v2/search_substructure',
+        '/api/v2/sample',
+      ]),
+    );
     expect(paths.some((p) => p.endsWith(':cancel'))).toBe(true);
   });
 
@@ -31,8 +49,15 @@ describe('v2 common behaviour', () => {
     expect(r.status).toBe(200);
     expect(r.body!.libraries).toEqual([
       expect.objectContaining({
-        database_id: 'drugs', product_count: 1203,
-        capabilities: expect.objectContaining({ search: true, search_cheese: [], search_substructure: true, sample: true, selections: true }),
+        database_id: 'drugs',
+        product_count: 1203,
+        capabilities: expect.objectContaining({
+          search: true,
+          search_cheese: [],
+          search_substructure: true,
+          sample: true,
+          selections: true,
+        }),
         pricing: expect.objectContaining({ available: false, currency: null }),
       }),
     ]);
@@ -41,23 +66,44 @@ describe('v2 common behaviour', () => {
 
 describe('POST /api/v2/search', () => {
   it('returns the RDKit top hits in the common envelope', async () => {
-    const r = await call(h, 'POST', '/api/v2/search', { body: { query_smiles: ASPIRIN, database_id: 'drugs', limit: 10, include_synthons: false } });
+    const r = await call(h, 'POST', '/api/v2/search', {
+      body: { query_smiles: ASPIRIN, database_id: 'drugs', limit: 10, include_synthons: false },
+    });
     expect(r.status).toBe(200);
-    expect(r.body!.results.map((x: { product_id: string }) => x.product_id)).toEqual(REF.knn.aspirin.map((x: { id: string }) => x.id));
-    expect(r.body!.results[0]).toMatchObject({ rank: 1, price: null, reaction_id: null, metric: 'rdkit.ecfp4_tanimoto', score: 1 });
-    expect(r.body).toMatchObject({ database_id: 'drugs', database_release: '2024.1', metric: 'rdkit.ecfp4_tanimoto', counts: { returned: 10 }, warnings: [], request_id: r.headers['x-request-id'] });
+    expect(r.body!.results.map((x: { product_id: string }) => x.product_id)).toEqual(
+      REF.knn.aspirin.map((x: { id: string }) => x.id),
+    );
+    expect(r.body!.results[0]).toMatchObject({
+      rank: 1,
+      price: null,
+      reaction_id: null,
+      metric: 'rdkit.ecfp4_tanimoto',
+      score: 1,
+    });
+    expect(r.body).toMatchObject({
+      database_id: 'drugs',
+      database_release: '2024.1',
+      metric: 'rdkit.ecfp4_tanimoto',
+      counts: { returned: 10 },
+      warnings: [],
+      request_id: r.headers['x-request-id'],
+    });
     expect(r.body!.timing_ms.total).toBeGreaterThanOrEqual(0);
   });
 
   it('rejects a limit above 200 naming the field', async () => {
-    const r = await call(h, 'POST', '/api/v2/search', { body: { query_smiles: ASPIRIN, database_id: 'drugs', limit: 201 } });
+    const r = await call(h, 'POST', '/api/v2/search', {
+      body: { query_smiles: ASPIRIN, database_id: 'drugs', limit: 201 },
+    });
     expect(r.status).toBe(422);
     expect(r.body!.error.code).toBe('validation_error');
     expect(r.body!.error.message).toContain('$.limit');
   });
 
   it('answers invalid_smiles for an unparsable query', async () => {
-    const r = await call(h, 'POST', '/api/v2/search', { body: { query_smiles: 'C1CC(', database_id: 'drugs' } });
+    const r = await call(h, 'POST', '/api/v2/search', {
+      body: { query_smiles: 'C1CC(', database_id: 'drugs' },
+    });
     expect(r.status).toBe(422);
     expect(r.body!.error.code).toBe('invalid_smiles');
   });
@@ -65,10 +111,14 @@ describe('POST /api/v2/search', () => {
 
 describe('POST /api/v2/search_cheese', () => {
   it('validates, then answers capability_unavailable', async () => {
-    const bad = await call(h, 'POST', '/api/v2/search_cheese', { body: { query_smiles: ASPIRIN, database_id: 'drugs', scorer: 'volume' } });
+    const bad = await call(h, 'POST', '/api/v2/search_cheese', {
+      body: { query_smiles: ASPIRIN, database_id: 'drugs', scorer: 'volume' },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body!.error.code).toBe('validation_error');
-    const r = await call(h, 'POST', '/api/v2/search_cheese', { body: { query_smiles: ASPIRIN, database_id: 'drugs', scorer: 'shape', shortlist_multiplier: 5 } });
+    const r = await call(h, 'POST', '/api/v2/search_cheese', {
+      body: { query_smiles: ASPIRIN, database_id: 'drugs', scorer: 'shape', shortlist_multiplier: 5 },
+    });
     expect(r.status).toBe(422);
     expect(r.body!.error).toMatchObject({ code: 'capability_unavailable', retryable: false });
   });
@@ -78,11 +128,23 @@ describe('substructure', () => {
   const smarts = 'C(F)(F)F';
   for (const path of ['/api/v2/search_substructure', '/api/v2/substructure']) {
     it(`${path} returns matches with atom and bond indices as RDKit`, async () => {
-      const r = await call(h, 'POST', path, { body: { query: { format: 'smarts', value: smarts }, database_id: 'drugs', limit: 200, timeout_seconds: 30 } });
+      const r = await call(h, 'POST', path, {
+        body: {
+          query: { format: 'smarts', value: smarts },
+          database_id: 'drugs',
+          limit: 200,
+          timeout_seconds: 30,
+        },
+      });
       expect(r.status).toBe(200);
       expect(r.body!.timed_out).toBe(false);
       expect(r.body!.counts.returned).toBe(REF.substructure[smarts].count);
-      const first = r.body!.results.slice(0, 5).map((x: { product_id: string; matched_atom_indices: number[] }) => ({ id: x.product_id, atoms: x.matched_atom_indices }));
+      const first = r
+        .body!.results.slice(0, 5)
+        .map((x: { product_id: string; matched_atom_indices: number[] }) => ({
+          id: x.product_id,
+          atoms: x.matched_atom_indices,
+        }));
       expect(first).toEqual(REF.substructure[smarts].first);
       expect(r.body!.results[0].matched_bond_indices.length).toBe(3);
       expect(r.body!.results[0].price).toBeNull();
@@ -90,7 +152,9 @@ describe('substructure', () => {
   }
 
   it('rejects an unparsable SMARTS with invalid_smiles', async () => {
-    const r = await call(h, 'POST', '/api/v2/search_substructure', { body: { query: { format: 'smarts', value: 'C1C[' }, database_id: 'drugs' } });
+    const r = await call(h, 'POST', '/api/v2/search_substructure', {
+      body: { query: { format: 'smarts', value: 'C1C[' }, database_id: 'drugs' },
+    });
     expect(r.status).toBe(422);
     expect(r.body!.error.code).toBe('invalid_smiles');
   });
@@ -98,25 +162,46 @@ describe('substructure', () => {
 
 describe('POST /api/v2/sample', () => {
   it('is reproducible for a seed and returns a chosen seed otherwise', async () => {
-    const a = await call(h, 'POST', '/api/v2/sample', { body: { database_id: 'drugs', count: 20, seed: 12345 } });
-    const b = await call(h, 'POST', '/api/v2/sample', { body: { database_id: 'drugs', count: 20, seed: 12345 } });
+    const a = await call(h, 'POST', '/api/v2/sample', {
+      body: { database_id: 'drugs', count: 20, seed: 12345 },
+    });
+    const b = await call(h, 'POST', '/api/v2/sample', {
+      body: { database_id: 'drugs', count: 20, seed: 12345 },
+    });
     expect(a.status).toBe(200);
-    expect(a.body).toMatchObject({ seed: 12345, requested: 20, returned: 20, sampling_method: 'route_product_tuple', sampling_version: 1, database_release: '2024.1' });
+    expect(a.body).toMatchObject({
+      seed: 12345,
+      requested: 20,
+      returned: 20,
+      sampling_method: 'route_product_tuple',
+      sampling_version: 1,
+      database_release: '2024.1',
+    });
     expect(b.body!.results).toEqual(a.body!.results);
     expect(new Set(a.body!.results.map((x: { product_id: string }) => x.product_id)).size).toBe(20);
     const c = await call(h, 'POST', '/api/v2/sample', { body: { database_id: 'drugs', count: 20 } });
     expect(Number.isInteger(c.body!.seed)).toBe(true);
-    const d = await call(h, 'POST', '/api/v2/sample', { body: { database_id: 'drugs', count: 20, seed: c.body!.seed } });
+    const d = await call(h, 'POST', '/api/v2/sample', {
+      body: { database_id: 'drugs', count: 20, seed: c.body!.seed },
+    });
     expect(d.body!.results).toEqual(c.body!.results);
   });
 });
 
 describe('selections', () => {
   it('validates with both the escaped colon route and reports constraint execution', async () => {
-    const doc = selectionDoc(ASPIRIN, 5, { constraints: { presets: [{ preset_id: 'lipinski-ro5' }], structures: { all: [{ id: 'ring', query: { format: 'smarts', value: 'c1ccccc1' } }] } } });
+    const doc = selectionDoc(ASPIRIN, 5, {
+      constraints: {
+        presets: [{ preset_id: 'lipinski-ro5' }],
+        structures: { all: [{ id: 'ring', query: { format: 'smarts', value: 'c1ccccc1' } }] },
+      },
+    });
     const r = await call(h, 'POST', '/api/v2/selections:validate', { body: doc });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ valid: true, selection_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(r.body).toMatchObject({
+      valid: true,
+      selection_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    });
     expect(r.body!.constraint_execution).toEqual([
       expect.objectContaining({ path: '$.constraints.presets[0]', status: 'exact_pushdown' }),
       expect.objectContaining({ path: '$.constraints.structures.all[0]', status: 'exact_postfilter' }),
@@ -125,7 +210,9 @@ describe('selections', () => {
   });
 
   it('rejects unknown fields naming the JSON path', async () => {
-    const r = await call(h, 'POST', '/api/v2/selections:validate', { body: { ...selectionDoc(ASPIRIN), portfolio: { limit: 5, colour: 'blue' } } });
+    const r = await call(h, 'POST', '/api/v2/selections:validate', {
+      body: { ...selectionDoc(ASPIRIN), portfolio: { limit: 5, colour: 'blue' } },
+    });
     expect(r.status).toBe(422);
     expect(r.body!.error.code).toBe('validation_error');
     expect(r.body!.error.message).toContain('$.portfolio.colour');
@@ -135,18 +222,37 @@ describe('selections', () => {
   it('estimates the execution tier and work', async () => {
     const r = await call(h, 'POST', '/api/v2/selections:estimate', { body: selectionDoc(ASPIRIN, 100) });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ execution_tier: 'synchronous', work: { catalog_rows: 1203, shortlist: 1000 } });
+    expect(r.body).toMatchObject({
+      execution_tier: 'synchronous',
+      work: { catalog_rows: 1203, shortlist: 1000 },
+    });
   });
 
   it('executes a selection synchronously', async () => {
-    const r = await call(h, 'POST', '/api/v2/selections', { body: selectionDoc(ASPIRIN, 5, { constraints: { presets: [{ preset_id: 'lipinski-ro5' }] } }) });
+    const r = await call(h, 'POST', '/api/v2/selections', {
+      body: selectionDoc(ASPIRIN, 5, { constraints: { presets: [{ preset_id: 'lipinski-ro5' }] } }),
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ object: 'selection', status: 'completed', database_release: '2024.1', counts: { returned: 5 } });
-    expect(r.body!.results.map((x: { product_id: string }) => x.product_id)).toEqual(REF.lipinski_knn.aspirin.slice(0, 5).map((x: { id: string }) => x.id));
+    expect(r.body).toMatchObject({
+      object: 'selection',
+      status: 'completed',
+      database_release: '2024.1',
+      counts: { returned: 5 },
+    });
+    expect(r.body!.results.map((x: { product_id: string }) => x.product_id)).toEqual(
+      REF.lipinski_knn.aspirin.slice(0, 5).map((x: { id: string }) => x.id),
+    );
   });
 
   it('answers capability_unavailable for a shape objective', async () => {
-    const r = await call(h, 'POST', '/api/v2/selections', { body: { ...selectionDoc(ASPIRIN), objectives: [{ type: 'similarity', direction: 'maximize', metric_id: 'cheese.shape', reference_id: 'q' }] } });
+    const r = await call(h, 'POST', '/api/v2/selections', {
+      body: {
+        ...selectionDoc(ASPIRIN),
+        objectives: [
+          { type: 'similarity', direction: 'maximize', metric_id: 'cheese.shape', reference_id: 'q' },
+        ],
+      },
+    });
     expect(r.status).toBe(422);
     expect(r.body!.error.code).toBe('capability_unavailable');
   });

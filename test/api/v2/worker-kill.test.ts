@@ -18,7 +18,13 @@ afterAll(async () => {
 
 function startWorkerProcess(): Promise<ChildProcess> {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./worker-process.ts', import.meta.url))], {
-    env: { ...process.env, TEMPORAL_ADDRESS: h.temporalAddress, DATABASE_URL: h.databaseUrl, PREFIX: h.prefix, OBJECTS_DIR: join(h.dataDir, 'objects') },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: h.temporalAddress,
+      DATABASE_URL: h.databaseUrl,
+      PREFIX: h.prefix,
+      OBJECTS_DIR: join(h.dataDir, 'objects'),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
@@ -36,7 +42,10 @@ describe('a worker killed mid-run', () => {
     for (let i = 0; ; i++) {
       const run = (await call(h, 'GET', `/api/v2/runs/${runId}`)).body!;
       // Kill while an item is executing on that worker, so one execution is cut off mid-way.
-      const running = await h.store.db.query("SELECT 1 FROM run_items WHERE run_id = $1 AND status = 'running'", [runId]);
+      const running = await h.store.db.query(
+        "SELECT 1 FROM run_items WHERE run_id = $1 AND status = 'running'",
+        [runId],
+      );
       if (run.progress.succeeded >= 5 && running.length) break;
       if (i > 2000) throw new Error('no progress');
       await new Promise((res) => setTimeout(res, 10));
@@ -55,11 +64,15 @@ describe('a worker killed mid-run', () => {
     expect(new Set(itemEvents).size).toBe(60);
     expect(itemEvents).toHaveLength(60);
     const results = await call(h, 'GET', `/api/v2/runs/${runId}/results?order=input&limit=100`);
-    expect(results.body!.data.map((x: { item_id: string }) => x.item_id)).toEqual(Array.from({ length: 60 }, (_, i) => `item-${String(i).padStart(4, '0')}`));
+    expect(results.body!.data.map((x: { item_id: string }) => x.item_id)).toEqual(
+      Array.from({ length: 60 }, (_, i) => `item-${String(i).padStart(4, '0')}`),
+    );
     const items = await call(h, 'GET', `/api/v2/runs/${runId}/items?limit=100`);
     const attempts = items.body!.data.map((x: { attempt_count: number }) => x.attempt_count);
     expect(Math.min(...attempts)).toBe(1);
     expect(Math.max(...attempts)).toBeGreaterThanOrEqual(2); // the cut-off item ran again, and is still recorded once
-    console.log(`worker kill: ${before.progress.succeeded} items done before the kill; items retried: ${attempts.filter((a: number) => a > 1).length}`);
+    console.log(
+      `worker kill: ${before.progress.succeeded} items done before the kill; items retried: ${attempts.filter((a: number) => a > 1).length}`,
+    );
   }, 240_000);
 });

@@ -12,8 +12,19 @@ import { drugsLibrary } from '../../support/v2-library.ts';
 
 const env = process.env;
 const log = createLogger({ level: 'warn' });
-const store = await openStore({ databaseUrl: env.DATABASE_URL, pgliteDir: 'memory://', tierLimits: { ...DEFAULT_TIER_LIMITS } });
+const store = await openStore({
+  databaseUrl: env.DATABASE_URL,
+  pgliteDir: 'memory://',
+  tierLimits: { ...DEFAULT_TIER_LIMITS },
+});
 const objects = createLocalObjectStore(env.OBJECTS_DIR!);
 const libraries = staticRegistry([await drugsLibrary()]);
-await startWorkers({ address: env.TEMPORAL_ADDRESS!, namespace: 'default', prefix: env.PREFIX!, activities: createActivities({ log, store, objects, libraries }), log, kinds: ['orchestration', 'scan'] });
+await startWorkers({
+  address: env.TEMPORAL_ADDRESS!,
+  namespace: 'default',
+  prefix: env.PREFIX!,
+  activities: createActivities({ log, store, objects, libraries }),
+  log,
+  kinds: ['orchestration', 'scan'],
+});
 process.stdout.write('ready\n');

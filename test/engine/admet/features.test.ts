@@ -22,7 +22,9 @@ interface FixtureMolecule {
   descriptors: number[];
   crippen_counts: number[];
 }
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/features-sample.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(
+  readFileSync(new URL('./fixtures/features-sample.json', import.meta.url), 'utf8'),
+) as {
   feature_spec_sha256: string;
   molecules: FixtureMolecule[];
 };
@@ -39,7 +41,10 @@ describe('ADMET features', () => {
   });
 
   it('equal the Python features on 200 sample molecules: exact bits, descriptors and Crippen counts equal after float32 rounding', () => {
-    const { features, ok } = computeAdmetFeatures(rd, fixture.molecules.map((m) => m.smiles));
+    const { features, ok } = computeAdmetFeatures(
+      rd,
+      fixture.molecules.map((m) => m.smiles),
+    );
     const mismatches: string[] = [];
     fixture.molecules.forEach((m, i) => {
       expect(ok[i], m.smiles).toBe(1);
@@ -49,10 +54,12 @@ describe('ADMET features', () => {
       if (bits.join(',') !== m.on_bits.join(',')) mismatches.push(`${m.smiles}: bits`);
       m.descriptors.forEach((want, j) => {
         const got = row[ADMET_N_BITS + j];
-        if (got !== Math.fround(want)) mismatches.push(`${m.smiles}: ${ADMET_DESCRIPTOR_NAMES[j]} ${got} != ${want}`);
+        if (got !== Math.fround(want))
+          mismatches.push(`${m.smiles}: ${ADMET_DESCRIPTOR_NAMES[j]} ${got} != ${want}`);
       });
       const counts = [...row.subarray(ADMET_CRIPPEN_OFFSET)];
-      if (counts.join(',') !== m.crippen_counts.join(',')) mismatches.push(`${m.smiles}: Crippen counts ${counts} != ${m.crippen_counts}`);
+      if (counts.join(',') !== m.crippen_counts.join(','))
+        mismatches.push(`${m.smiles}: Crippen counts ${counts} != ${m.crippen_counts}`);
     });
     expect(mismatches).toEqual([]);
   });

@@ -8,7 +8,9 @@ import { openAdmetModels, type AdmetModels } from '../../../engine/admet/onnx-po
 
 // Made by models/make_prediction_fixture.py: Python onnxruntime scores and models/domain.py flags
 // for the 200 feature-fixture molecules, per endpoint.
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/predictions-sample.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(
+  readFileSync(new URL('./fixtures/predictions-sample.json', import.meta.url), 'utf8'),
+) as {
   model_version: string;
   smiles: string[];
   endpoints: Record<string, { score: number[]; in_domain: number[] }>;
@@ -39,7 +41,8 @@ describe('ADMET model pool', () => {
       const got = res.scores[key];
       expect(got.length).toBe(n);
       let worst = 0;
-      for (let i = 0; i < n; i++) worst = Math.max(worst, Math.abs(got[i] - want.score[i]) / Math.max(1, Math.abs(want.score[i])));
+      for (let i = 0; i < n; i++)
+        worst = Math.max(worst, Math.abs(got[i] - want.score[i]) / Math.max(1, Math.abs(want.score[i])));
       expect(worst, key).toBeLessThanOrEqual(1e-5);
       expect([...res.inDomain[key]], key).toEqual(want.in_domain);
     }
@@ -47,7 +50,9 @@ describe('ADMET model pool', () => {
 
   it('gives probabilities in [0, 1] for classifiers and some out-of-domain flags for an odd molecule', async () => {
     const rd = await getRDKit();
-    const { features } = computeAdmetFeatures(rd, ['CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC[Si](C)(C)O[Si](C)(C)C']);
+    const { features } = computeAdmetFeatures(rd, [
+      'CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC[Si](C)(C)O[Si](C)(C)C',
+    ]);
     const res = await models.predictBatch(features, 1);
     for (const key of ADMET_ENDPOINTS) {
       if (models.manifest.endpoints[key].task !== 'binary') continue;

@@ -1,16 +1,25 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DESCRIPTOR_NAMES } from '../../../engine/chem/descriptors.ts';
-import { ADMET_ENDPOINTS, createAdmetPredictor, oodNames, type AdmetPredictor } from '../../../engine/admet/index.ts';
+import {
+  ADMET_ENDPOINTS,
+  createAdmetPredictor,
+  oodNames,
+  type AdmetPredictor,
+} from '../../../engine/admet/index.ts';
 
 // Python references: onnxruntime scores + models/domain.py flags (models/make_prediction_fixture.py)
 // and Python RDKit canonical SMILES and descriptors (test/fixtures/rdkit-reference.json).
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/predictions-sample.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(
+  readFileSync(new URL('./fixtures/predictions-sample.json', import.meta.url), 'utf8'),
+) as {
   model_version: string;
   smiles: string[];
   endpoints: Record<string, { score: number[]; in_domain: number[] }>;
 };
-const rdkitRef = JSON.parse(readFileSync(new URL('../../fixtures/rdkit-reference.json', import.meta.url), 'utf8')) as {
+const rdkitRef = JSON.parse(
+  readFileSync(new URL('../../fixtures/rdkit-reference.json', import.meta.url), 'utf8'),
+) as {
   molecules: { input: string; canonical: string; descriptors: Record<string, number> }[];
 };
 
@@ -34,7 +43,10 @@ describe('ADMET predictor (worker threads)', () => {
       const want = fixture.endpoints[key];
       for (let i = 0; i < t.n; i++) {
         const got = t.scores[e * t.n + i];
-        expect(Math.abs(got - want.score[i]) / Math.max(1, Math.abs(want.score[i])), `${key} row ${i}`).toBeLessThanOrEqual(1e-5);
+        expect(
+          Math.abs(got - want.score[i]) / Math.max(1, Math.abs(want.score[i])),
+          `${key} row ${i}`,
+        ).toBeLessThanOrEqual(1e-5);
         expect(((t.ood[i] >>> e) & 1) === 0 ? 1 : 0, `${key} row ${i} domain`).toBe(want.in_domain[i]);
       }
     });
@@ -48,7 +60,12 @@ describe('ADMET predictor (worker threads)', () => {
     const t = await predictor.predictSmiles(mols.map((m) => m.input));
     mols.forEach((m, i) => {
       expect(t.canonical[i]).toBe(m.canonical);
-      DESCRIPTOR_NAMES.forEach((d, j) => expect(t.descriptors[i * DESCRIPTOR_NAMES.length + j], `${m.input} ${d}`).toBeCloseTo(m.descriptors[d], 6));
+      DESCRIPTOR_NAMES.forEach((d, j) =>
+        expect(t.descriptors[i * DESCRIPTOR_NAMES.length + j], `${m.input} ${d}`).toBeCloseTo(
+          m.descriptors[d],
+          6,
+        ),
+      );
     });
   });
 

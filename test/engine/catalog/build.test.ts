@@ -4,9 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ADMET_NAMES, buildCatalog, openCatalog, readShard, rowRecord, sha256Hex, type CatalogManifest } from '../../../engine/catalog/index.ts';
+import {
+  ADMET_NAMES,
+  buildCatalog,
+  openCatalog,
+  readShard,
+  rowRecord,
+  sha256Hex,
+  type CatalogManifest,
+} from '../../../engine/catalog/index.ts';
 
-const fixture = JSON.parse(readFileSync(new URL('../../fixtures/rdkit-reference.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(
+  readFileSync(new URL('../../fixtures/rdkit-reference.json', import.meta.url), 'utf8'),
+) as {
   molecules: { input: string; canonical: string; popcount: number }[];
 };
 
@@ -31,7 +41,16 @@ beforeAll(async () => {
   await writeFile(join(root, 'input.tsv.gz'), gzipSync(await readFile(tsv)));
 });
 
-const common = { id: 'test', name: 'Test', smilesCol: 'smiles', idCol: 'id', threads: 2, chunkRows: 50, shardRows: 64, progress: false };
+const common = {
+  id: 'test',
+  name: 'Test',
+  smilesCol: 'smiles',
+  idCol: 'id',
+  threads: 2,
+  chunkRows: 50,
+  shardRows: 64,
+  progress: false,
+};
 
 async function shardHashes(dir: string): Promise<string[]> {
   const files = (await readdir(dir)).filter((f) => f.startsWith('shard-')).sort();
@@ -48,12 +67,21 @@ describe('buildCatalog', () => {
 
   it('counts input rows, molecules, rejects and duplicates', () => {
     const n = fixture.molecules.length;
-    expect(manifest.counts).toEqual({ input_rows: n + 5, molecules: uniqueCanonical, rejected: 5 + fixtureDuplicates, duplicates: 2 + fixtureDuplicates });
+    expect(manifest.counts).toEqual({
+      input_rows: n + 5,
+      molecules: uniqueCanonical,
+      rejected: 5 + fixtureDuplicates,
+      duplicates: 2 + fixtureDuplicates,
+    });
     expect(manifest.models).toBeNull();
   });
 
   it('writes every rejected row with its line number and reason', async () => {
-    const rows = (await readFile(join(dir, 'rejects.tsv'), 'utf8')).trim().split('\n').slice(1).map((l) => l.split('\t'));
+    const rows = (await readFile(join(dir, 'rejects.tsv'), 'utf8'))
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split('\t'));
     const n = fixture.molecules.length;
     expect(rows.filter((r) => Number(r[0]) > n + 1).map((r) => [Number(r[0]), r[2]])).toEqual([
       [n + 2, 'duplicate of M5'],
@@ -109,7 +137,15 @@ describe('buildCatalog', () => {
   it('resumes an aborted build from its checkpoints and ends with the same shards', async () => {
     const resumeDir = join(root, 'resume');
     const ctl = new AbortController();
-    await expect(buildCatalog({ ...common, input: tsv, outDir: resumeDir, onChunk: (saved) => saved >= 2 && ctl.abort(new Error('stop')), signal: ctl.signal })).rejects.toThrow('stop');
+    await expect(
+      buildCatalog({
+        ...common,
+        input: tsv,
+        outDir: resumeDir,
+        onChunk: (saved) => saved >= 2 && ctl.abort(new Error('stop')),
+        signal: ctl.signal,
+      }),
+    ).rejects.toThrow('stop');
     await expect(openCatalog(resumeDir)).rejects.toMatchObject({ code: 'catalog_not_found' });
     const saved = (await readdir(join(resumeDir, '.build'))).filter((f) => f.startsWith('chunk-')).length;
     expect(saved).toBeGreaterThanOrEqual(2);
@@ -122,20 +158,46 @@ describe('buildCatalog', () => {
 
   it('fills the ADMET columns from a predictor and records model versions', async () => {
     const pdir = join(root, 'pred');
-    const predictor = async (smiles: string[]) => Object.fromEntries(ADMET_NAMES.map((n, k) => [n, Float32Array.from(smiles, (s) => s.length + k)]));
-    const { manifest: m } = await buildCatalog({ ...common, input: tsv, outDir: pdir, limit: 40, predictor, models: { herg: 'v1' } });
+    const predictor = async (smiles: string[]) =>
+      Object.fromEntries(ADMET_NAMES.map((n, k) => [n, Float32Array.from(smiles, (s) => s.length + k)]));
+    const { manifest: m } = await buildCatalog({
+      ...common,
+      input: tsv,
+      outDir: pdir,
+      limit: 40,
+      predictor,
+      models: { herg: 'v1' },
+    });
     expect(m.models).toEqual({ herg: 'v1' });
     const catalog = await openCatalog(pdir);
-    const rec = rowRecord(readShard(await readFile(catalog.shardPath(0)), 0), 0, ['smiles', 'herg', 'caco2_wang']);
+    const rec = rowRecord(readShard(await readFile(catalog.shardPath(0)), 0), 0, [
+      'smiles',
+      'herg',
+      'caco2_wang',
+    ]);
     expect(rec.caco2_wang).toBe((rec.smiles as string).length);
     expect(rec.herg).toBe((rec.smiles as string).length + ADMET_NAMES.indexOf('herg'));
   });
 
   it('reads headerless .smi files with columns by position and fails clearly on unknown columns', async () => {
     const smi = join(root, 'input.smi');
-    await writeFile(smi, fixture.molecules.slice(0, 20).map((m, i) => `${m.input} S${i}`).join('\n') + '\n');
-    const { manifest: m } = await buildCatalog({ ...common, input: smi, outDir: join(root, 'smi'), smilesCol: '0', idCol: '1' });
+    await writeFile(
+      smi,
+      fixture.molecules
+        .slice(0, 20)
+        .map((m, i) => `${m.input} S${i}`)
+        .join('\n') + '\n',
+    );
+    const { manifest: m } = await buildCatalog({
+      ...common,
+      input: smi,
+      outDir: join(root, 'smi'),
+      smilesCol: '0',
+      idCol: '1',
+    });
     expect(m.counts.molecules).toBe(20);
-    await expect(buildCatalog({ ...common, input: tsv, outDir: join(root, 'badcol'), idCol: 'zinc_id' })).rejects.toMatchObject({ code: 'catalog_build' });
+    await expect(
+      buildCatalog({ ...common, input: tsv, outDir: join(root, 'badcol'), idCol: 'zinc_id' }),
+    ).rejects.toMatchObject({ code: 'catalog_build' });
   });
 });

@@ -2,7 +2,16 @@ import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CATALOG_FORMAT, COLUMNS, encodeShard, listCatalogs, openCatalog, readShard, rowRecord, type ShardColumns } from '../../../engine/catalog/index.ts';
+import {
+  CATALOG_FORMAT,
+  COLUMNS,
+  encodeShard,
+  listCatalogs,
+  openCatalog,
+  readShard,
+  rowRecord,
+  type ShardColumns,
+} from '../../../engine/catalog/index.ts';
 
 function columns(n: number): ShardColumns {
   return {
@@ -38,7 +47,11 @@ describe('readShard', () => {
 
   it('views shard bytes placed in WebAssembly memory without copying', () => {
     // lib ES2023 has no WebAssembly typings; the runtime has it.
-    const WA = (globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number }) => { buffer: ArrayBuffer } } }).WebAssembly;
+    const WA = (
+      globalThis as unknown as {
+        WebAssembly: { Memory: new (d: { initial: number }) => { buffer: ArrayBuffer } };
+      }
+    ).WebAssembly;
     const mem = new WA.Memory({ initial: 1 });
     const view = new Uint8Array(mem.buffer, 4096, bytes.length);
     view.set(bytes);
@@ -55,7 +68,9 @@ describe('readShard', () => {
   });
 
   it('throws catalog_corrupt for bytes that are not Arrow', () => {
-    expect(() => readShard(new Uint8Array(64), 0)).toThrow(expect.objectContaining({ code: 'catalog_corrupt' }));
+    expect(() => readShard(new Uint8Array(64), 0)).toThrow(
+      expect.objectContaining({ code: 'catalog_corrupt' }),
+    );
   });
 
   it('gives rows as plain records with nulls for missing price and ADMET values', () => {
@@ -66,8 +81,14 @@ describe('readShard', () => {
     expect(r0.herg).toBeNull();
     expect(r0.ames).toBe(0);
     expect(Object.keys(r0)).toEqual(COLUMNS.map((c) => c.name).filter((n) => n !== 'fp'));
-    expect(rowRecord(shard, 1, ['price', 'ames', 'molecular_weight'])).toEqual({ price: 101, ames: 0.25, molecular_weight: 0.1 });
-    expect(rowRecord(shard, 0, ['fp']).fp).toBe(Buffer.from(shard.fingerprints.subarray(0, 256)).toString('hex'));
+    expect(rowRecord(shard, 1, ['price', 'ames', 'molecular_weight'])).toEqual({
+      price: 101,
+      ames: 0.25,
+      molecular_weight: 0.1,
+    });
+    expect(rowRecord(shard, 0, ['fp']).fp).toBe(
+      Buffer.from(shard.fingerprints.subarray(0, 256)).toString('hex'),
+    );
     expect(() => rowRecord(shard, 7)).toThrow(RangeError);
   });
 });
@@ -81,13 +102,27 @@ describe('openCatalog and listCatalogs', () => {
     await expect(openCatalog(join(root, 'old'))).rejects.toMatchObject({ code: 'catalog_format' });
     await mkdir(join(root, 'good'));
     const manifest = {
-      format: CATALOG_FORMAT, id: 'good', name: 'Good', vendor: 'v', website: '', contact: '', kind: 'enumerated', release: 'r',
-      created_at: new Date().toISOString(), counts: { input_rows: 0, molecules: 0, rejected: 0, duplicates: 0 },
-      fingerprint: { kind: 'morgan', radius: 2, nBits: 2048, rdkit_version: '2026.09.1' }, columns: COLUMNS, models: null, shards: [],
+      format: CATALOG_FORMAT,
+      id: 'good',
+      name: 'Good',
+      vendor: 'v',
+      website: '',
+      contact: '',
+      kind: 'enumerated',
+      release: 'r',
+      created_at: new Date().toISOString(),
+      counts: { input_rows: 0, molecules: 0, rejected: 0, duplicates: 0 },
+      fingerprint: { kind: 'morgan', radius: 2, nBits: 2048, rdkit_version: '2026.09.1' },
+      columns: COLUMNS,
+      models: null,
+      shards: [],
     };
     await writeFile(join(root, 'good', 'manifest.json'), JSON.stringify(manifest));
     await mkdir(join(root, 'wrongfp'));
-    await writeFile(join(root, 'wrongfp', 'manifest.json'), JSON.stringify({ ...manifest, fingerprint: { kind: 'morgan', radius: 3, nBits: 2048 } }));
+    await writeFile(
+      join(root, 'wrongfp', 'manifest.json'),
+      JSON.stringify({ ...manifest, fingerprint: { kind: 'morgan', radius: 3, nBits: 2048 } }),
+    );
     const list = await listCatalogs(root);
     expect(list.map((c) => c.manifest.id)).toEqual(['good']);
     expect(await listCatalogs(join(root, 'missing'))).toEqual([]);

@@ -1,12 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formalCharge, fractionCSP3, numAromaticRings, numAtoms, numHeavyAtoms, numHeteroatoms, numRings } from '../../../engine/chem/counts.ts';
+import {
+  formalCharge,
+  fractionCSP3,
+  numAromaticRings,
+  numAtoms,
+  numHeavyAtoms,
+  numHeteroatoms,
+  numRings,
+} from '../../../engine/chem/counts.ts';
 import type { MolGraph } from '../../../engine/chem/graph.ts';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
 import { graphOf } from '../../support/mol-graph.ts';
 
 // Python RDKit values: test/fixtures/make_graph_descriptors_reference.py writes this fixture.
-const fixture = JSON.parse(readFileSync(new URL('../../fixtures/graph-descriptors-reference.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(
+  readFileSync(new URL('../../fixtures/graph-descriptors-reference.json', import.meta.url), 'utf8'),
+) as {
   columns: string[];
   molecules: (string | number)[][];
 };

@@ -13,7 +13,9 @@ interface RefMolecule {
   types: Record<string, number>;
   capped: boolean;
 }
-const fixture = JSON.parse(readFileSync(new URL('../../fixtures/crippen-lipinski-reference.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(
+  readFileSync(new URL('../../fixtures/crippen-lipinski-reference.json', import.meta.url), 'utf8'),
+) as {
   rdkit_version: string;
   labels: string[];
   molecules: RefMolecule[];
@@ -58,7 +60,8 @@ describe('crippen equals Python Crippen.MolLogP / MolMR', () => {
     const mismatches: string[] = [];
     for (const m of fixture.molecules) {
       const got = typeCounts(m.smiles);
-      if (JSON.stringify(got) !== JSON.stringify(m.types)) mismatches.push(`${m.smiles}: ${JSON.stringify(got)} != ${JSON.stringify(m.types)}`);
+      if (JSON.stringify(got) !== JSON.stringify(m.types))
+        mismatches.push(`${m.smiles}: ${JSON.stringify(got)} != ${JSON.stringify(m.types)}`);
     }
     expect(mismatches).toEqual([]);
   });

@@ -6,7 +6,9 @@ import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
 import { graphOf } from '../../support/mol-graph.ts';
 
 // Python RDKit values: models/crippen_lipinski_reference.py writes this fixture.
-const fixture = JSON.parse(readFileSync(new URL('../../fixtures/crippen-lipinski-reference.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(
+  readFileSync(new URL('../../fixtures/crippen-lipinski-reference.json', import.meta.url), 'utf8'),
+) as {
   rdkit_version: string;
   molecules: { smiles: string; hbd: number; hba: number; rot: number }[];
 };
@@ -25,14 +27,21 @@ describe('numHBD / numHBA / numRotatableBonds equal Python rdMolDescriptors', ()
     for (const m of fixture.molecules) {
       const g = graph(m.smiles);
       const got = [numHBD(g), numHBA(g), numRotatableBonds(g)];
-      if (got.join() !== [m.hbd, m.hba, m.rot].join()) mismatches.push(`${m.smiles}: ${got} != ${[m.hbd, m.hba, m.rot]}`);
+      if (got.join() !== [m.hbd, m.hba, m.rot].join())
+        mismatches.push(`${m.smiles}: ${got} != ${[m.hbd, m.hba, m.rot]}`);
     }
     expect(mismatches).toEqual([]);
     expect(fixture.molecules.length).toBeGreaterThan(1400);
   });
 
   it("equals MinimalLib's get_descriptors() NumHBD, NumHBA and NumRotatableBonds", () => {
-    for (const s of ['CC(=O)Nc1ccc(O)cc1', 'Cn1ccnc1', 'OC(=O)CCN', 'CC(C)(C)c1ccc(C(F)(F)F)cc1', 'C[N+](C)(C)CCS']) {
+    for (const s of [
+      'CC(=O)Nc1ccc(O)cc1',
+      'Cn1ccnc1',
+      'OC(=O)CCN',
+      'CC(C)(C)c1ccc(C(F)(F)F)cc1',
+      'C[N+](C)(C)CCS',
+    ]) {
       const m = rd.get_mol(s)!;
       const d = JSON.parse(m.get_descriptors()) as Record<string, number>;
       const g = graphFromRDKitJson(m.get_json());
@@ -77,7 +86,8 @@ describe('numHBD / numHBA / numRotatableBonds equal Python rdMolDescriptors', ()
   });
 
   it('treats bonds of macrocycles whose ring set is huge as ring bonds (cyclodextrin)', () => {
-    const gamma = 'OCC1OC2OC3C(CO)OC(OC4C(CO)OC(OC5C(CO)OC(OC6C(CO)OC(OC7C(CO)OC(OC8C(CO)OC(OC9C(CO)OC(OC1C(O)C2O)C(O)C9O)C(O)C8O)C(O)C7O)C(O)C6O)C(O)C5O)C(O)C4O)C(O)C3O';
+    const gamma =
+      'OCC1OC2OC3C(CO)OC(OC4C(CO)OC(OC5C(CO)OC(OC6C(CO)OC(OC7C(CO)OC(OC8C(CO)OC(OC9C(CO)OC(OC1C(O)C2O)C(O)C9O)C(O)C8O)C(O)C7O)C(O)C6O)C(O)C5O)C(O)C4O)C(O)C3O';
     expect(numRotatableBonds(graph(gamma))).toBe(8);
   });
 });

@@ -1,6 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DESCRIPTOR_NAMES, canonicalize, fromOnBits, getRDKit, matchSubstructure, onBits, parseMolecule, tanimoto, type RDKitModule } from '../../../engine/chem/index.ts';
+import {
+  DESCRIPTOR_NAMES,
+  canonicalize,
+  fromOnBits,
+  getRDKit,
+  matchSubstructure,
+  onBits,
+  parseMolecule,
+  tanimoto,
+  type RDKitModule,
+} from '../../../engine/chem/index.ts';
 
 interface RefMolecule {
   input: string;
@@ -10,13 +20,23 @@ interface RefMolecule {
   descriptors: Record<string, number>;
   scaffold: string;
 }
-const fixture = JSON.parse(readFileSync(new URL('../../fixtures/rdkit-reference.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(
+  readFileSync(new URL('../../fixtures/rdkit-reference.json', import.meta.url), 'utf8'),
+) as {
   rdkit_version: string;
   invalid: string[];
   molecules: RefMolecule[];
   tanimoto_pairs: [number, number, number][];
 };
-const INTEGER_DESCRIPTORS = new Set(['formal_charge', 'heavy_atoms', 'h_bond_acceptors', 'h_bond_donor', 'rotatable_bonds', 'num_of_rings', 'number_of_atoms']);
+const INTEGER_DESCRIPTORS = new Set([
+  'formal_charge',
+  'heavy_atoms',
+  'h_bond_acceptors',
+  'h_bond_donor',
+  'rotatable_bonds',
+  'num_of_rings',
+  'number_of_atoms',
+]);
 
 let rd: RDKitModule;
 beforeAll(async () => {
@@ -36,13 +56,17 @@ describe('parseMolecule against Python RDKit reference values', () => {
         mismatches.push(`${m.input}: ${r.error}`);
         continue;
       }
-      if (r.canonicalSmiles !== m.canonical) mismatches.push(`${m.input}: smiles ${r.canonicalSmiles} != ${m.canonical}`);
-      if (onBits(r.fp).join() !== m.on_bits.join() || r.popcount !== m.popcount) mismatches.push(`${m.input}: fingerprint bits differ`);
+      if (r.canonicalSmiles !== m.canonical)
+        mismatches.push(`${m.input}: smiles ${r.canonicalSmiles} != ${m.canonical}`);
+      if (onBits(r.fp).join() !== m.on_bits.join() || r.popcount !== m.popcount)
+        mismatches.push(`${m.input}: fingerprint bits differ`);
       if (r.scaffold !== m.scaffold) mismatches.push(`${m.input}: scaffold ${r.scaffold} != ${m.scaffold}`);
       for (const name of DESCRIPTOR_NAMES) {
         const got = r.descriptors[name];
         const want = m.descriptors[name];
-        const ok = INTEGER_DESCRIPTORS.has(name) ? got === want : Math.abs(got - want) <= 1e-6 * Math.max(1, Math.abs(want));
+        const ok = INTEGER_DESCRIPTORS.has(name)
+          ? got === want
+          : Math.abs(got - want) <= 1e-6 * Math.max(1, Math.abs(want));
         if (!ok) mismatches.push(`${m.input}: ${name} ${got} != ${want}`);
       }
     }
@@ -53,7 +77,9 @@ describe('parseMolecule against Python RDKit reference values', () => {
   it('covers salts, charges, stereo, acyclic molecules and macrocycles', () => {
     const inputs = fixture.molecules.map((m) => m.input);
     expect(inputs.filter((s) => s.includes('.')).length).toBeGreaterThanOrEqual(10);
-    expect(fixture.molecules.filter((m) => m.descriptors.formal_charge !== 0).length).toBeGreaterThanOrEqual(5);
+    expect(fixture.molecules.filter((m) => m.descriptors.formal_charge !== 0).length).toBeGreaterThanOrEqual(
+      5,
+    );
     expect(inputs.filter((s) => s.includes('@')).length).toBeGreaterThanOrEqual(10);
     expect(fixture.molecules.filter((m) => m.scaffold === '').length).toBeGreaterThanOrEqual(10);
   });

@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MolGraph } from '../../../engine/chem/graph.ts';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
-import { compileSmarts, countEmbeddings, expandHydrogens, matchesAt, rootMayMatch } from '../../../engine/chem/smarts-lite.ts';
+import {
+  compileSmarts,
+  countEmbeddings,
+  expandHydrogens,
+  matchesAt,
+  rootMayMatch,
+} from '../../../engine/chem/smarts-lite.ts';
 import { graphOf } from '../../support/mol-graph.ts';
 
 let rd: RDKitModule;

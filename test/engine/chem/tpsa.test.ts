@@ -6,7 +6,9 @@ import { tpsa } from '../../../engine/chem/tpsa.ts';
 import { graphOf } from '../../support/mol-graph.ts';
 
 // Python RDKit values: test/fixtures/make_graph_descriptors_reference.py writes this fixture.
-const fixture = JSON.parse(readFileSync(new URL('../../fixtures/graph-descriptors-reference.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(
+  readFileSync(new URL('../../fixtures/graph-descriptors-reference.json', import.meta.url), 'utf8'),
+) as {
   rdkit_version: string;
   columns: string[];
   molecules: (string | number)[][];

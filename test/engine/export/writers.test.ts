@@ -1,19 +1,38 @@
 import { describe, expect, it } from 'vitest';
 import ExcelJS from 'exceljs';
 import { getRDKit } from '../../../engine/chem/index.ts';
-import { allocJobResult, decodeJobResult, encodeJobResult, exportStream, PROPERTY_KEYS, resultView, type ExportColumn, type ExportValue } from '../../../engine/export/index.ts';
+import {
+  allocJobResult,
+  decodeJobResult,
+  encodeJobResult,
+  exportStream,
+  PROPERTY_KEYS,
+  resultView,
+  type ExportColumn,
+  type ExportValue,
+} from '../../../engine/export/index.ts';
 
 const text = async (s: AsyncIterable<Buffer | string>) => {
   const chunks: Buffer[] = [];
   for await (const c of s) chunks.push(Buffer.from(c));
   return Buffer.concat(chunks);
 };
-const cols: ExportColumn[] = [{ name: 'smiles', type: 'string' }, { name: 'id', type: 'string' }, { name: 'similarity', type: 'number' }, { name: 'in_prop_range', type: 'boolean' }];
-const rows: ExportValue[][] = [['CCO', 'a,"1"', 0.5, true], ['c1ccccc1', 'b', NaN, false]];
+const cols: ExportColumn[] = [
+  { name: 'smiles', type: 'string' },
+  { name: 'id', type: 'string' },
+  { name: 'similarity', type: 'number' },
+  { name: 'in_prop_range', type: 'boolean' },
+];
+const rows: ExportValue[][] = [
+  ['CCO', 'a,"1"', 0.5, true],
+  ['c1ccccc1', 'b', NaN, false],
+];
 
 describe('export writers', () => {
   it('writes RFC 4180 CSV with quoted cells and empty nulls', async () => {
-    expect((await text(exportStream('csv', cols, rows))).toString()).toBe('smiles,id,similarity,in_prop_range\r\nCCO,"a,""1""",0.5,true\r\nc1ccccc1,b,,false\r\n');
+    expect((await text(exportStream('csv', cols, rows))).toString()).toBe(
+      'smiles,id,similarity,in_prop_range\r\nCCO,"a,""1""",0.5,true\r\nc1ccccc1,b,,false\r\n',
+    );
   });
 
   it('writes a JSON array of records with null for missing numbers', async () => {
@@ -38,7 +57,11 @@ describe('export writers', () => {
     const rd = await getRDKit();
     const molblock = (s: string) => {
       const m = rd.get_mol(s);
-      try { return m?.get_molblock(); } finally { m?.delete(); }
+      try {
+        return m?.get_molblock();
+      } finally {
+        m?.delete();
+      }
     };
     const sdf = (await text(exportStream('sdf', cols, rows, { molblock }))).toString();
     const recs = sdf.split('$$$$\n');
@@ -51,7 +74,12 @@ describe('export writers', () => {
 
   it('keeps memory bounded: 100,000 CSV rows are streamed chunk by chunk, never held whole', async () => {
     let made = 0;
-    function* many(): Generator<ExportValue[]> { for (let i = 0; i < 100_000; i++) { made++; yield ['C'.repeat(40), `id${i}`, i / 1e5, true]; } }
+    function* many(): Generator<ExportValue[]> {
+      for (let i = 0; i < 100_000; i++) {
+        made++;
+        yield ['C'.repeat(40), `id${i}`, i / 1e5, true];
+      }
+    }
     const stream = exportStream('csv', cols, many());
     let first = -1;
     let bytes = 0;
@@ -67,7 +95,13 @@ describe('export writers', () => {
 describe('job result file', () => {
   it('round-trips columns with null properties and applies sim_th, distance window and prop ranges on read', () => {
     const r = allocJobResult(4);
-    ['a', 'b', 'c', 'd'].forEach((id, i) => { r.id[i] = id; r.smiles[i] = 'C'; r.database[i] = 'db'; r.dbId[i] = id; r.similarity[i] = 0.9 - i * 0.2; });
+    ['a', 'b', 'c', 'd'].forEach((id, i) => {
+      r.id[i] = id;
+      r.smiles[i] = 'C';
+      r.database[i] = 'db';
+      r.dbId[i] = id;
+      r.similarity[i] = 0.9 - i * 0.2;
+    });
     const mw = PROPERTY_KEYS.indexOf('molecular_weight');
     r.props[mw].set([100, 200, 300, 400]);
     const back = decodeJobResult(encodeJobResult(r));
@@ -78,8 +112,13 @@ describe('job result file', () => {
     expect(Array.from(resultView(back, { ...base, simTh: 0.5 }).indices)).toEqual([0, 1, 2]);
     expect(Array.from(resultView(back, { ...base, simTh: 0.51 }).indices)).toEqual([0, 1]);
     expect(Array.from(resultView(back, { ...base, dMin: 0.25, dMax: 0.5 }).indices)).toEqual([1, 2]);
-    const v = resultView(back, { ...base, propRanges: { molecular_weight: { min: 150, max: 350 }, caco2_wang: { min: -100000, max: 100000 } } });
+    const v = resultView(back, {
+      ...base,
+      propRanges: { molecular_weight: { min: 150, max: 350 }, caco2_wang: { min: -100000, max: 100000 } },
+    });
     expect(Array.from(v.inRange)).toEqual([0, 1, 1, 0]);
-    expect(Array.from(resultView(back, { ...base, propRanges: { caco2_wang: { min: 0, max: 1 } } }).inRange)).toEqual([0, 0, 0, 0]);
+    expect(
+      Array.from(resultView(back, { ...base, propRanges: { caco2_wang: { min: 0, max: 1 } } }).inRange),
+    ).toEqual([0, 0, 0, 0]);
   });
 });

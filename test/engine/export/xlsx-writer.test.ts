@@ -34,7 +34,11 @@ function unzipChecked(zip: Buffer): Map<string, Buffer> {
   for (let i = 0; i < count; i++) {
     expect(zip.readUInt32LE(p)).toBe(0x02014b50);
     const flags = zip.readUInt16LE(p + 8);
-    const [crc, csize, usize] = [zip.readUInt32LE(p + 16), zip.readUInt32LE(p + 20), zip.readUInt32LE(p + 24)];
+    const [crc, csize, usize] = [
+      zip.readUInt32LE(p + 16),
+      zip.readUInt32LE(p + 20),
+      zip.readUInt32LE(p + 24),
+    ];
     const nameLen = zip.readUInt16LE(p + 28);
     const name = zip.toString('utf8', p + 46, p + 46 + nameLen);
     const local = zip.readUInt32LE(p + 42);
@@ -46,7 +50,11 @@ function unzipChecked(zip: Buffer): Map<string, Buffer> {
     expect(crc32(data)).toBe(crc);
     if (flags & 8) {
       expect(zip.readUInt32LE(dataAt + csize)).toBe(0x08074b50);
-      expect([zip.readUInt32LE(dataAt + csize + 4), zip.readUInt32LE(dataAt + csize + 8), zip.readUInt32LE(dataAt + csize + 12)]).toEqual([crc, csize, usize]);
+      expect([
+        zip.readUInt32LE(dataAt + csize + 4),
+        zip.readUInt32LE(dataAt + csize + 8),
+        zip.readUInt32LE(dataAt + csize + 12),
+      ]).toEqual([crc, csize, usize]);
     }
     out.set(name, data);
     p += 46 + nameLen;
@@ -63,7 +71,8 @@ const cols: ExportColumn[] = [
 ];
 
 /** What exceljs reads back for a value the writer was given. */
-const expected = (v: ExportValue): ExportValue => (v === null || v === '' || (typeof v === 'number' && !Number.isFinite(v)) ? null : v);
+const expected = (v: ExportValue): ExportValue =>
+  v === null || v === '' || (typeof v === 'number' && !Number.isFinite(v)) ? null : v;
 
 describe('streaming XLSX writer', () => {
   it('writes a package exceljs reads back with the header, cell types and values of the input', async () => {
@@ -75,7 +84,14 @@ describe('streaming XLSX writer', () => {
     ];
     const file = await bytesOf(xlsxWriterStream(cols, rows, { sheetName: 'results' }));
     const parts = unzipChecked(file);
-    expect([...parts.keys()].sort()).toEqual(['[Content_Types].xml', '_rels/.rels', 'xl/_rels/workbook.xml.rels', 'xl/styles.xml', 'xl/workbook.xml', 'xl/worksheets/sheet1.xml']);
+    expect([...parts.keys()].sort()).toEqual([
+      '[Content_Types].xml',
+      '_rels/.rels',
+      'xl/_rels/workbook.xml.rels',
+      'xl/styles.xml',
+      'xl/workbook.xml',
+      'xl/worksheets/sheet1.xml',
+    ]);
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.load(file as unknown as ArrayBuffer);
     const ws = wb.getWorksheet('results')!;
@@ -83,7 +99,9 @@ describe('streaming XLSX writer', () => {
     expect(ws.getRow(1).getCell(1).font?.bold).toBe(true);
     expect(ws.rowCount).toBe(rows.length + 1);
     rows.forEach((row, r) => {
-      row.forEach((v, c) => expect(ws.getRow(r + 2).getCell(c + 1).value, `row ${r} col ${c}`).toEqual(expected(v)));
+      row.forEach((v, c) =>
+        expect(ws.getRow(r + 2).getCell(c + 1).value, `row ${r} col ${c}`).toEqual(expected(v)),
+      );
     });
     expect(typeof ws.getRow(2).getCell(3).value).toBe('number');
     expect(typeof ws.getRow(2).getCell(4).value).toBe('boolean');
@@ -104,19 +122,33 @@ describe('streaming XLSX writer', () => {
     expect(cut).not.toContain('\uD83D'); // the emoji's high surrogate is not left half
   });
 
-  it('streams a large sheet in many deflate pieces that exceljs\'s streaming reader reads row by row', async () => {
+  it("streams a large sheet in many deflate pieces that exceljs's streaming reader reads row by row", async () => {
     const n = 30_000;
-    const rowOf = (i: number): ExportValue[] => [`C${'c'.repeat(i % 50)}O`, `ID-${i}`, i / n, i % 3 === 0, i % 7 === 0 ? NaN : -i * 0.25];
-    function* source(): Generator<ExportValue[]> { for (let i = 0; i < n; i++) yield rowOf(i); }
+    const rowOf = (i: number): ExportValue[] => [
+      `C${'c'.repeat(i % 50)}O`,
+      `ID-${i}`,
+      i / n,
+      i % 3 === 0,
+      i % 7 === 0 ? NaN : -i * 0.25,
+    ];
+    function* source(): Generator<ExportValue[]> {
+      for (let i = 0; i < n; i++) yield rowOf(i);
+    }
     const file = await bytesOf(xlsxWriterStream(cols, source()));
     expect(unzipChecked(file).get('xl/worksheets/sheet1.xml')!.length).toBeGreaterThan(2 << 20); // several 1M-char pieces
-    const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([file]), { worksheets: 'emit', sharedStrings: 'ignore', styles: 'ignore', hyperlinks: 'ignore' });
+    const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([file]), {
+      worksheets: 'emit',
+      sharedStrings: 'ignore',
+      styles: 'ignore',
+      hyperlinks: 'ignore',
+    });
     let seen = 0;
     for await (const ws of reader) {
       for await (const row of ws as AsyncIterable<ExcelJS.Row>) {
         if (row.number === 1) continue;
         const want = rowOf(row.number - 2);
-        for (let c = 0; c < cols.length; c++) expect(row.getCell(c + 1).value ?? null).toEqual(expected(want[c]));
+        for (let c = 0; c < cols.length; c++)
+          expect(row.getCell(c + 1).value ?? null).toEqual(expected(want[c]));
         seen++;
       }
     }
@@ -124,15 +156,21 @@ describe('streaming XLSX writer', () => {
   });
 
   it('reads rows from an async source', async () => {
-    async function* source(): AsyncGenerator<ExportValue[]> { yield ['C', 'x', 0.5, false, 1]; }
+    async function* source(): AsyncGenerator<ExportValue[]> {
+      yield ['C', 'x', 0.5, false, 1];
+    }
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.load((await bytesOf(xlsxWriterStream(cols, source()))) as unknown as ArrayBuffer);
     expect(wb.worksheets[0].getRow(2).values).toEqual([undefined, 'C', 'x', 0.5, false, 1]);
   });
 
   it('fails the stream with xlsx_too_many_rows past the sheet row limit', async () => {
-    function* tooMany(): Generator<ExportValue[]> { for (let i = 0; i < XLSX_MAX_ROWS; i++) yield [1]; }
-    const err = await bytesOf(xlsxWriterStream([{ name: 'n', type: 'number' }], tooMany())).catch((e: unknown) => e);
+    function* tooMany(): Generator<ExportValue[]> {
+      for (let i = 0; i < XLSX_MAX_ROWS; i++) yield [1];
+    }
+    const err = await bytesOf(xlsxWriterStream([{ name: 'n', type: 'number' }], tooMany())).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ExportLimitError);
     expect((err as ExportLimitError).code).toBe('xlsx_too_many_rows');
   }, 60_000);
@@ -144,7 +182,16 @@ describe('streaming XLSX writer', () => {
   });
 
   it('names columns A … Z, AA …, up to XFD', () => {
-    expect([0, 25, 26, 51, 52, 701, 702, 16_383].map(columnLetters)).toEqual(['A', 'Z', 'AA', 'AZ', 'BA', 'ZZ', 'AAA', 'XFD']);
+    expect([0, 25, 26, 51, 52, 701, 702, 16_383].map(columnLetters)).toEqual([
+      'A',
+      'Z',
+      'AA',
+      'AZ',
+      'BA',
+      'ZZ',
+      'AAA',
+      'XFD',
+    ]);
     expect(excelText('ok')).toBe('ok');
   });
 });

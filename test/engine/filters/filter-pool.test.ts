@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRDKit } from '../../../engine/chem/index.ts';
-import { createFilterContext, createFilterPool, evaluateFilters, QED_THRESHOLD, type FilterPool } from '../../../engine/filters/index.ts';
+import {
+  createFilterContext,
+  createFilterPool,
+  evaluateFilters,
+  QED_THRESHOLD,
+  type FilterPool,
+} from '../../../engine/filters/index.ts';
 import { loadFilterReference } from './reference.ts';
 
 const ref = loadFilterReference();
@@ -36,8 +42,14 @@ describe('filter pool (worker threads)', () => {
   it('combined filters equal the conjunction, and the threaded result equals the serial one', async () => {
     const filters = ['QED', 'PAINS', 'Substructure', 'Lipinsky', 'No solvents'];
     const r = await pool.evaluate(smiles, filters, { query: 'c1ccccc1' });
-    expect(r.pass).toEqual(ref.molecules.map((m) => m.qed >= QED_THRESHOLD && m.pains.length === 0 && m.contains_query[0]));
-    const serial = evaluateFilters(createFilterContext(await getRDKit()), { smiles, filters, query: 'c1ccccc1' });
+    expect(r.pass).toEqual(
+      ref.molecules.map((m) => m.qed >= QED_THRESHOLD && m.pains.length === 0 && m.contains_query[0]),
+    );
+    const serial = evaluateFilters(createFilterContext(await getRDKit()), {
+      smiles,
+      filters,
+      query: 'c1ccccc1',
+    });
     expect(r.pass).toEqual([...serial.pass].map((p) => p === 1));
   }, 120_000);
 
@@ -46,6 +58,8 @@ describe('filter pool (worker threads)', () => {
     expect(r.pass).toEqual([false, false]);
     expect(r.qed![0]).toBeNull();
     expect(r.qed![1]).toBeCloseTo(0.40680796565539457, 6);
-    await expect(pool.evaluate(['CCO'], ['Substructure'], { query: 'C1CC' })).rejects.toMatchObject({ code: 'invalid_smiles' });
+    await expect(pool.evaluate(['CCO'], ['Substructure'], { query: 'C1CC' })).rejects.toMatchObject({
+      code: 'invalid_smiles',
+    });
   }, 60_000);
 });

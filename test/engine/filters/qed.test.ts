@@ -1,6 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getRDKit, withMol, type RDKitModule } from '../../../engine/chem/index.ts';
-import { compileQedQueries, qedFromProperties, qedProperties, QED_PROPERTY_NAMES, type QedQueries } from '../../../engine/filters/index.ts';
+import {
+  compileQedQueries,
+  qedFromProperties,
+  qedProperties,
+  QED_PROPERTY_NAMES,
+  type QedQueries,
+} from '../../../engine/filters/index.ts';
 import { loadFilterReference } from './reference.ts';
 
 const ref = loadFilterReference();
@@ -20,7 +26,12 @@ describe('QED (rdkit.Chem.QED.qed, WEIGHT_MEAN)', () => {
   it('reproduces all 8 QED properties of Python RDKit exactly', () => {
     for (const m of ref.molecules) {
       const p = withMol(rd, m.input, (mol) => qedProperties(mol, q))!;
-      for (const name of QED_PROPERTY_NAMES) expect({ smiles: m.input, name, v: p[name] }).toEqual({ smiles: m.input, name, v: expect.closeTo(m.qed_properties[name], 9) });
+      for (const name of QED_PROPERTY_NAMES)
+        expect({ smiles: m.input, name, v: p[name] }).toEqual({
+          smiles: m.input,
+          name,
+          v: expect.closeTo(m.qed_properties[name], 9),
+        });
     }
   });
 

@@ -20,5 +20,7 @@ export interface FilterReference {
 
 /** Python RDKit reference values: scripts/reference/make_filters_fixture.py. */
 export function loadFilterReference(): FilterReference {
-  return JSON.parse(readFileSync(new URL('../../fixtures/filters-reference.json', import.meta.url), 'utf8')) as FilterReference;
+  return JSON.parse(
+    readFileSync(new URL('../../fixtures/filters-reference.json', import.meta.url), 'utf8'),
+  ) as FilterReference;
 }

@@ -4,13 +4,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { minIntersection, popcountOffsets } from '../../../engine/search/bitbound.ts';
 import { createSharedMemory, instantiateKernel } from '../../../engine/search/kernel.ts';
-import { blockPopcountsJs, popcountOf, scoreRangeJs, tanimotoFromCounts } from '../../../engine/search/kernel-js.ts';
+import {
+  blockPopcountsJs,
+  popcountOf,
+  scoreRangeJs,
+  tanimotoFromCounts,
+} from '../../../engine/search/kernel-js.ts';
 import { createSearchPool } from '../../../engine/search/pool.ts';
 import { prepareTanimoto } from '../../../engine/search/query.ts';
 import { loadShardForScan, scanShardTopK } from '../../../engine/search/shard-memory.ts';
 import { BLOCK_BYTES } from '../../../engine/search/wasm/kernel-blocks.ts';
 import { exhaustiveTopK } from './support/reference.ts';
-import { fixtureFps, randomFps, readTestShard, rng, sortByPopcount, writeTestCatalog } from './support/shards.ts';
+import {
+  fixtureFps,
+  randomFps,
+  readTestShard,
+  rng,
+  sortByPopcount,
+  writeTestCatalog,
+} from './support/shards.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'search-blocks-'));
 
@@ -40,12 +52,22 @@ describe('block popcounts and the block bound', () => {
   const offsets = popcountOffsets(pcs);
 
   it('block_popcounts equals the JS reference on every row, up to all-ones rows', () => {
-    for (let i = 0; i < n; i++) expect(Array.from(mem.subarray(BLK + i * BLOCK_BYTES, BLK + (i + 1) * BLOCK_BYTES))).toEqual(Array.from(blockPopcountsJs(fps, i, BLOCK_BYTES)));
+    for (let i = 0; i < n; i++)
+      expect(Array.from(mem.subarray(BLK + i * BLOCK_BYTES, BLK + (i + 1) * BLOCK_BYTES))).toEqual(
+        Array.from(blockPopcountsJs(fps, i, BLOCK_BYTES)),
+      );
     expect(mem[BLK + (n - 1) * BLOCK_BYTES]).toBe(2048 / BLOCK_BYTES); // the all-ones row sorts last
   });
 
   it('minIntersection is the least intersection reaching the score, so c >= it exactly when the score qualifies', () => {
-    for (const [a, b] of [[0, 0], [0, 7], [40, 40], [17, 63], [120, 33], [2048, 2048]]) {
+    for (const [a, b] of [
+      [0, 0],
+      [0, 7],
+      [40, 40],
+      [17, 63],
+      [120, 33],
+      [2048, 2048],
+    ]) {
       for (const t of [-Infinity, 0, 0.2, Math.fround(1 / 3), 0.5, Math.fround(17 / 63), 1, 1.5]) {
         const need = minIntersection(a, b, t);
         for (let c = 0; c <= Math.min(a, b); c++) expect(tanimotoFromCounts(a, b, c) >= t).toBe(c >= need);
@@ -67,10 +89,16 @@ describe('block popcounts and the block bound', () => {
       const min = [ref[qi], Math.fround(0.3), ref[Math.floor(r() * n)], Math.fround(0.05)][trial % 4];
       const need = minIntersection(a, b, min);
       const wantN = kernel.scoreAbove(0, FP, PC, s, e, a, min, OUT_ROWS, OUT_SCORES);
-      const want = [Array.from(new Int32Array(kernel.memory.buffer, OUT_ROWS, wantN)), Array.from(new Float32Array(kernel.memory.buffer, OUT_SCORES, wantN))];
+      const want = [
+        Array.from(new Int32Array(kernel.memory.buffer, OUT_ROWS, wantN)),
+        Array.from(new Float32Array(kernel.memory.buffer, OUT_SCORES, wantN)),
+      ];
       const packed = kernel.scoreAboveBlocks(0, FP, PC, BLK, QBLK, s, e, a, min, need, OUT_ROWS, OUT_SCORES);
       const gotN = packed & 0xffff;
-      expect([Array.from(new Int32Array(kernel.memory.buffer, OUT_ROWS, gotN)), Array.from(new Float32Array(kernel.memory.buffer, OUT_SCORES, gotN))]).toEqual(want);
+      expect([
+        Array.from(new Int32Array(kernel.memory.buffer, OUT_ROWS, gotN)),
+        Array.from(new Float32Array(kernel.memory.buffer, OUT_SCORES, gotN)),
+      ]).toEqual(want);
       const qb = blockPopcountsJs(q, 0, BLOCK_BYTES);
       let admitted = 0;
       for (let i = s; i < e; i++) {
@@ -97,11 +125,14 @@ describe('scanShardTopK with the block bound', () => {
       const qi = Math.floor(r() * rows);
       const q = prepareTanimoto(cat.sorted.slice(qi * 256, qi * 256 + 256));
       const k = [1, 10, 100, 1000][trial % 4];
-      const threshold = trial % 3 === 0 ? [0.2, 0.45, 0.7][trial % 9 / 3] : undefined;
+      const threshold = trial % 3 === 0 ? [0.2, 0.45, 0.7][(trial % 9) / 3] : undefined;
       const mask = trial % 5 === 1 ? Uint8Array.from({ length: rows }, () => (r() < 0.3 ? 1 : 0)) : undefined;
       const plain = scanShardTopK(shard, q, k, threshold, undefined, mask, { blockBound: false });
       const blocks = scanShardTopK(shard, q, k, threshold, undefined, mask);
-      expect([Array.from(blocks.rows), Array.from(blocks.scores)]).toEqual([Array.from(plain.rows), Array.from(plain.scores)]);
+      expect([Array.from(blocks.rows), Array.from(blocks.scores)]).toEqual([
+        Array.from(plain.rows),
+        Array.from(plain.scores),
+      ]);
       expect(blocks.scanned).toBe(plain.scanned);
       expect(plain.touched).toBe(plain.scanned);
       touched += blocks.touched;
@@ -115,7 +146,10 @@ describe('scanShardTopK with the block bound', () => {
       const floor = plain.scores.length ? plain.scores[plain.scores.length >> 1] : 0.5;
       const floored = scanShardTopK(shard, q, k, threshold, floor, mask);
       const wantFloored = scanShardTopK(shard, q, k, threshold, floor, mask, { blockBound: false });
-      expect([Array.from(floored.rows), Array.from(floored.scores)]).toEqual([Array.from(wantFloored.rows), Array.from(wantFloored.scores)]);
+      expect([Array.from(floored.rows), Array.from(floored.scores)]).toEqual([
+        Array.from(wantFloored.rows),
+        Array.from(wantFloored.scores),
+      ]);
     }
     expect(touched).toBeLessThan(scanned * 0.9);
   });
@@ -145,7 +179,12 @@ describe('search pool with the block bound', () => {
       const start = cat.manifest.shards.slice(0, i).reduce((m, x) => m + x.rows, 0);
       return { catalog: 'pool', shard: i, fps: cat.sorted.subarray(start * 256, (start + s.rows) * 256) };
     });
-    for (const [row, k, threshold] of [[3, 100, undefined], [4500, 20, undefined], [8999, 500, 0.3], [1234, 1, undefined]] as const) {
+    for (const [row, k, threshold] of [
+      [3, 100, undefined],
+      [4500, 20, undefined],
+      [8999, 500, 0.3],
+      [1234, 1, undefined],
+    ] as const) {
       const q = cat.sorted.slice(row * 256, row * 256 + 256);
       const got = await on.knn({ catalogs: ['pool'], query: q, k, threshold });
       expect(got).toEqual(await off.knn({ catalogs: ['pool'], query: q, k, threshold }));

@@ -54,7 +54,9 @@ describe('wasm Tanimoto kernel', () => {
     const expected = Array.from({ length: rows }, (_, i) => i).filter((i) => i >= 11 && ref[i] >= min);
     expect(n).toBe(expected.length);
     expect(Array.from(new Int32Array(kernel.memory.buffer, OUT_ROWS, n))).toEqual(expected);
-    expect(Array.from(new Float32Array(kernel.memory.buffer, OUT_SCORES, n))).toEqual(expected.map((i) => ref[i]));
+    expect(Array.from(new Float32Array(kernel.memory.buffer, OUT_SCORES, n))).toEqual(
+      expected.map((i) => ref[i]),
+    );
   });
 
   it('centroidAbove equals the JS continuous-Tanimoto reference bit for bit', () => {
@@ -65,21 +67,30 @@ describe('wasm Tanimoto kernel', () => {
     const n = kernel.centroidAbove(W, q.weightsSq, FP, PC, 0, rows, -Infinity, OUT_ROWS, OUT_SCORES);
     expect(n).toBe(rows);
     const got = Array.from(new Float32Array(kernel.memory.buffer, OUT_SCORES, n));
-    expect(got).toEqual(Array.from({ length: rows }, (_, i) => centroidScoreJs(q.weights, q.weightsSq, fps, i)));
+    expect(got).toEqual(
+      Array.from({ length: rows }, (_, i) => centroidScoreJs(q.weights, q.weightsSq, fps, i)),
+    );
     expect(Math.max(...got)).toBeLessThan(1);
   });
 
   it('a single-input centroid scores exactly the binary Tanimoto', () => {
     const fps = fixtureFps();
     const q = prepareCentroid([fps.slice(5 * 256, 6 * 256)]);
-    for (let i = 0; i < 300; i += 17) expect(centroidScoreJs(q.weights, q.weightsSq, fps, i)).toBe(tanimotoJs(fps.subarray(5 * 256, 6 * 256), fps, i));
+    for (let i = 0; i < 300; i += 17)
+      expect(centroidScoreJs(q.weights, q.weightsSq, fps, i)).toBe(
+        tanimotoJs(fps.subarray(5 * 256, 6 * 256), fps, i),
+      );
   });
 });
 
 describe('real RDKit fingerprints', () => {
   let fromJs: Uint8Array;
   beforeAll(async () => {
-    const RDKit = await (initRDKitModule as unknown as () => Promise<{ get_mol(s: string): { get_morgan_fp_as_uint8array(d: string): Uint8Array; delete(): void } | null }>)();
+    const RDKit = await (
+      initRDKitModule as unknown as () => Promise<{
+        get_mol(s: string): { get_morgan_fp_as_uint8array(d: string): Uint8Array; delete(): void } | null;
+      }>
+    )();
     fromJs = new Uint8Array(60 * 256);
     fixture.molecules.slice(0, 60).forEach((m, i) => {
       const mol = RDKit.get_mol(m.smiles)!;
@@ -98,19 +109,25 @@ describe('real RDKit fingerprints', () => {
       const q = fromJs.subarray(qi * 256, qi * 256 + 256);
       mem.set(q, Q);
       kernel.scoreRange(Q, FP, PC, 0, rows, popcountOf(q), OUT_SCORES);
-      expect(Array.from(new Float32Array(kernel.memory.buffer, OUT_SCORES, rows))).toEqual(Array.from(scoreRangeJs(q, fromJs, 0, rows)));
+      expect(Array.from(new Float32Array(kernel.memory.buffer, OUT_SCORES, rows))).toEqual(
+        Array.from(scoreRangeJs(q, fromJs, 0, rows)),
+      );
     }
   });
 
   it('kernel Tanimoto equals Python RDKit BulkTanimotoSimilarity (rounded to f32) on the fixture', () => {
     const fps = fixtureFps();
     const rows = load(fps);
-    expect(fixture.molecules.map((m) => m.popcount)).toEqual(Array.from({ length: rows }, (_, i) => popcountOf(fps, i)));
+    expect(fixture.molecules.map((m) => m.popcount)).toEqual(
+      Array.from({ length: rows }, (_, i) => popcountOf(fps, i)),
+    );
     for (const q of fixture.queries) {
       const qfp = fps.subarray(q.index * 256, q.index * 256 + 256);
       mem.set(qfp, Q);
       kernel.scoreRange(Q, FP, PC, 0, rows, popcountOf(qfp), OUT_SCORES);
-      expect(Array.from(new Float32Array(kernel.memory.buffer, OUT_SCORES, rows))).toEqual(q.similarities.map((s) => Math.fround(s)));
+      expect(Array.from(new Float32Array(kernel.memory.buffer, OUT_SCORES, rows))).toEqual(
+        q.similarities.map((s) => Math.fround(s)),
+      );
     }
   });
 });

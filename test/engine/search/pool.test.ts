@@ -19,7 +19,11 @@ const catB = writeTestCatalog(join(dir, 'b'), 'cat-b', fpsB, 1000);
 function refShards(cat: typeof catA): RefShard[] {
   return cat.manifest.shards.map((s, i) => {
     const start = cat.manifest.shards.slice(0, i).reduce((n, x) => n + x.rows, 0);
-    return { catalog: cat.manifest.id, shard: i, fps: cat.sorted.subarray(start * 256, (start + s.rows) * 256) };
+    return {
+      catalog: cat.manifest.id,
+      shard: i,
+      fps: cat.sorted.subarray(start * 256, (start + s.rows) * 256),
+    };
   });
 }
 const ref = [...refShards(catA), ...refShards(catB)];
@@ -41,7 +45,12 @@ describe('search pool', () => {
   });
 
   it('parallel k-NN equals the exhaustive serial result exactly, including cross-catalog ties', async () => {
-    for (const [row, k, threshold] of [[17, 50, undefined], [5000, 200, undefined], [11999, 10, 0.25], [300, 3000, undefined]] as const) {
+    for (const [row, k, threshold] of [
+      [17, 50, undefined],
+      [5000, 200, undefined],
+      [11999, 10, 0.25],
+      [300, 3000, undefined],
+    ] as const) {
       const q = query(catA, row);
       const got = await pool.knn({ catalogs: ['cat-a', 'cat-b'], query: q, k, threshold });
       expect(got).toEqual(exhaustiveTopK(ref, prepareTanimoto(q), k, threshold));
@@ -51,14 +60,25 @@ describe('search pool', () => {
   it('a fingerprint present in both catalogs ranks its copies by catalog id, whatever the request order', async () => {
     const q = fpsA.slice(5 * 256, 6 * 256); // row 5 of a is also in b, and duplicated nowhere else
     const hits = await pool.knn({ catalogs: ['cat-b', 'cat-a'], query: q, k: 3 });
-    expect(hits.slice(0, 2).map((h) => [h.catalog, h.similarity])).toEqual([['cat-a', 1], ['cat-b', 1]]);
+    expect(hits.slice(0, 2).map((h) => [h.catalog, h.similarity])).toEqual([
+      ['cat-a', 1],
+      ['cat-b', 1],
+    ]);
     expect(hits[2].similarity).toBeLessThan(1);
   });
 
   it('concurrent searches do not interfere', async () => {
     const qs = [1, 2000, 4000, 8000, 10000].map((r) => query(catA, r));
     const got = await Promise.all(qs.map((q) => pool.knn({ catalogs: ['cat-a'], query: q, k: 25 })));
-    got.forEach((hits, i) => expect(hits).toEqual(exhaustiveTopK(ref.filter((s) => s.catalog === 'cat-a'), prepareTanimoto(qs[i]), 25)));
+    got.forEach((hits, i) =>
+      expect(hits).toEqual(
+        exhaustiveTopK(
+          ref.filter((s) => s.catalog === 'cat-a'),
+          prepareTanimoto(qs[i]),
+          25,
+        ),
+      ),
+    );
   });
 
   it('batch mode returns one exact top-k per query, in query order', async () => {
@@ -80,8 +100,12 @@ describe('search pool', () => {
   });
 
   it('rejects unknown catalogs and bad k with typed errors', async () => {
-    await expect(pool.knn({ catalogs: ['nope'], query: query(catA, 0), k: 5 })).rejects.toMatchObject({ code: 'not_found' });
-    await expect(pool.knn({ catalogs: ['cat-a'], query: query(catA, 0), k: -1 })).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(pool.knn({ catalogs: ['nope'], query: query(catA, 0), k: 5 })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await expect(pool.knn({ catalogs: ['cat-a'], query: query(catA, 0), k: -1 })).rejects.toMatchObject({
+      code: 'validation_error',
+    });
   });
 
   it('close terminates every worker thread and rejects later searches', async () => {
@@ -95,7 +119,9 @@ describe('search pool', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(threads()).toBeLessThanOrEqual(before);
     expect(p.stats().busyThreads).toBe(0);
-    await expect(p.knn({ catalogs: ['cat-b'], query: query(catB, 0), k: 1 })).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(p.knn({ catalogs: ['cat-b'], query: query(catB, 0), k: 1 })).rejects.toMatchObject({
+      code: 'unavailable',
+    });
   });
 
   it('scans a real catalog through the catalog reader by default, zero-copy, with exact results', async () => {
@@ -105,8 +131,14 @@ describe('search pool', () => {
     try {
       await p.loadCatalog(await openCatalog(join(dir, 'fmt')));
       const q = sorted.slice(1234 * 256, 1235 * 256);
-      const shards: RefShard[] = [0, 1, 2].map((i) => ({ catalog: 'fmt', shard: i, fps: sorted.subarray(i * 1000 * 256, (i + 1) * 1000 * 256) }));
-      expect(await p.knn({ catalogs: ['fmt'], query: q, k: 40 })).toEqual(exhaustiveTopK(shards, prepareTanimoto(q), 40));
+      const shards: RefShard[] = [0, 1, 2].map((i) => ({
+        catalog: 'fmt',
+        shard: i,
+        fps: sorted.subarray(i * 1000 * 256, (i + 1) * 1000 * 256),
+      }));
+      expect(await p.knn({ catalogs: ['fmt'], query: q, k: 40 })).toEqual(
+        exhaustiveTopK(shards, prepareTanimoto(q), 40),
+      );
       expect(p.shard('fmt', 1)?.fingerprints.buffer).toBeInstanceOf(SharedArrayBuffer);
     } finally {
       await p.close();

@@ -32,7 +32,12 @@ describe('masked scanShardTopK', () => {
       const mask = randomMask(n, [0.001, 0.05, 0.5, 0.95][trial % 4], trial);
       const got = scanShardTopK(shard, q, k, undefined, undefined, mask);
       const want = bruteForceKnn(cat.sorted, pcs, q, k, mask);
-      expect(got.rows.length).toBe(Math.min(k, mask.reduce((s, v) => s + v, 0)));
+      expect(got.rows.length).toBe(
+        Math.min(
+          k,
+          mask.reduce((s, v) => s + v, 0),
+        ),
+      );
       expect(Array.from(got.rows)).toEqual(Array.from(want.rows));
       expect(Array.from(got.scores)).toEqual(Array.from(want.scores));
     }
@@ -45,7 +50,11 @@ describe('masked scanShardTopK', () => {
     const got = scanShardTopK(shard, q, 50, undefined, undefined, mask);
     expect(Array.from(got.rows)).not.toContain(1234);
     const unmasked = scanShardTopK(shard, q, 51);
-    expect(Array.from(got.rows)).toEqual(Array.from(unmasked.rows).filter((row) => row !== 1234).slice(0, 50));
+    expect(Array.from(got.rows)).toEqual(
+      Array.from(unmasked.rows)
+        .filter((row) => row !== 1234)
+        .slice(0, 50),
+    );
   });
 
   it('on real RDKit fingerprints equals the exhaustive scan restricted to the mask', () => {
@@ -55,7 +64,9 @@ describe('masked scanShardTopK', () => {
     const mask = randomMask(rows, 0.3, 99);
     for (let qi = 0; qi < rows; qi += 37) {
       const q = real.sorted.slice(qi * 256, qi * 256 + 256);
-      const want = exhaustiveTopK([{ catalog: 'real', shard: 0, fps: real.sorted }], prepareTanimoto(q), rows).filter((h) => mask[h.row]).slice(0, 15);
+      const want = exhaustiveTopK([{ catalog: 'real', shard: 0, fps: real.sorted }], prepareTanimoto(q), rows)
+        .filter((h) => mask[h.row])
+        .slice(0, 15);
       const got = scanShardTopK(s, q, 15, undefined, undefined, mask);
       expect(Array.from(got.rows)).toEqual(want.map((h) => h.row));
       expect(Array.from(got.scores)).toEqual(want.map((h) => h.similarity));
@@ -63,6 +74,8 @@ describe('masked scanShardTopK', () => {
   });
 
   it('rejects a mask shorter than the shard', () => {
-    expect(() => scanShardTopK(shard, cat.sorted.slice(0, 256), 5, undefined, undefined, new Uint8Array(10))).toThrow(RangeError);
+    expect(() =>
+      scanShardTopK(shard, cat.sorted.slice(0, 256), 5, undefined, undefined, new Uint8Array(10)),
+    ).toThrow(RangeError);
   });
 });

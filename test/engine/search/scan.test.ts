@@ -2,13 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BANDS, popcountOffsets, tanimotoBounds, tanimotoPopcountWindow } from '../../../engine/search/bitbound.ts';
+import {
+  BANDS,
+  popcountOffsets,
+  tanimotoBounds,
+  tanimotoPopcountWindow,
+} from '../../../engine/search/bitbound.ts';
 import { tanimotoJs } from '../../../engine/search/kernel-js.ts';
 import { prepareCentroid, prepareTanimoto } from '../../../engine/search/query.ts';
 import { loadShardForScan, scanShardTopK } from '../../../engine/search/shard-memory.ts';
 import { createTopKHeap, mergeTopK } from '../../../engine/search/topk.ts';
 import { exhaustiveTopK } from './support/reference.ts';
-import { fixtureFps, randomFps, readTestShard, rng, sortByPopcount, writeTestCatalog } from './support/shards.ts';
+import {
+  fixtureFps,
+  randomFps,
+  readTestShard,
+  rng,
+  sortByPopcount,
+  writeTestCatalog,
+} from './support/shards.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'search-scan-'));
 
@@ -22,7 +34,12 @@ describe('BitBound', () => {
   });
 
   it('the bands reaching a threshold are exactly the window [ceil(t·a), floor(a/t)]', () => {
-    for (const [a, t] of [[40, 0.7], [17, 0.35], [64, 0.5], [33, 0.9]] as const) {
+    for (const [a, t] of [
+      [40, 0.7],
+      [17, 0.35],
+      [64, 0.5],
+      [33, 0.9],
+    ] as const) {
       const bounds = tanimotoBounds(a);
       const inBand = Array.from({ length: BANDS }, (_, b) => b).filter((b) => bounds[b] >= Math.fround(t));
       const [lo, hi] = tanimotoPopcountWindow(a, t);
@@ -34,15 +51,30 @@ describe('BitBound', () => {
 describe('bounded top-k', () => {
   it('keeps the k best rows, breaking score ties by lower row', () => {
     const h = createTopKHeap(3);
-    [[5, 0.5], [2, 0.5], [9, 0.9], [1, 0.1], [7, 0.5], [0, 0.5]].forEach(([r, s]) => h.push(r, s));
+    [
+      [5, 0.5],
+      [2, 0.5],
+      [9, 0.9],
+      [1, 0.1],
+      [7, 0.5],
+      [0, 0.5],
+    ].forEach(([r, s]) => h.push(r, s));
     const { rows, scores } = h.finish();
     expect(Array.from(rows)).toEqual([9, 0, 2]);
     expect(Array.from(scores)).toEqual([0.9, 0.5, 0.5].map(Math.fround));
   });
 
   it('mergeTopK merges sorted parts into the global order (similarity desc, catalog, shard, row)', () => {
-    const part = (catalog: string, shard: number, rows: number[], scores: number[]) => ({ catalog, shard, rows: Int32Array.from(rows), scores: Float32Array.from(scores) });
-    const hits = mergeTopK([part('b', 0, [4, 1], [0.5, 0.25]), part('a', 1, [3], [0.5]), part('a', 0, [8, 2], [0.75, 0.5])], 4);
+    const part = (catalog: string, shard: number, rows: number[], scores: number[]) => ({
+      catalog,
+      shard,
+      rows: Int32Array.from(rows),
+      scores: Float32Array.from(scores),
+    });
+    const hits = mergeTopK(
+      [part('b', 0, [4, 1], [0.5, 0.25]), part('a', 1, [3], [0.5]), part('a', 0, [8, 2], [0.75, 0.5])],
+      4,
+    );
     expect(hits.map((h) => `${h.catalog}${h.shard}:${h.row}`)).toEqual(['a0:8', 'a0:2', 'a1:3', 'b0:4']);
   });
 });
@@ -84,8 +116,17 @@ describe('scanShardTopK', () => {
     const s = loadShardForScan(real.shardPath(0), 0, readTestShard);
     for (let qi = 0; qi < 300; qi += 23) {
       const q = real.sorted.slice(qi * 256, qi * 256 + 256);
-      for (const [k, t] of [[5, undefined], [300, 0.2], [20, 0.5]] as const) {
-        const want = exhaustiveTopK([{ catalog: 'real', shard: 0, fps: real.sorted }], prepareTanimoto(q), k, t);
+      for (const [k, t] of [
+        [5, undefined],
+        [300, 0.2],
+        [20, 0.5],
+      ] as const) {
+        const want = exhaustiveTopK(
+          [{ catalog: 'real', shard: 0, fps: real.sorted }],
+          prepareTanimoto(q),
+          k,
+          t,
+        );
         const got = scanShardTopK(s, q, k, t);
         expect(Array.from(got.rows)).toEqual(want.map((h) => h.row));
         expect(Array.from(got.scores)).toEqual(want.map((h) => h.similarity));
@@ -97,7 +138,9 @@ describe('scanShardTopK', () => {
     const q = cat.sorted.slice(777 * 256, 778 * 256);
     const got = scanShardTopK(shard, q, 1e6, 0.12);
     const n = cat.sorted.length / 256;
-    const expected = Array.from({ length: n }, (_, i) => i).filter((i) => tanimotoJs(q, cat.sorted, i) >= Math.fround(0.12));
+    const expected = Array.from({ length: n }, (_, i) => i).filter(
+      (i) => tanimotoJs(q, cat.sorted, i) >= Math.fround(0.12),
+    );
     expect([...got.rows].sort((a, b) => a - b)).toEqual(expected);
   });
 
@@ -110,7 +153,10 @@ describe('scanShardTopK', () => {
   });
 
   it('sorting test data by popcount keeps every fingerprint', () => {
-    expect(sortByPopcount(fps).order.slice().sort((a, b) => a - b)).toEqual(Array.from({ length: 20000 }, (_, i) => i));
+    expect(
+      sortByPopcount(fps)
+        .order.slice()
+        .sort((a, b) => a - b),
+    ).toEqual(Array.from({ length: 20000 }, (_, i) => i));
   });
 });
-

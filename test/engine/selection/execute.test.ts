@@ -1,10 +1,19 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { executeSelection, libraryFacts, normalizeSelection, sampleIndices, createPrng, type Library } from '../../../engine/selection/index.ts';
+import {
+  executeSelection,
+  libraryFacts,
+  normalizeSelection,
+  sampleIndices,
+  createPrng,
+  type Library,
+} from '../../../engine/selection/index.ts';
 import { drugsLibrary } from '../../support/v2-library.ts';
 
 // Reference values from Python RDKit (scripts/reference/v2_selection_reference.py).
-const REF = JSON.parse(readFileSync(new URL('../../fixtures/v2/selection-reference.json', import.meta.url), 'utf8')) as {
+const REF = JSON.parse(
+  readFileSync(new URL('../../fixtures/v2/selection-reference.json', import.meta.url), 'utf8'),
+) as {
   molecules: number;
   knn: Record<string, { id: string; score: number }[]>;
   lipinski_knn: Record<string, { id: string; score: number }[]>;
@@ -20,7 +29,9 @@ const ranked = (query: string, extra: Record<string, unknown> = {}) => ({
   database: { database_id: 'drugs' },
   strategy: { type: 'ranked' },
   references: [{ id: 'q', structure: { format: 'smiles', value: query } }],
-  objectives: [{ type: 'similarity', direction: 'maximize', metric_id: 'rdkit.ecfp4_tanimoto', reference_id: 'q' }],
+  objectives: [
+    { type: 'similarity', direction: 'maximize', metric_id: 'rdkit.ecfp4_tanimoto', reference_id: 'q' },
+  ],
   portfolio: { limit: 10 },
   ...extra,
 });
@@ -38,7 +49,10 @@ describe('executeSelection', () => {
     });
 
     it(`applies the lipinski-ro5 preset exactly (pushdown) for ${name}`, async () => {
-      const sel = normalizeSelection(ranked(smiles, { constraints: { presets: [{ preset_id: 'lipinski-ro5' }] } }), libraryFacts(lib));
+      const sel = normalizeSelection(
+        ranked(smiles, { constraints: { presets: [{ preset_id: 'lipinski-ro5' }] } }),
+        libraryFacts(lib),
+      );
       const out = await executeSelection(lib, sel);
       expect(out.results.map((r) => r.product_id)).toEqual(REF.lipinski_knn[name].map((r) => r.id));
       expect(out.counts.pushdown_passed).toBeLessThan(lib.size);
@@ -49,8 +63,18 @@ describe('executeSelection', () => {
     const sel = normalizeSelection(
       ranked(QUERIES.aspirin, {
         constraints: {
-          structures: { all: [{ id: 'acid', query: { format: 'smarts', value: 'C(=O)[OX2H1]' } }], none: [{ id: 'n', query: { format: 'smarts', value: '[#7]' } }] },
-          relationships: [{ type: 'scaffold_relation', method_id: 'rdkit.bemis_murcko', operator: 'different', reference_id: 'q' }],
+          structures: {
+            all: [{ id: 'acid', query: { format: 'smarts', value: 'C(=O)[OX2H1]' } }],
+            none: [{ id: 'n', query: { format: 'smarts', value: '[#7]' } }],
+          },
+          relationships: [
+            {
+              type: 'scaffold_relation',
+              method_id: 'rdkit.bemis_murcko',
+              operator: 'different',
+              reference_id: 'q',
+            },
+          ],
         },
         portfolio: { limit: 5, max_per_scaffold: 1 },
         execution: { shortlist_multiplier: 100 },
@@ -73,21 +97,40 @@ describe('executeSelection', () => {
   });
 
   it('answers capability_unavailable for shape objectives', async () => {
-    const sel = normalizeSelection(ranked(QUERIES.aspirin, { objectives: [{ metric_id: 'cheese.shape', reference_id: 'q' }] }), libraryFacts(lib));
+    const sel = normalizeSelection(
+      ranked(QUERIES.aspirin, { objectives: [{ metric_id: 'cheese.shape', reference_id: 'q' }] }),
+      libraryFacts(lib),
+    );
     await expect(executeSelection(lib, sel)).rejects.toMatchObject({ code: 'capability_unavailable' });
   });
 
   it('reports an unparsable structure query with its path', async () => {
-    const sel = normalizeSelection(ranked(QUERIES.aspirin, { constraints: { structures: { all: [{ id: 'x', query: { format: 'smarts', value: 'c1ccc[' } }] } } }), libraryFacts(lib));
-    await expect(executeSelection(lib, sel)).rejects.toMatchObject({ code: 'invalid_smiles', message: expect.stringContaining('$.constraints.structures.all[0].query.value') });
+    const sel = normalizeSelection(
+      ranked(QUERIES.aspirin, {
+        constraints: { structures: { all: [{ id: 'x', query: { format: 'smarts', value: 'c1ccc[' } }] } },
+      }),
+      libraryFacts(lib),
+    );
+    await expect(executeSelection(lib, sel)).rejects.toMatchObject({
+      code: 'invalid_smiles',
+      message: expect.stringContaining('$.constraints.structures.all[0].query.value'),
+    });
   });
 
   it('samples reproducibly with a seed', async () => {
-    const doc = { database: { database_id: 'drugs' }, strategy: { type: 'sample' }, execution: { seed: 42 }, portfolio: { limit: 15 } };
+    const doc = {
+      database: { database_id: 'drugs' },
+      strategy: { type: 'sample' },
+      execution: { seed: 42 },
+      portfolio: { limit: 15 },
+    };
     const a = await executeSelection(lib, normalizeSelection(doc, libraryFacts(lib)));
     const b = await executeSelection(lib, normalizeSelection(doc, libraryFacts(lib)));
     expect(a.results.map((r) => r.product_id)).toEqual(b.results.map((r) => r.product_id));
-    const c = await executeSelection(lib, normalizeSelection({ ...doc, execution: { seed: 43 } }, libraryFacts(lib)));
+    const c = await executeSelection(
+      lib,
+      normalizeSelection({ ...doc, execution: { seed: 43 } }, libraryFacts(lib)),
+    );
     expect(c.results.map((r) => r.product_id)).not.toEqual(a.results.map((r) => r.product_id));
   });
 });

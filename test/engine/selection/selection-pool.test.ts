@@ -2,8 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { AppError } from '../../../platform/errors.ts';
 import {
-  createSelectionPool, executeSelection, executeSelectionIn, libraryFacts, normalizeSelection, openCatalogLibrary, openScanLibrary,
-  type Library, type SelectionOutcome, type SelectionPool,
+  createSelectionPool,
+  executeSelection,
+  executeSelectionIn,
+  libraryFacts,
+  normalizeSelection,
+  openCatalogLibrary,
+  openScanLibrary,
+  type Library,
+  type SelectionOutcome,
+  type SelectionPool,
 } from '../../../engine/selection/index.ts';
 import { DESCRIPTOR_NAMES } from '../../../engine/chem/index.ts';
 import { buildReferenceCatalog } from '../../support/fixture-catalog.ts';
@@ -16,7 +24,9 @@ const ranked = (databaseId: string, query: string, extra: Record<string, unknown
   database: { database_id: databaseId },
   strategy: { type: 'ranked' },
   references: [{ id: 'q', structure: { format: 'smiles', value: query } }],
-  objectives: [{ type: 'similarity', direction: 'maximize', metric_id: 'rdkit.ecfp4_tanimoto', reference_id: 'q' }],
+  objectives: [
+    { type: 'similarity', direction: 'maximize', metric_id: 'rdkit.ecfp4_tanimoto', reference_id: 'q' },
+  ],
   portfolio: { limit: 10 },
   ...extra,
 });
@@ -24,9 +34,22 @@ const ranked = (databaseId: string, query: string, extra: Record<string, unknown
 const constrained = (databaseId: string, query: string) =>
   ranked(databaseId, query, {
     constraints: {
-      properties: [{ property_id: 'molecular_weight', operator: 'lte', value: 400 }, { property_id: 'clogp', operator: 'range', value: { lower: -1, upper: 4 } }],
-      structures: { all: [{ id: 'ring', query: { format: 'smarts', value: 'a' } }], none: [{ id: 'halogen', query: { format: 'smarts', value: '[F,Cl,Br,I]' } }] },
-      relationships: [{ type: 'scaffold_relation', method_id: 'rdkit.bemis_murcko', operator: 'different', reference_id: 'q' }],
+      properties: [
+        { property_id: 'molecular_weight', operator: 'lte', value: 400 },
+        { property_id: 'clogp', operator: 'range', value: { lower: -1, upper: 4 } },
+      ],
+      structures: {
+        all: [{ id: 'ring', query: { format: 'smarts', value: 'a' } }],
+        none: [{ id: 'halogen', query: { format: 'smarts', value: '[F,Cl,Br,I]' } }],
+      },
+      relationships: [
+        {
+          type: 'scaffold_relation',
+          method_id: 'rdkit.bemis_murcko',
+          operator: 'different',
+          reference_id: 'q',
+        },
+      ],
     },
     portfolio: { limit: 12, max_per_scaffold: 2 },
     execution: { shortlist_multiplier: 20 },
@@ -59,7 +82,10 @@ afterAll(async () => {
 });
 
 describe('selection pool', () => {
-  for (const [name, smiles] of [['aspirin', ASPIRIN], ['ibuprofen', IBUPROFEN]] as const) {
+  for (const [name, smiles] of [
+    ['aspirin', ASPIRIN],
+    ['ibuprofen', IBUPROFEN],
+  ] as const) {
     it(`gives the in-thread outcome for a property + structure constrained selection (${name}, in-memory library)`, async () => {
       const sel = normalizeSelection(constrained('drugs', smiles), libraryFacts(drugs));
       const want = await executeSelection(drugs, sel);
@@ -87,33 +113,61 @@ describe('selection pool', () => {
   });
 
   it('sends invalid_smiles and capability_unavailable back with code, message and issues intact', async () => {
-    const bad = normalizeSelection(ranked('drugs', ASPIRIN, { constraints: { structures: { all: [{ id: 'x', query: { format: 'smarts', value: 'c1ccc[' } }] } } }), libraryFacts(drugs));
+    const bad = normalizeSelection(
+      ranked('drugs', ASPIRIN, {
+        constraints: { structures: { all: [{ id: 'x', query: { format: 'smarts', value: 'c1ccc[' } }] } },
+      }),
+      libraryFacts(drugs),
+    );
     const inThread = await failure(executeSelection(drugs, bad));
     const viaPool = await failure(pool.execute(drugs.source!, bad));
     expect(viaPool).toBeInstanceOf(AppError);
     expect(inThread).toBeInstanceOf(AppError);
-    expect({ code: viaPool.code, message: viaPool.message, issues: viaPool.issues, status: viaPool.status }).toEqual({ code: 'invalid_smiles', message: inThread.message, issues: inThread.issues, status: 422 });
+    expect({
+      code: viaPool.code,
+      message: viaPool.message,
+      issues: viaPool.issues,
+      status: viaPool.status,
+    }).toEqual({ code: 'invalid_smiles', message: inThread.message, issues: inThread.issues, status: 422 });
 
     const badRef = normalizeSelection(ranked('drugs', 'C1CC('), libraryFacts(drugs));
     const e2 = await failure(pool.execute(drugs.source!, badRef));
-    expect(e2).toMatchObject({ code: 'invalid_smiles', issues: [{ loc: ['body', 'references', 0, 'structure', 'value'], type: 'value_error.smiles' }] });
+    expect(e2).toMatchObject({
+      code: 'invalid_smiles',
+      issues: [{ loc: ['body', 'references', 0, 'structure', 'value'], type: 'value_error.smiles' }],
+    });
 
-    const shape = normalizeSelection(ranked('drugs', ASPIRIN, { objectives: [{ metric_id: 'cheese.shape', reference_id: 'q' }] }), libraryFacts(drugs));
-    await expect(pool.execute(drugs.source!, shape)).rejects.toMatchObject({ code: 'capability_unavailable', message: expect.stringContaining('$.objectives[0].metric_id') });
+    const shape = normalizeSelection(
+      ranked('drugs', ASPIRIN, { objectives: [{ metric_id: 'cheese.shape', reference_id: 'q' }] }),
+      libraryFacts(drugs),
+    );
+    await expect(pool.execute(drugs.source!, shape)).rejects.toMatchObject({
+      code: 'capability_unavailable',
+      message: expect.stringContaining('$.objectives[0].metric_id'),
+    });
   });
 
   it('runs concurrent selections on its threads and reports them in stats', async () => {
-    const sels = [ASPIRIN, IBUPROFEN, 'Cn1c(=O)c2c(ncn2C)n(C)c1=O', 'c1ccncc1'].map((s) => normalizeSelection(ranked('drugs', s), libraryFacts(drugs)));
+    const sels = [ASPIRIN, IBUPROFEN, 'Cn1c(=O)c2c(ncn2C)n(C)c1=O', 'c1ccncc1'].map((s) =>
+      normalizeSelection(ranked('drugs', s), libraryFacts(drugs)),
+    );
     const before = pool.stats().executed;
-    const [got, want] = await Promise.all([Promise.all(sels.map((s) => pool.execute(drugs.source!, s))), Promise.all(sels.map((s) => executeSelection(drugs, s)))]);
-    expect(got.map((o) => o.results.map((r) => r.product_id))).toEqual(want.map((o) => o.results.map((r) => r.product_id)));
+    const [got, want] = await Promise.all([
+      Promise.all(sels.map((s) => pool.execute(drugs.source!, s))),
+      Promise.all(sels.map((s) => executeSelection(drugs, s))),
+    ]);
+    expect(got.map((o) => o.results.map((r) => r.product_id))).toEqual(
+      want.map((o) => o.results.map((r) => r.product_id)),
+    );
     expect(pool.stats()).toMatchObject({ threads: 2, busy: 0, queued: 0, executed: before + 4 });
   });
 
   it('rejects with unavailable once closed', async () => {
     const p = createSelectionPool();
     await p.close();
-    await expect(p.execute(drugs.source!, normalizeSelection(ranked('drugs', ASPIRIN), libraryFacts(drugs)))).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(
+      p.execute(drugs.source!, normalizeSelection(ranked('drugs', ASPIRIN), libraryFacts(drugs))),
+    ).rejects.toMatchObject({ code: 'unavailable' });
   });
 });
 
@@ -124,15 +178,24 @@ describe('openScanLibrary', () => {
     expect(b.size).toBe(a.size);
     expect(b.info).toEqual(a.info);
     for (let row = 0; row < a.size; row++) {
-      expect([b.productId(row), b.smiles(row), b.scaffold(row), b.price(row)]).toEqual([a.productId(row), a.smiles(row), a.scaffold(row), a.price(row)]);
+      expect([b.productId(row), b.smiles(row), b.scaffold(row), b.price(row)]).toEqual([
+        a.productId(row),
+        a.smiles(row),
+        a.scaffold(row),
+        a.price(row),
+      ]);
       expect(Buffer.from(b.fingerprint(row)).equals(Buffer.from(a.fingerprint(row)))).toBe(true);
     }
-    for (const name of DESCRIPTOR_NAMES) expect(Array.from(b.column(name)!)).toEqual(Array.from(a.column(name)!));
+    for (const name of DESCRIPTOR_NAMES)
+      expect(Array.from(b.column(name)!)).toEqual(Array.from(a.column(name)!));
     const mask = Uint8Array.from({ length: a.size }, (_, i) => (i % 3 === 0 || i % 7 === 0 ? 1 : 0));
     for (const row of [0, 50, 130, a.size - 1]) {
       for (const k of [1, 10, 64, a.size]) {
         for (const m of [undefined, mask]) {
-          const [x, y] = await Promise.all([a.knn(a.fingerprint(row), k, m), b.knn(a.fingerprint(row), k, m)]);
+          const [x, y] = await Promise.all([
+            a.knn(a.fingerprint(row), k, m),
+            b.knn(a.fingerprint(row), k, m),
+          ]);
           expect(Array.from(y.rows)).toEqual(Array.from(x.rows));
           expect(Array.from(y.scores)).toEqual(Array.from(x.scores));
         }

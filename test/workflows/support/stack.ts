@@ -22,7 +22,13 @@ export async function tempDir(prefix: string): Promise<string> {
 }
 
 /** Environment for a stack over `dataDir` and `catalogDir` (the caller adds DATABASE_URL, S3_*). */
-export function stackEnv(dataDir: string, catalogDir: string, temporalAddress: string, prefix: string, extra: Record<string, string> = {}): Record<string, string> {
+export function stackEnv(
+  dataDir: string,
+  catalogDir: string,
+  temporalAddress: string,
+  prefix: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     DATA_DIR: dataDir,
     CATALOG_DIR: catalogDir,
@@ -36,10 +42,17 @@ export function stackEnv(dataDir: string, catalogDir: string, temporalAddress: s
 }
 
 /** Starts a stack (worker in-process unless worker: false) and creates keys for users a and b (once per database). */
-export async function startTestStack(env: Record<string, string>, opts: { worker?: boolean; keys?: { keyA: string; keyB: string } } = {}): Promise<TestStack> {
+export async function startTestStack(
+  env: Record<string, string>,
+  opts: { worker?: boolean; keys?: { keyA: string; keyB: string } } = {},
+): Promise<TestStack> {
   const config = loadConfig(env);
   const log = createLogger({ level: env.LOG_LEVEL ?? 'warn', pretty: false });
-  const stack = await startStack(config, log, { worker: opts.worker ?? true, ensureCatalogs: false, listen: false });
+  const stack = await startStack(config, log, {
+    worker: opts.worker ?? true,
+    ensureCatalogs: false,
+    listen: false,
+  });
   const keys = opts.keys ?? {
     keyA: (await stack.store.accounts.createApiKey({ user: `a-${Date.now()}`, tier: 'enterprise' })).key,
     keyB: (await stack.store.accounts.createApiKey({ user: `b-${Date.now()}`, tier: 'enterprise' })).key,
@@ -48,8 +61,19 @@ export async function startTestStack(env: Record<string, string>, opts: { worker
 }
 
 /** GET/POST helper over inject(); returns status and parsed JSON body. */
-export async function call(s: TestStack, method: 'GET' | 'POST', url: string, key: string, body?: unknown): Promise<{ status: number; body: any; raw: string }> {
-  const res = await s.stack.app.inject({ method, url, headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: body === undefined ? (method === 'POST' ? '{}' : undefined) : JSON.stringify(body) });
+export async function call(
+  s: TestStack,
+  method: 'GET' | 'POST',
+  url: string,
+  key: string,
+  body?: unknown,
+): Promise<{ status: number; body: any; raw: string }> {
+  const res = await s.stack.app.inject({
+    method,
+    url,
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    payload: body === undefined ? (method === 'POST' ? '{}' : undefined) : JSON.stringify(body),
+  });
   let parsed: unknown;
   try {
     parsed = JSON.parse(res.body);
@@ -60,7 +84,12 @@ export async function call(s: TestStack, method: 'GET' | 'POST', url: string, ke
 }
 
 /** Polls /job_status until a final status or the deadline. */
-export async function waitStatus(s: TestStack, key: string, job: string, timeoutMs = 60_000): Promise<string> {
+export async function waitStatus(
+  s: TestStack,
+  key: string,
+  job: string,
+  timeoutMs = 60_000,
+): Promise<string> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const r = await call(s, 'GET', `/job_status?job_name=${job}`, key);

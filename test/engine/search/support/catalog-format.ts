@@ -7,7 +7,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DESCRIPTOR_NAMES } from '../../../../engine/chem/descriptors.ts';
 import { MORGAN_FP } from '../../../../engine/chem/fingerprint.ts';
-import { CATALOG_FORMAT, COLUMNS, MANIFEST_FILE, type CatalogManifest } from '../../../../engine/catalog/schema.ts';
+import {
+  CATALOG_FORMAT,
+  COLUMNS,
+  MANIFEST_FILE,
+  type CatalogManifest,
+} from '../../../../engine/catalog/schema.ts';
 import { encodeShard, sha256Hex } from '../../../../engine/catalog/shard-writer.ts';
 import { popcountOf } from '../../../../engine/search/kernel-js.ts';
 
@@ -15,7 +20,12 @@ import { popcountOf } from '../../../../engine/search/kernel-js.ts';
  * Writes `fps` (rows x 256 bytes, any order) to dir as catalog `id` with shards of `shardRows`.
  * Returns the popcount-sorted bytes and, per sorted row, the input row it came from.
  */
-export function writeFormatCatalog(dir: string, id: string, fps: Uint8Array, shardRows: number): { sorted: Uint8Array; order: Int32Array } {
+export function writeFormatCatalog(
+  dir: string,
+  id: string,
+  fps: Uint8Array,
+  shardRows: number,
+): { sorted: Uint8Array; order: Int32Array } {
   mkdirSync(dir, { recursive: true });
   const n = fps.length / 256;
   const pcs = Uint16Array.from({ length: n }, (_, i) => popcountOf(fps, i));
@@ -27,24 +37,44 @@ export function writeFormatCatalog(dir: string, id: string, fps: Uint8Array, sha
     const e = Math.min(n, s + shardRows);
     const rows = e - s;
     const popcounts = Uint16Array.from({ length: rows }, (_, i) => pcs[order[s + i]]);
-    const bytes = encodeShard({
-      productIds: Array.from({ length: rows }, (_, i) => `${id}-${order[s + i]}`),
-      smiles: new Array<string>(rows).fill(''),
-      fps: sorted.slice(s * 256, e * 256),
-      popcounts,
-      descriptors: DESCRIPTOR_NAMES.map(() => new Float64Array(rows)),
-      scaffolds: new Array<string>(rows).fill(''),
-      prices: new Float64Array(rows).fill(NaN),
-      admet: null,
-    }, 'bench');
+    const bytes = encodeShard(
+      {
+        productIds: Array.from({ length: rows }, (_, i) => `${id}-${order[s + i]}`),
+        smiles: new Array<string>(rows).fill(''),
+        fps: sorted.slice(s * 256, e * 256),
+        popcounts,
+        descriptors: DESCRIPTOR_NAMES.map(() => new Float64Array(rows)),
+        scaffolds: new Array<string>(rows).fill(''),
+        prices: new Float64Array(rows).fill(NaN),
+        admet: null,
+      },
+      'bench',
+    );
     const file = `shard-${String(shards.length).padStart(5, '0')}.arrow`;
     writeFileSync(join(dir, file), bytes);
-    shards.push({ file, rows, popcount_min: popcounts[0], popcount_max: popcounts[rows - 1], sha256: sha256Hex(bytes) });
+    shards.push({
+      file,
+      rows,
+      popcount_min: popcounts[0],
+      popcount_max: popcounts[rows - 1],
+      sha256: sha256Hex(bytes),
+    });
   }
   const manifest: CatalogManifest = {
-    format: CATALOG_FORMAT, id, name: id, vendor: 'test', website: '', contact: '', kind: 'enumerated', release: '1',
-    created_at: new Date(0).toISOString(), counts: { input_rows: n, molecules: n, rejected: 0, duplicates: 0 },
-    fingerprint: { ...MORGAN_FP, rdkit_version: 'bench' }, columns: [...COLUMNS], models: null, shards,
+    format: CATALOG_FORMAT,
+    id,
+    name: id,
+    vendor: 'test',
+    website: '',
+    contact: '',
+    kind: 'enumerated',
+    release: '1',
+    created_at: new Date(0).toISOString(),
+    counts: { input_rows: n, molecules: n, rejected: 0, duplicates: 0 },
+    fingerprint: { ...MORGAN_FP, rdkit_version: 'bench' },
+    columns: [...COLUMNS],
+    models: null,
+    shards,
   };
   writeFileSync(join(dir, MANIFEST_FILE), JSON.stringify(manifest, null, 1));
   return { sorted, order };

@@ -3,7 +3,11 @@ import { centroidScoreJs, tanimotoJs } from '../../../../engine/search/kernel-js
 import { compareHits, type Hit } from '../../../../engine/search/topk.ts';
 import type { PreparedQuery } from '../../../../engine/search/query.ts';
 
-export interface RefShard { catalog: string; shard: number; fps: Uint8Array }
+export interface RefShard {
+  catalog: string;
+  shard: number;
+  fps: Uint8Array;
+}
 
 /** Scores every row of every shard, keeps score >= f32(threshold), sorts by compareHits, cuts at k. */
 export function exhaustiveTopK(shards: RefShard[], q: PreparedQuery, k: number, threshold?: number): Hit[] {
@@ -12,7 +16,10 @@ export function exhaustiveTopK(shards: RefShard[], q: PreparedQuery, k: number, 
   for (const s of shards) {
     const rows = s.fps.length / 256;
     for (let row = 0; row < rows; row++) {
-      const similarity = q.kind === 'tanimoto' ? tanimotoJs(q.fp, s.fps, row) : centroidScoreJs(q.weights, q.weightsSq, s.fps, row);
+      const similarity =
+        q.kind === 'tanimoto'
+          ? tanimotoJs(q.fp, s.fps, row)
+          : centroidScoreJs(q.weights, q.weightsSq, s.fps, row);
       if (similarity >= t32) all.push({ catalog: s.catalog, shard: s.shard, row, similarity });
     }
   }

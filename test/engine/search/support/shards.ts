@@ -6,13 +6,29 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FixedSizeBinary, Field, Schema, Table, Uint16, Utf8, makeData, makeVector, tableFromIPC, tableToIPC, vectorFromArray, RecordBatch, Struct } from 'apache-arrow';
+import {
+  FixedSizeBinary,
+  Field,
+  Schema,
+  Table,
+  Uint16,
+  Utf8,
+  makeData,
+  makeVector,
+  tableFromIPC,
+  tableToIPC,
+  vectorFromArray,
+  RecordBatch,
+  Struct,
+} from 'apache-arrow';
 import { popcountOf } from '../../../../engine/search/kernel-js.ts';
 import type { CatalogLike } from '../../../../engine/search/arena-load.ts';
 import type { ShardLike } from '../../../../engine/search/shard-memory.ts';
 import fixture from '../../../fixtures/tanimoto-reference.json' with { type: 'json' };
 
-export interface TestShard extends ShardLike { table: Table }
+export interface TestShard extends ShardLike {
+  table: Table;
+}
 
 /** Parses a shard file from any bytes; fp and popcount are views into `bytes` (no copy). */
 export function readTestShard(bytes: Uint8Array, index: number): TestShard {
@@ -29,7 +45,11 @@ export function readTestShard(bytes: Uint8Array, index: number): TestShard {
 export function shardBytes(fps: Uint8Array, ids: string[]): Uint8Array {
   const rows = ids.length;
   const pcs = Uint16Array.from({ length: rows }, (_, i) => popcountOf(fps, i));
-  const fields = [new Field('id', new Utf8()), new Field('fp', new FixedSizeBinary(256)), new Field('popcount', new Uint16())];
+  const fields = [
+    new Field('id', new Utf8()),
+    new Field('fp', new FixedSizeBinary(256)),
+    new Field('popcount', new Uint16()),
+  ];
   const children = [
     vectorFromArray(ids, new Utf8()).data[0],
     makeData({ type: new FixedSizeBinary(256), length: rows, data: fps.slice(0, rows * 256) }),
@@ -42,14 +62,21 @@ export function shardBytes(fps: Uint8Array, ids: string[]): Uint8Array {
 /** Sorts fingerprints by popcount (stable) and returns the permutation and sorted bytes. */
 export function sortByPopcount(fps: Uint8Array): { order: number[]; sorted: Uint8Array } {
   const n = fps.length / 256;
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => popcountOf(fps, a) - popcountOf(fps, b) || a - b);
+  const order = Array.from({ length: n }, (_, i) => i).sort(
+    (a, b) => popcountOf(fps, a) - popcountOf(fps, b) || a - b,
+  );
   const sorted = new Uint8Array(fps.length);
   order.forEach((src, dst) => sorted.set(fps.subarray(src * 256, src * 256 + 256), dst * 256));
   return { order, sorted };
 }
 
 /** Writes a catalog of `fps` (any order) split into shards of `shardRows`; returns it as the pool sees it. */
-export function writeTestCatalog(dir: string, id: string, fps: Uint8Array, shardRows: number): CatalogLike & { sorted: Uint8Array } {
+export function writeTestCatalog(
+  dir: string,
+  id: string,
+  fps: Uint8Array,
+  shardRows: number,
+): CatalogLike & { sorted: Uint8Array } {
   mkdirSync(dir, { recursive: true });
   const { order, sorted } = sortByPopcount(fps);
   const n = order.length;
@@ -57,7 +84,13 @@ export function writeTestCatalog(dir: string, id: string, fps: Uint8Array, shard
   for (let s = 0, i = 0; s < n; s += shardRows, i++) {
     const e = Math.min(n, s + shardRows);
     const file = `shard-${String(i).padStart(5, '0')}.arrow`;
-    writeFileSync(join(dir, file), shardBytes(sorted.subarray(s * 256, e * 256), order.slice(s, e).map((o) => `${id}-${o}`)));
+    writeFileSync(
+      join(dir, file),
+      shardBytes(
+        sorted.subarray(s * 256, e * 256),
+        order.slice(s, e).map((o) => `${id}-${o}`),
+      ),
+    );
     shards.push({ rows: e - s, file });
   }
   return { dir, manifest: { id, shards }, shardPath: (i) => join(dir, shards[i].file), sorted };

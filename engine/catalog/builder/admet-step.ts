@@ -16,7 +16,8 @@ const MODEL_BATCH_ROWS = 256;
  * row-major, ADMET_NAMES order) and `r.ood`; drops `r.features`.
  */
 export async function predictChunk(models: AdmetModels, r: ChunkResult): Promise<void> {
-  if ((ADMET_ENDPOINTS as readonly string[]).join() !== (ADMET_NAMES as readonly string[]).join()) throw new Error('ADMET endpoints and catalog columns differ');
+  if ((ADMET_ENDPOINTS as readonly string[]).join() !== (ADMET_NAMES as readonly string[]).join())
+    throw new Error('ADMET endpoints and catalog columns differ');
   const features = r.features;
   if (!features) throw new Error(`chunk ${r.chunk} has no ADMET features`);
   const n = r.lines.length;

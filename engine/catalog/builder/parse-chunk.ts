@@ -45,12 +45,30 @@ export interface ChunkResult {
  * `opts.features` it also writes the ADMET model features of each parsed row (same parse, same
  * fingerprint, the same graph descriptors).
  */
-export function parseChunk(rd: RDKitModule, chunk: number, records: readonly InputRecord[], opts?: { features?: boolean }): ChunkResult {
+export function parseChunk(
+  rd: RDKitModule,
+  chunk: number,
+  records: readonly InputRecord[],
+  opts?: { features?: boolean },
+): ChunkResult {
   const features = opts?.features ? new Float32Array(records.length * ADMET_FEATURE_LENGTH) : undefined;
   const nd = DESCRIPTOR_NAMES.length;
   const fps = new Uint8Array(records.length * FP_BYTES);
   const descriptors = new Float64Array(records.length * nd);
-  const r: ChunkResult = { chunk, inputRows: records.length, lines: [], inputs: [], ids: [], smiles: [], scaffolds: [], prices: [], popcounts: [], fps, descriptors, rejects: [] };
+  const r: ChunkResult = {
+    chunk,
+    inputRows: records.length,
+    lines: [],
+    inputs: [],
+    ids: [],
+    smiles: [],
+    scaffolds: [],
+    prices: [],
+    popcounts: [],
+    fps,
+    descriptors,
+    rejects: [],
+  };
   for (const rec of records) {
     if (rec.id === '') {
       r.rejects.push({ line: rec.line, input: rec.raw, reason: 'missing id' });

@@ -6,7 +6,12 @@ export interface Progress {
 }
 
 /** A progress reporter writing to `stream`; `total` is the expected row count when known. */
-export function createProgress(label: string, total: number | undefined, stream: NodeJS.WriteStream = process.stderr, enabled = true): Progress {
+export function createProgress(
+  label: string,
+  total: number | undefined,
+  stream: NodeJS.WriteStream = process.stderr,
+  enabled = true,
+): Progress {
   const tty = Boolean(stream.isTTY);
   const start = Date.now();
   let last = 0;

@@ -13,7 +13,11 @@ parentPort!.on('message', async (msg: { chunk: number; records: InputRecord[] })
   try {
     const res = parseChunk(rd, msg.chunk, msg.records, { features: Boolean(models) });
     if (models) await predictChunk(models, res);
-    const transfer = [res.fps.buffer, res.descriptors.buffer, ...(res.admet ? [res.admet.buffer, res.ood!.buffer] : [])] as ArrayBuffer[];
+    const transfer = [
+      res.fps.buffer,
+      res.descriptors.buffer,
+      ...(res.admet ? [res.admet.buffer, res.ood!.buffer] : []),
+    ] as ArrayBuffer[];
     parentPort!.postMessage({ ok: res }, transfer);
   } catch (err) {
     parentPort!.postMessage({ error: { chunk: msg.chunk, message: (err as Error).stack ?? String(err) } });

@@ -8,7 +8,8 @@ import type { ChunkResult } from './parse-chunk.ts';
 
 export const BUILD_DIR = '.build';
 
-const chunkFile = (dir: string, chunk: number): string => join(dir, BUILD_DIR, `chunk-${String(chunk).padStart(6, '0')}.json`);
+const chunkFile = (dir: string, chunk: number): string =>
+  join(dir, BUILD_DIR, `chunk-${String(chunk).padStart(6, '0')}.json`);
 
 /**
  * Prepares DIR/.build for a build with these parameters: keeps existing checkpoints when they were
@@ -25,7 +26,8 @@ export async function prepareCheckpoints(dir: string, params: Record<string, unk
   }
 }
 
-const b64 = (a: ArrayBufferView): string => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
+const b64 = (a: ArrayBufferView): string =>
+  Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
 /** Decodes base64 into a fresh (aligned) buffer. */
 const unb64 = (s: string): ArrayBuffer => {
   const b = Buffer.from(s, 'base64');
@@ -57,12 +59,20 @@ export async function loadChunk(dir: string, chunk: number): Promise<ChunkResult
   } catch {
     return undefined;
   }
-  const doc = JSON.parse(text) as Omit<ChunkResult, 'fps' | 'descriptors' | 'prices' | 'admet' | 'ood'> & { fps: string; descriptors: number[]; prices: (number | null)[]; admet?: string; ood?: string };
+  const doc = JSON.parse(text) as Omit<ChunkResult, 'fps' | 'descriptors' | 'prices' | 'admet' | 'ood'> & {
+    fps: string;
+    descriptors: number[];
+    prices: (number | null)[];
+    admet?: string;
+    ood?: string;
+  };
   const fps = Buffer.from(doc.fps, 'base64');
   const { admet, ood, ...rest } = doc;
   return {
     ...rest,
-    ...(admet !== undefined && ood !== undefined ? { admet: new Float32Array(unb64(admet)), ood: new Uint32Array(unb64(ood)) } : {}),
+    ...(admet !== undefined && ood !== undefined
+      ? { admet: new Float32Array(unb64(admet)), ood: new Uint32Array(unb64(ood)) }
+      : {}),
     fps: new Uint8Array(fps.buffer, fps.byteOffset, fps.byteLength),
     descriptors: Float64Array.from(doc.descriptors),
     prices: doc.prices.map((p) => p ?? NaN),

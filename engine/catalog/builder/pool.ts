@@ -21,7 +21,11 @@ export async function createChunkPool(threads: number, opts?: { admet?: boolean 
   const idle: Worker[] = [];
   const busy = new Map<Worker, Task>();
   let failed: Error | undefined;
-  const workers = Array.from({ length: Math.max(1, threads) }, () => new Worker(new URL('./worker.ts', import.meta.url), { workerData: { admet: Boolean(opts?.admet) } }));
+  const workers = Array.from(
+    { length: Math.max(1, threads) },
+    () =>
+      new Worker(new URL('./worker.ts', import.meta.url), { workerData: { admet: Boolean(opts?.admet) } }),
+  );
   const pump = (): void => {
     while (idle.length && queue.length) {
       const w = idle.pop()!;

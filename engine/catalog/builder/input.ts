@@ -38,7 +38,8 @@ const baseName = (path: string): string => path.toLowerCase().replace(/\.gz$/, '
 function splitter(path: string, delimiter?: string): (line: string) => string[] {
   const d = delimiter === 'tab' || delimiter === '\\t' ? '\t' : delimiter;
   const name = baseName(path);
-  if (d === undefined && (name.endsWith('.smi') || name.endsWith('.txt') || name.endsWith('.ism'))) return (l) => l.trim().split(/\s+/);
+  if (d === undefined && (name.endsWith('.smi') || name.endsWith('.txt') || name.endsWith('.ism')))
+    return (l) => l.trim().split(/\s+/);
   const sep = d ?? (name.endsWith('.tsv') ? '\t' : ',');
   return (line) => (line.includes('"') ? splitQuoted(line, sep) : line.split(sep));
 }
@@ -54,16 +55,14 @@ export function splitQuoted(line: string, sep: string): string[] {
       if (ch === '"' && line[i + 1] === '"') {
         cur += '"';
         i++;
-      }
-      else if (ch === '"') quoted = false;
+      } else if (ch === '"') quoted = false;
       else cur += ch;
     } else if (ch === '"') quoted = true;
     else if (line.startsWith(sep, i)) {
       out.push(cur);
       cur = '';
       i += sep.length - 1;
-    }
-    else cur += ch;
+    } else cur += ch;
   }
   out.push(cur);
   return out;
@@ -100,14 +99,21 @@ export async function* readInputRecords(path: string, opts: InputOptions): Async
       if (i >= 0) return i;
     }
     if (/^\d+$/.test(name)) return Number(name);
-    throw new CatalogError('catalog_build', `column ${JSON.stringify(name)} not found in ${path}; header: ${header?.join(', ') ?? '(none)'}`);
+    throw new CatalogError(
+      'catalog_build',
+      `column ${JSON.stringify(name)} not found in ${path}; header: ${header?.join(', ') ?? '(none)'}`,
+    );
   };
   try {
     for await (const raw of lines) {
       lineNo++;
       if (!cols) {
         const header = hasHeader ? split(raw).map((h) => h.trim()) : undefined;
-        cols = { smiles: position(opts.smilesCol, header), id: position(opts.idCol, header), price: position(opts.priceCol, header) };
+        cols = {
+          smiles: position(opts.smilesCol, header),
+          id: position(opts.idCol, header),
+          price: position(opts.priceCol, header),
+        };
         if (hasHeader) continue;
       }
       if (raw.trim() === '') continue;
@@ -115,7 +121,13 @@ export async function* readInputRecords(path: string, opts: InputOptions): Async
       count++;
       const f = split(raw);
       const price = cols.price >= 0 ? Number(f[cols.price]) : NaN;
-      yield { line: lineNo, smiles: (f[cols.smiles] ?? '').trim(), id: (f[cols.id] ?? '').trim(), price: price > 0 ? price : NaN, raw };
+      yield {
+        line: lineNo,
+        smiles: (f[cols.smiles] ?? '').trim(),
+        id: (f[cols.id] ?? '').trim(),
+        price: price > 0 ? price : NaN,
+        raw,
+      };
     }
   } finally {
     lines.close();

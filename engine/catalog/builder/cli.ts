@@ -47,9 +47,15 @@ export async function runCatalogBuild(argv: string[]): Promise<number> {
     return 0;
   }
   const missing = (['input', 'out', 'id'] as const).filter((k) => !values[k]);
-  const int = (s: string | undefined): number | undefined => (s === undefined ? undefined : Number.parseInt(s, 10));
-  if (missing.length || [values.threads, values.limit, values['shard-rows']].some((s) => s !== undefined && !(Number(s) > 0))) {
-    process.stderr.write(`${missing.length ? `missing --${missing.join(', --')}` : 'numbers must be positive'}\n${CATALOG_BUILD_USAGE}\n`);
+  const int = (s: string | undefined): number | undefined =>
+    s === undefined ? undefined : Number.parseInt(s, 10);
+  if (
+    missing.length ||
+    [values.threads, values.limit, values['shard-rows']].some((s) => s !== undefined && !(Number(s) > 0))
+  ) {
+    process.stderr.write(
+      `${missing.length ? `missing --${missing.join(', --')}` : 'numbers must be positive'}\n${CATALOG_BUILD_USAGE}\n`,
+    );
     return 2;
   }
   try {
@@ -71,7 +77,9 @@ export async function runCatalogBuild(argv: string[]): Promise<number> {
       shardRows: int(values['shard-rows']),
       admet: !values['no-admet'],
     });
-    process.stdout.write(`${JSON.stringify({ id: r.manifest.id, counts: r.manifest.counts, shards: r.manifest.shards.length, seconds: r.seconds })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ id: r.manifest.id, counts: r.manifest.counts, shards: r.manifest.shards.length, seconds: r.seconds })}\n`,
+    );
     return 0;
   } catch (err) {
     process.stderr.write(`catalog build failed: ${(err as Error).message}\n`);

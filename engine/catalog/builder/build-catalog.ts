@@ -64,7 +64,9 @@ export interface BuildCatalogResult {
 
 /** The version of the committed ADMET models (models/onnx/manifest.json). */
 export async function admetModelVersion(): Promise<string> {
-  const m = JSON.parse(await readFile(join(DEFAULT_MODEL_DIR, 'manifest.json'), 'utf8')) as { version: string };
+  const m = JSON.parse(await readFile(join(DEFAULT_MODEL_DIR, 'manifest.json'), 'utf8')) as {
+    version: string;
+  };
   return m.version;
 }
 
@@ -81,10 +83,24 @@ export async function buildCatalog(opts: BuildCatalogOptions): Promise<BuildCata
   await rm(join(dir, MANIFEST_FILE), { force: true });
   const admetVersion = opts.admet ? await admetModelVersion() : undefined;
   // The ADMET flag and model version are part of the checkpoint key: predictions are saved with the chunks.
-  const params = { input: resolve(opts.input), smilesCol: opts.smilesCol, idCol: opts.idCol, priceCol: opts.priceCol, delimiter: opts.delimiter, limit: opts.limit, chunkRows, ...(admetVersion ? { admet: admetVersion } : {}) };
+  const params = {
+    input: resolve(opts.input),
+    smilesCol: opts.smilesCol,
+    idCol: opts.idCol,
+    priceCol: opts.priceCol,
+    delimiter: opts.delimiter,
+    limit: opts.limit,
+    chunkRows,
+    ...(admetVersion ? { admet: admetVersion } : {}),
+  };
   await prepareCheckpoints(dir, params);
   const threads = Math.max(1, opts.threads ?? availableParallelism());
-  const progress = createProgress(`building ${opts.id}`, opts.expectedRows ?? opts.limit, process.stderr, opts.progress ?? true);
+  const progress = createProgress(
+    `building ${opts.id}`,
+    opts.expectedRows ?? opts.limit,
+    process.stderr,
+    opts.progress ?? true,
+  );
   let pool: ChunkPool | undefined;
   const inflight = new Set<Promise<void>>();
   let chunks = 0;
@@ -115,7 +131,14 @@ export async function buildCatalog(opts: BuildCatalogOptions): Promise<BuildCata
   };
   try {
     let buf: InputRecord[] = [];
-    for await (const rec of readInputRecords(opts.input, { smilesCol: opts.smilesCol, idCol: opts.idCol, priceCol: opts.priceCol, delimiter: opts.delimiter, header: opts.header, limit: opts.limit })) {
+    for await (const rec of readInputRecords(opts.input, {
+      smilesCol: opts.smilesCol,
+      idCol: opts.idCol,
+      priceCol: opts.priceCol,
+      delimiter: opts.delimiter,
+      header: opts.header,
+      limit: opts.limit,
+    })) {
       rows++;
       buf.push(rec);
       if (buf.length === chunkRows) {
@@ -138,12 +161,21 @@ export async function buildCatalog(opts: BuildCatalogOptions): Promise<BuildCata
     inputRows: rows,
     shardRows: opts.shardRows ?? DEFAULT_SHARD_ROWS,
     rdkitVersion: await rdkitVersion(),
-    meta: { id: opts.id, name: opts.name, vendor: opts.vendor ?? '', website: opts.website ?? '', contact: opts.contact ?? '', release: opts.release ?? new Date().toISOString().slice(0, 10) },
+    meta: {
+      id: opts.id,
+      name: opts.name,
+      vendor: opts.vendor ?? '',
+      website: opts.website ?? '',
+      contact: opts.contact ?? '',
+      release: opts.release ?? new Date().toISOString().slice(0, 10),
+    },
     predictor: admetVersion ? undefined : opts.predictor,
     models: admetVersion ? Object.fromEntries(ADMET_NAMES.map((n) => [n, admetVersion])) : opts.models,
   });
   await clearCheckpoints(dir);
   const seconds = (Date.now() - t0) / 1000;
-  progress.finish(`built ${opts.id}: ${manifest.counts.molecules} molecules, ${manifest.counts.rejected} rejected, ${manifest.shards.length} shards in ${seconds.toFixed(1)}s`);
+  progress.finish(
+    `built ${opts.id}: ${manifest.counts.molecules} molecules, ${manifest.counts.rejected} rejected, ${manifest.shards.length} shards in ${seconds.toFixed(1)}s`,
+  );
   return { manifest, parsedChunks: parsed, reusedChunks: reused, seconds };
 }

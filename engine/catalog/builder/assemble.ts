@@ -7,7 +7,15 @@ import { readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DESCRIPTOR_NAMES } from '../../chem/descriptors.ts';
 import { FP_BYTES, MORGAN_FP } from '../../chem/fingerprint.ts';
-import { ADMET_NAMES, CATALOG_FORMAT, COLUMNS, MANIFEST_FILE, type CatalogManifest, type CatalogMeta, type ShardInfo } from '../schema.ts';
+import {
+  ADMET_NAMES,
+  CATALOG_FORMAT,
+  COLUMNS,
+  MANIFEST_FILE,
+  type CatalogManifest,
+  type CatalogMeta,
+  type ShardInfo,
+} from '../schema.ts';
 import { encodeShard, sha256Hex } from '../shard-writer.ts';
 import { loadChunk } from './checkpoint.ts';
 import type { RejectRow } from './parse-chunk.ts';
@@ -30,7 +38,11 @@ export interface AssembleOptions {
 }
 
 /** The 22 prediction columns and the out-of-domain masks of a shard's rows, from the chunk parts. */
-function gatherAdmet(refs: [number, number][], parts: Float32Array[], oods: Uint32Array[]): { admet: Record<string, Float32Array>; admetOod: Uint32Array } {
+function gatherAdmet(
+  refs: [number, number][],
+  parts: Float32Array[],
+  oods: Uint32Array[],
+): { admet: Record<string, Float32Array>; admetOod: Uint32Array } {
   const ne = ADMET_NAMES.length;
   const cols = ADMET_NAMES.map(() => new Float32Array(refs.length));
   const admetOod = new Uint32Array(refs.length);
@@ -91,7 +103,8 @@ export async function assembleCatalog(opts: AssembleOptions): Promise<CatalogMan
     (a, b) => popcounts[a] - popcounts[b] || (smiles[a] < smiles[b] ? -1 : smiles[a] > smiles[b] ? 1 : 0),
   );
   // Remove shards of an earlier build of this directory before writing new ones.
-  for (const f of await readdir(opts.dir)) if (/^shard-\d+\.arrow(\.tmp)?$/.test(f)) await rm(join(opts.dir, f));
+  for (const f of await readdir(opts.dir))
+    if (/^shard-\d+\.arrow(\.tmp)?$/.test(f)) await rm(join(opts.dir, f));
   const shards: ShardInfo[] = [];
   let modelsUsed = false;
   for (let start = 0; start < n; start += opts.shardRows) {
@@ -108,7 +121,11 @@ export async function assembleCatalog(opts: AssembleOptions): Promise<CatalogMan
     let admet: Record<string, Float32Array> | null = null;
     let admetOod: Uint32Array | null = null;
     if (admetParts.length && admetParts.every((a) => a !== null)) {
-      ({ admet, admetOod } = gatherAdmet(rows.map((i) => rowRef[i]), admetParts as Float32Array[], oodParts as Uint32Array[]));
+      ({ admet, admetOod } = gatherAdmet(
+        rows.map((i) => rowRef[i]),
+        admetParts as Float32Array[],
+        oodParts as Uint32Array[],
+      ));
     } else if (opts.predictor) {
       admet = await opts.predictor(shardSmiles);
     }
@@ -130,10 +147,21 @@ export async function assembleCatalog(opts: AssembleOptions): Promise<CatalogMan
     const file = `shard-${String(shards.length).padStart(5, '0')}.arrow`;
     await writeFile(join(opts.dir, `${file}.tmp`), bytes);
     await rename(join(opts.dir, `${file}.tmp`), join(opts.dir, file));
-    shards.push({ file, rows: m, popcount_min: popcounts[rows[0]], popcount_max: popcounts[rows[m - 1]], sha256: sha256Hex(bytes) });
+    shards.push({
+      file,
+      rows: m,
+      popcount_min: popcounts[rows[0]],
+      popcount_max: popcounts[rows[m - 1]],
+      sha256: sha256Hex(bytes),
+    });
   }
   rejects.sort((a, b) => a.line - b.line);
-  await writeFile(join(opts.dir, 'rejects.tsv'), ['line\tinput\treason', ...rejects.map((r) => `${r.line}\t${clean(r.input)}\t${clean(r.reason)}`)].join('\n') + '\n');
+  await writeFile(
+    join(opts.dir, 'rejects.tsv'),
+    ['line\tinput\treason', ...rejects.map((r) => `${r.line}\t${clean(r.input)}\t${clean(r.reason)}`)].join(
+      '\n',
+    ) + '\n',
+  );
   const manifest: CatalogManifest = {
     format: CATALOG_FORMAT,
     ...opts.meta,
@@ -142,7 +170,9 @@ export async function assembleCatalog(opts: AssembleOptions): Promise<CatalogMan
     counts: { input_rows: opts.inputRows, molecules: n, rejected: rejects.length, duplicates },
     fingerprint: { ...MORGAN_FP, rdkit_version: opts.rdkitVersion },
     columns: [...COLUMNS],
-    models: modelsUsed ? (opts.models ?? Object.fromEntries(ADMET_NAMES.map((a) => [a, 'unversioned']))) : null,
+    models: modelsUsed
+      ? (opts.models ?? Object.fromEntries(ADMET_NAMES.map((a) => [a, 'unversioned'])))
+      : null,
     shards,
   };
   await writeFile(join(opts.dir, `${MANIFEST_FILE}.tmp`), JSON.stringify(manifest, null, 2) + '\n');
