@@ -138,15 +138,23 @@ export async function registerWebApp(app: FastifyInstance, opts: { dir?: string 
     );
     return;
   }
-  const assets = await indexBuild(dir);
-  const index = assets.get('/index.html')!;
-  app.get('/', route, (request, reply) => send(request, reply, index));
-  app.get('/assets/*', route, (request, reply) => {
-    const asset = assets.get('/assets/' + (request.params as { '*': string })['*']);
+  // A rebuild while the service runs (npm run build:web) replaces the hashed files: the index is
+  // re-read when the build stamp changes, so the new pages are served without a restart.
+  const stampFile = join(dir, '.build-stamp');
+  const stampOf = async () => (await stat(stampFile).catch(() => undefined))?.mtimeMs ?? 0;
+  let built = { stamp: await stampOf(), assets: await indexBuild(dir) };
+  const current = async () => {
+    const stamp = await stampOf();
+    if (stamp !== built.stamp) built = { stamp, assets: await indexBuild(dir) };
+    return built.assets;
+  };
+  const serve = (url: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const asset = (await current()).get(url);
     return asset ? send(request, reply, asset) : reply.callNotFound();
-  });
-  for (const [url, asset] of assets) {
-    if (asset.immutable) continue;
-    app.get(url, route, (request, reply) => send(request, reply, asset));
-  }
+  };
+  app.get('/', route, serve('/index.html'));
+  app.get('/assets/*', route, (request, reply) =>
+    serve('/assets/' + (request.params as { '*': string })['*'])(request, reply),
+  );
+  for (const [url, asset] of built.assets) if (!asset.immutable) app.get(url, route, serve(url));
 }

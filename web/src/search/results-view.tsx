@@ -153,6 +153,8 @@ export function ResultsView(props: {
                   type="button"
                   class="card"
                   onClick={() => setSelected(r)}
+                  data-id={r.id}
+                  data-score={r.score ?? undefined}
                   aria-label={`${r.id}, ${r.database}${r.score !== null ? `, score ${fmt(r.score)}` : ''}: compare with the query`}
                 >
                   <Depiction
