@@ -4,7 +4,7 @@
  *
  * Rows are the on-bit indices of each fingerprint (Morgan fingerprints have ~30–60 of 2048 bits
  * set), so the centred data X − 1μᵀ is never formed: products with it cost O(total on-bits + d).
- * Two components come from subspace iteration on the covariance with Gram–Schmidt, then a 2×2
+ * The components come from block subspace iteration on the covariance with Gram–Schmidt, then a
  * Rayleigh–Ritz rotation; results equal an exact (SVD) PCA. Sign rule (also applied to the
  * scikit-learn reference): each component's loading of largest magnitude is positive.
  */
@@ -56,6 +56,44 @@ function orthogonalize(a: Float64Array, against: Float64Array): void {
   for (let i = 0; i < a.length; i++) a[i] -= p * against[i];
 }
 
+/** Eigen-decomposition of a small symmetric matrix (cyclic Jacobi): eigenvalues and column eigenvectors. */
+function jacobi(a: number[][]): { values: number[]; vectors: number[][] } {
+  const m = a.length;
+  const v = a.map((_, i) => a.map((__, j) => (i === j ? 1 : 0)));
+  for (let sweep = 0; sweep < 100; sweep++) {
+    let off = 0;
+    for (let p = 0; p < m; p++) for (let q = p + 1; q < m; q++) off += a[p][q] ** 2;
+    if (off < 1e-30) break;
+    for (let p = 0; p < m; p++)
+      for (let q = p + 1; q < m; q++) {
+        if (Math.abs(a[p][q]) < 1e-300) continue;
+        const theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+        const c = 1 / Math.sqrt(t * t + 1);
+        const sn = t * c;
+        for (let k = 0; k < m; k++) {
+          const akp = a[k][p];
+          const akq = a[k][q];
+          a[k][p] = c * akp - sn * akq;
+          a[k][q] = sn * akp + c * akq;
+        }
+        for (let k = 0; k < m; k++) {
+          const apk = a[p][k];
+          const aqk = a[q][k];
+          a[p][k] = c * apk - sn * aqk;
+          a[q][k] = sn * apk + c * aqk;
+        }
+        for (let k = 0; k < m; k++) {
+          const vkp = v[k][p];
+          const vkq = v[k][q];
+          v[k][p] = c * vkp - sn * vkq;
+          v[k][q] = sn * vkp + c * vkq;
+        }
+      }
+  }
+  return { values: a.map((row, i) => row[i]), vectors: v };
+}
+
 /** The first two principal-component scores of `rows` (binary vectors of dimension `dims`). */
 export function pca2(rows: SparseRows, dims: number, opts: { maxIter?: number; tol?: number } = {}): Pca2 {
   const n = rows.length;
@@ -66,60 +104,59 @@ export function pca2(rows: SparseRows, dims: number, opts: { maxIter?: number; t
   for (const r of rows) for (let k = 0; k < r.length; k++) mean[r[k]] += 1 / n;
   let total = 0; // trace of the covariance: Σ_j n μ_j (1 − μ_j) / (n − 1) for binary columns
   for (let j = 0; j < dims; j++) total += (n * mean[j] * (1 - mean[j])) / (n - 1);
-  if (total <= 0) return { x, y, explained: [0, 0] };
+  if (total <= 1e-12) return { x, y, explained: [0, 0] };
 
-  // Deterministic start (a fixed linear congruential sequence): same data, same map.
+  // A block of a few more vectors than the two wanted converges at the rate λ_{b+1}/λ_2 instead of
+  // λ_3/λ_2, which matters: fingerprint spectra decay slowly. Deterministic start (a fixed linear
+  // congruential sequence): same data, same map.
+  const b = Math.max(2, Math.min(8, n - 1, dims));
   let seed = 12345;
   const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32 - 0.5;
-  const v1 = Float64Array.from({ length: dims }, rand);
-  const v2 = Float64Array.from({ length: dims }, rand);
-  normalize(v1);
-  orthogonalize(v2, v1);
-  normalize(v2);
+  let basis = Array.from({ length: b }, () => Float64Array.from({ length: dims }, rand));
+  const orthonormalize = (vs: Float64Array[]) => {
+    for (let i = 0; i < vs.length; i++) {
+      for (let j = 0; j < i; j++) orthogonalize(vs[i], vs[j]);
+      if (normalize(vs[i]) === 0) vs[i][i % dims] = 1; // a degenerate direction: any unit vector
+    }
+  };
+  orthonormalize(basis);
   const u = new Float64Array(n);
-  const w1 = new Float64Array(dims);
-  const w2 = new Float64Array(dims);
-  for (let it = 0; it < (opts.maxIter ?? 1000); it++) {
-    project(rows, mean, v1, u);
-    backProject(rows, mean, u, w1);
-    project(rows, mean, v2, u);
-    backProject(rows, mean, u, w2);
-    normalize(w1);
-    orthogonalize(w2, w1);
-    normalize(w2);
-    // Converged when the new basis spans the old one (both principal angles ≈ 0).
-    const c = Math.min(Math.hypot(dot(w1, v1), dot(w1, v2)), Math.hypot(dot(w2, v1), dot(w2, v2)));
-    v1.set(w1);
-    v2.set(w2);
-    if (1 - c < (opts.tol ?? 1e-13)) break;
+  for (let it = 0; it < (opts.maxIter ?? 500); it++) {
+    const next = basis.map((v) => {
+      const w = new Float64Array(dims);
+      project(rows, mean, v, u);
+      backProject(rows, mean, u, w);
+      return w;
+    });
+    orthonormalize(next);
+    // Converged when the two leading directions stay in the span of the old basis.
+    let worst = 1;
+    for (let i = 0; i < 2; i++) {
+      let s = 0;
+      for (const v of basis) s += dot(next[i], v) ** 2;
+      worst = Math.min(worst, s);
+    }
+    basis = next;
+    if (1 - worst < (opts.tol ?? 1e-20)) break;
   }
-  // Rayleigh–Ritz: eigenvectors of the 2×2 matrix Vᵀ C V rotate the basis onto the components.
-  const u1 = new Float64Array(n);
-  const u2 = new Float64Array(n);
-  project(rows, mean, v1, u1);
-  project(rows, mean, v2, u2);
-  const a = dot(u1, u1) / (n - 1);
-  const b = dot(u1, u2) / (n - 1);
-  const d = dot(u2, u2) / (n - 1);
-  const theta = 0.5 * Math.atan2(2 * b, a - d);
-  const [cs, sn] = [Math.cos(theta), Math.sin(theta)];
-  const l1 = a * cs * cs + 2 * b * cs * sn + d * sn * sn;
-  const l2 = a * sn * sn - 2 * b * cs * sn + d * cs * cs;
-  const c1 = new Float64Array(dims);
-  const c2 = new Float64Array(dims);
-  for (let j = 0; j < dims; j++) {
-    c1[j] = cs * v1[j] + sn * v2[j];
-    c2[j] = -sn * v1[j] + cs * v2[j];
-  }
-  const first = l1 >= l2;
-  const [p1, p2] = first ? [c1, c2] : [c2, c1];
-  for (const p of [p1, p2]) {
+  // Rayleigh–Ritz: the eigenvectors of Bᵀ C B rotate the basis onto the principal components.
+  const proj = basis.map((v) => {
+    const p = new Float64Array(n);
+    project(rows, mean, v, p);
+    return p;
+  });
+  const h = proj.map((pi) => proj.map((pj) => dot(pi, pj) / (n - 1)));
+  const { values, vectors } = jacobi(h);
+  const order = values.map((_, i) => i).sort((i, j) => values[j] - values[i]);
+  const components = order.slice(0, 2).map((c) => {
+    const out = new Float64Array(dims);
+    for (let k = 0; k < b; k++) for (let j = 0; j < dims; j++) out[j] += vectors[k][c] * basis[k][j];
     let big = 0;
-    for (let j = 1; j < dims; j++) if (Math.abs(p[j]) > Math.abs(p[big]) + 1e-12) big = j;
-    if (p[big] < 0) for (let j = 0; j < dims; j++) p[j] = -p[j];
-  }
-  project(rows, mean, p1, x);
-  project(rows, mean, p2, y);
-  const [e1, e2] = first ? [l1, l2] : [l2, l1];
-  return { x, y, explained: [e1 / total, e2 / total] };
+    for (let j = 1; j < dims; j++) if (Math.abs(out[j]) > Math.abs(out[big]) + 1e-12) big = j;
+    if (out[big] < 0) for (let j = 0; j < dims; j++) out[j] = -out[j];
+    return out;
+  });
+  project(rows, mean, components[0], x);
+  project(rows, mean, components[1], y);
+  return { x, y, explained: [values[order[0]] / total, values[order[1]] / total] };
 }
