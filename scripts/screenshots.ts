@@ -61,8 +61,10 @@ try {
   await page.locator('.grid img.depiction').nth(7).waitFor();
   await page.getByRole('button', { name: 'Prepare files' }).click();
   await page.getByTestId('download-status').getByText('READY').waitFor({ timeout: 60_000 });
-  await page.locator('.downloads').scrollIntoViewIfNeeded();
+  await page.evaluate('window.scrollTo(0, 0)');
   await shot('job');
+  await page.locator('.downloads').scrollIntoViewIfNeeded();
+  await shot('job-downloads');
 
   await page.goto(`${url}/#/runs`);
   await page.getByRole('button', { name: 'Start run' }).click();

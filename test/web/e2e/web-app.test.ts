@@ -75,9 +75,9 @@ describe('the web app in a real browser', () => {
   });
 
   it('shows usage and remaining budget from /rate_limit_status after the key is pasted', async () => {
-    const status = await (
+    const status = (await (
       await fetch(`${service.url}/rate_limit_status`, { headers: { 'X-API-Key': service.key } })
-    ).json();
+    ).json()) as { remaining: number; account_type: string };
     await page.goto(`${service.url}/#/account`);
     const remaining = async () => Number((await page.getByTestId('remaining').innerText()).replace(/,/g, ''));
     // The page reads the status afresh (a counted request), so it shows fewer than we were told.
@@ -191,10 +191,10 @@ describe('the web app in a real browser', () => {
     const seen: { events: number; status: string }[] = [];
     const deadline = Date.now() + 120_000;
     for (;;) {
-      const s = await page.evaluate(() => ({
+      const s = await page.evaluate<{ events: number; status: string }>(`({
         events: document.querySelectorAll('[data-testid=event-log] li').length,
         status: document.querySelector('[data-testid=run-status]')?.textContent ?? '',
-      }));
+      })`);
       seen.push(s);
       if (/completed|failed|cancelled/.test(s.status) && s.events > 0) break;
       if (Date.now() > deadline) throw new Error(`run did not finish: ${JSON.stringify(seen.slice(-3))}`);
@@ -204,9 +204,9 @@ describe('the web app in a real browser', () => {
     expect(final.status).toBe('completed');
     expect(seen.some((s) => s.status === 'running' && s.events > 0 && s.events < final.events)).toBe(true);
     const runId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]);
-    const run = await (
+    const run = (await (
       await fetch(`${service.url}/api/v2/runs/${runId}`, { headers: { 'x-api-key': service.key } })
-    ).json();
+    ).json()) as { last_event_sequence: number };
     const types = await page
       .locator('[data-testid=event-log] li')
       .evaluateAll((els) => els.map((e) => e.getAttribute('data-type')));

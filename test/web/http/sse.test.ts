@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSse } from '../../../web/src/http/sse.ts';
+import { parseSse } from '../../../web/src/http/sse-parse.ts';
 
 describe('the server-sent events parser', () => {
   it('reads id, event and data of each complete message and keeps the unfinished tail', () => {

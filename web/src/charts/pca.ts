@@ -59,7 +59,7 @@ function orthogonalize(a: Float64Array, against: Float64Array): void {
 /** Eigen-decomposition of a small symmetric matrix (cyclic Jacobi): eigenvalues and column eigenvectors. */
 function jacobi(a: number[][]): { values: number[]; vectors: number[][] } {
   const m = a.length;
-  const v = a.map((_, i) => a.map((__, j) => (i === j ? 1 : 0)));
+  const v: number[][] = a.map((_, i) => a.map((__, j) => (i === j ? 1 : 0)));
   for (let sweep = 0; sweep < 100; sweep++) {
     let off = 0;
     for (let p = 0; p < m; p++) for (let q = p + 1; q < m; q++) off += a[p][q] ** 2;

@@ -35,6 +35,7 @@ export function Depiction(props: {
       <div
         class={`depiction loading ${props.class ?? ''}`}
         style={{ width, height }}
+        role="img"
         aria-busy="true"
         aria-label={alt}
       />

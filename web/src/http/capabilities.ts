@@ -1,5 +1,3 @@
-import { call } from './client.ts';
-
 /**
  * What the service can do, read from the service itself so new search types, qualities, filters,
  * formats and databases appear in the pages without a change here:
@@ -134,19 +132,4 @@ export function capabilitiesFrom(doc: Json, full: Json, catalog: Json): Capabili
     visualise: findVisualise(doc),
     hasPath: (p) => paths.has(p),
   };
-}
-
-let cached: Promise<Capabilities> | undefined;
-
-/** Loaded once per page load (three requests); `refresh` reloads after a key change. */
-export function loadCapabilities(refresh = false): Promise<Capabilities> {
-  if (!cached || refresh) {
-    cached = Promise.all([
-      call<Json>('/openapi.json', { anonymous: true }),
-      call<Json>('/available_databases_full'),
-      call<Json>('/api/v2/catalog').catch(() => ({ libraries: [] })),
-    ]).then(([doc, full, catalog]) => capabilitiesFrom(doc, full, catalog));
-    cached.catch(() => (cached = undefined));
-  }
-  return cached;
 }

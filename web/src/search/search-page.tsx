@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from '../http/client.ts';
-import { loadCapabilities, type Capabilities } from '../http/capabilities.ts';
+import type { Capabilities } from '../http/capabilities.ts';
+import { loadCapabilities } from '../http/load-capabilities.ts';
 import { usageChanged } from '../account/usage.ts';
 import { navigate } from '../ui/router.ts';
 import { ErrorMessage, Spinner, Status } from '../ui/widgets.tsx';

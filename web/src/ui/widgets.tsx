@@ -25,7 +25,7 @@ export function Progress(props: { value: number; max: number; label: string }) {
     <div class="progress">
       <progress value={props.value} max={Math.max(props.max, 1)} aria-label={props.label} />
       <span>
-        {props.value} / {props.max} ({pct}%)
+        {props.value.toLocaleString('en-US')} / {props.max.toLocaleString('en-US')} ({pct}%)
       </span>
     </div>
   );
