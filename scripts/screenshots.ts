@@ -41,6 +41,11 @@ try {
   await shot('compare');
   await page.getByRole('button', { name: 'Close' }).click();
 
+  await page.getByRole('button', { name: 'Draw…' }).click();
+  await page.locator('.editor-host canvas').first().waitFor();
+  await shot('editor');
+  await page.getByRole('button', { name: 'Cancel' }).click();
+
   await page.getByRole('button', { name: 'Charts' }).click();
   await page.locator('#map-col').selectOption('similarity');
   await page.getByText(/PCA of Morgan fingerprints|visuali/).waitFor();

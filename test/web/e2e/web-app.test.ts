@@ -134,6 +134,27 @@ describe('the web app in a real browser', () => {
     expect(Math.max(...kept)).toBeLessThanOrEqual(200.5);
   });
 
+  it('takes a structure from the editor and works from the keyboard', async () => {
+    const query = reference.molecules[queryIndex];
+    await page.getByLabel('Query structure (SMILES)').fill(query.input);
+    await page.getByRole('button', { name: 'Draw…' }).click();
+    await page.locator('.editor-host canvas').first().waitFor();
+    await page.getByRole('button', { name: 'Use this structure' }).click();
+    expect(await page.getByLabel('Query structure (SMILES)').inputValue()).not.toBe('');
+    await page.getByRole('button', { name: 'Search', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('.grid .card img.depiction').nth(29).waitFor();
+    // The editor handed back the same molecule: the best hit is the query itself.
+    expect(Number(await cards().first().getAttribute('data-score'))).toBeCloseTo(1, 9);
+    const firstId = await cards().first().getAttribute('data-id');
+    await cards().first().focus();
+    await page.keyboard.press('Enter');
+    await page.locator('dialog.compare-dialog[open]').waitFor();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('dialog[open]').count()).toBe(0);
+    expect(await page.evaluate('document.activeElement?.getAttribute("data-id")')).toBe(firstId);
+  }, 120_000);
+
   it('shows a clear message naming the field for a SMILES RDKit cannot read', async () => {
     const invalid = (reference as Reference & { invalid: string[] }).invalid;
     const bad = invalid.find((s) => /^[A-Za-z0-9()=#+-]+$/.test(s))!;
