@@ -96,18 +96,16 @@ export function registerMetaRoutes(
     },
     async () =>
       Object.fromEntries(
-        search
-          .databases()
-          .map((d) => [
-            d.id,
-            {
-              vendor: d.vendor,
-              vendor_web_page: d.website,
-              number_of_molecules: d.molecules,
-              quotation_contact: d.contact,
-              name: d.name,
-            },
-          ]),
+        search.databases().map((d) => [
+          d.id,
+          {
+            vendor: d.vendor,
+            vendor_web_page: d.website,
+            number_of_molecules: d.molecules,
+            quotation_contact: d.contact,
+            name: d.name,
+          },
+        ]),
       ),
   );
   app.get(
