@@ -10,7 +10,17 @@ const FRAMEWORKS = [
 const layer = (dir) => ({ group: [`**/${dir}/**`, `../${dir}/*`, `../../${dir}/*`, `../../../${dir}/*`] });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.tools/**', 'data/**', 'models/.venv/**', 'bench/out/**', 'coverage/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.tools/**',
+      'data/**',
+      'models/.venv/**',
+      'bench/out/**',
+      'coverage/**',
+      'web/dist/**',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -71,6 +81,18 @@ export default tseslint.config(
         { ...layer('api'), message: 'workflows must not import api/' },
         { ...layer('store'), message: 'workflows must not import store/' },
       ]),
+    },
+  },
+  {
+    // The web app is a client of the public HTTP API like any other: no server code.
+    files: ['web/**/*.ts', 'web/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': restrict(
+        ['api', 'engine', 'workflows', 'activities', 'worker', 'store', 'platform', 'bin'].map((dir) => ({
+          ...layer(dir),
+          message: 'web/ talks to the service over HTTP only',
+        })),
+      ),
     },
   },
   {

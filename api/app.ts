@@ -10,6 +10,7 @@ import type { SearchService } from './services/search-service.ts';
 import { registerMetaRoutes, type HealthCheck } from './routes/legacy/meta.ts';
 import { registerRateLimitRoutes } from './routes/legacy/rate-limit.ts';
 import { registerSearchRoutes } from './routes/legacy/search.ts';
+import { registerWebApp } from './plugins/web-app.ts';
 
 export interface AppDeps {
   log: Logger;
@@ -67,5 +68,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerRateLimitRoutes(app);
   registerSearchRoutes(app, deps.search);
   for (const plugin of deps.plugins ?? []) await plugin(app);
+  await registerWebApp(app);
   return app as unknown as FastifyInstance;
 }

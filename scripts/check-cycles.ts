@@ -1,9 +1,9 @@
 // Fails when any import cycle exists among the project's TypeScript modules (run with the tests).
 import madge from 'madge';
 
-const roots = ['api', 'workflows', 'activities', 'worker', 'engine', 'store', 'platform', 'bin'];
+const roots = ['api', 'workflows', 'activities', 'worker', 'engine', 'store', 'platform', 'bin', 'web/src'];
 const result = await madge(roots, {
-  fileExtensions: ['ts'],
+  fileExtensions: ['ts', 'tsx'],
   tsConfig: 'tsconfig.json',
   excludeRegExp: [/node_modules/],
 });

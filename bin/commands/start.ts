@@ -31,6 +31,7 @@ export async function runStart(_argv: string[], opts: { worker?: boolean } = {})
     [
       '',
       `  molecule search service is up at ${base}`,
+      `  web app:           ${base}/`,
       `  API docs:          ${base}/docs`,
       `  development key:   ${key}${created ? '   (new; also saved in data/dev-api-key)' : '   (from data/dev-api-key)'}`,
       `  try:               curl -H "X-API-Key: ${key}" "${base}/molsearch?search_input=CC(=O)Oc1ccccc1C(=O)O&search_type=morgan&n_neighbors=5"`,

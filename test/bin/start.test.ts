@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'node:net';
 import { buildReferenceCatalog } from '../support/fixture-catalog.ts';
-import { freePort } from '../support/ports.ts';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
 
 /**
  * The start command as a user runs it: a real process tree (API, worker, Temporal dev server child,
@@ -22,49 +21,11 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'start-data-'));
 });
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  key: string;
-  out: () => string;
-  temporalPort: number;
-}
+type Started = ServiceProcess;
 
-async function start(): Promise<Started> {
-  const [port, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
-  const child = spawn(process.execPath, ['bin/molsearch.ts', 'start'], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      CATALOG_DIR: catalogDir,
-      BUILD_BUNDLED_CATALOGS: 'false',
-      PORT: String(port),
-      TEMPORAL_PORT: String(temporalPort),
-      TEMPORAL_UI_PORT: String(uiPort),
-      LOG_LEVEL: 'warn',
-      ENGINE_THREADS: '1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const deadline = Date.now() + 90_000;
-  while (!/development key:\s+(\S+)/.test(out)) {
-    if (child.exitCode !== null) throw new Error(`start exited early: ${out}`);
-    if (Date.now() > deadline) throw new Error(`start did not come up: ${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const key = /development key:\s+(\S+)/.exec(out)![1];
-  const url = /is up at (\S+)/.exec(out)![1];
-  return { child, url, key, out: () => out, temporalPort };
-}
-
-async function stop(s: Started): Promise<number | null> {
-  const exited = new Promise<number | null>((r) => s.child.once('exit', (code) => r(code)));
-  s.child.kill('SIGTERM');
-  return await exited;
-}
+const start = () =>
+  startServiceProcess({ DATA_DIR: dataDir, CATALOG_DIR: catalogDir, BUILD_BUNDLED_CATALOGS: 'false' });
+const stop = (s: Started) => s.stop();
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from './ports.ts';
+
+/** The service started as a user starts it: `node bin/molsearch.ts start` as a child process. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  key: string;
+  out: () => string;
+  temporalPort: number;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts on free ports with `env` (DATA_DIR, CATALOG_DIR, ...) and waits for the printed key. */
+export async function startServiceProcess(
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): Promise<ServiceProcess> {
+  const [port, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+  const child = spawn(process.execPath, ['bin/molsearch.ts', 'start'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      TEMPORAL_PORT: String(temporalPort),
+      TEMPORAL_UI_PORT: String(uiPort),
+      LOG_LEVEL: 'warn',
+      ENGINE_THREADS: '1',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const deadline = Date.now() + timeoutMs;
+  while (!/development key:\s+(\S+)/.test(out)) {
+    if (child.exitCode !== null) throw new Error(`start exited early: ${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`start did not come up: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    child,
+    key: /development key:\s+(\S+)/.exec(out)![1],
+    url: /is up at (\S+)/.exec(out)![1],
+    out: () => out,
+    temporalPort,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      child.kill('SIGTERM');
+      return await exited;
+    },
+  };
+}
