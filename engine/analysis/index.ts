@@ -85,3 +85,4 @@ export {
   type HistogramAccumulator,
 } from './histogram/histogram.ts';
 export { HISTOGRAM_COLUMNS, histogramColumn, addShardColumn } from './histogram/catalog-column.ts';
+export { JOB_HISTOGRAM_COLUMNS, jobResultColumn } from './histogram/job-result-column.ts';

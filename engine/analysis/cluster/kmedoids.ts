@@ -102,6 +102,15 @@ export function kmedoids(
   if (values.length !== n * n)
     throw new AnalysisError('dimension_mismatch', 'distances', `expected ${n} × ${n} values`);
   checkInteger('n_clusters', k, 1, Math.min(n, ANALYSIS_LIMITS.maxClusters));
+  if (opts.init) {
+    const distinct = new Set(opts.init);
+    if (opts.init.length !== k || distinct.size !== k || opts.init.some((m) => !(m >= 0 && m < n)))
+      throw new AnalysisError(
+        'invalid_parameter',
+        'init',
+        `initial medoids must be ${k} distinct indices below ${n}`,
+      );
+  }
   if (k === 1 && !opts.init) return singleMedoid(dist);
   const medoids = opts.init ? Int32Array.from(opts.init) : kmedoidsPlusPlus(dist, k, opts.seed ?? 0);
   const isMedoid = new Uint8Array(n);

@@ -75,6 +75,7 @@ describe('k-medoids', () => {
     const dist = tanimotoDistances(drugs, 10);
     expectAnalysisError(() => kmedoids(dist, 11), 'invalid_parameter', 'n_clusters');
     expectAnalysisError(() => kmedoids({ n: 3, values: new Float32Array(4) }, 1), 'dimension_mismatch');
+    expectAnalysisError(() => kmedoids(dist, 2, { init: Int32Array.of(3, 3) }), 'invalid_parameter', 'init');
   });
 });
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createHistogram, histogramOf } from '../../../../engine/analysis/histogram/histogram.ts';
 import { addShardColumn, histogramColumn } from '../../../../engine/analysis/histogram/catalog-column.ts';
+import { jobResultColumn } from '../../../../engine/analysis/histogram/job-result-column.ts';
+import { allocJobResult } from '../../../../engine/export/job-result.ts';
 import { readShard } from '../../../../engine/catalog/reader.ts';
 import { buildReferenceCatalog } from '../../../support/fixture-catalog.ts';
 import { readFileSync } from 'node:fs';
@@ -68,5 +70,17 @@ describe('property histograms over a catalog', () => {
     const weights = [...ids.values()].map((i) => reference.molecules[i].descriptors.molecular_weight);
     const want = histogramOf(weights, { bins: 12, range: [0, 800] });
     expect(acc.result()).toEqual(want);
+  });
+});
+
+describe('histograms of a job result', () => {
+  it('read similarity and property columns, null properties counted as missing', () => {
+    const r = allocJobResult(4);
+    r.similarity.set([1, 0.9, 0.5, 0.45]);
+    r.props[0].set([0.1, Number.NaN, 0.7, 0.2]);
+    expect(histogramOf(jobResultColumn(r, 'similarity'), { bins: 2, range: [0, 1] }).counts).toEqual([1, 3]);
+    const h = histogramOf(jobResultColumn(r, 'caco2_wang'), { bins: 2, range: [0, 1] });
+    expect(h).toMatchObject({ counts: [2, 1], missing: 1 });
+    expectAnalysisError(() => jobResultColumn(r, 'smiles'), 'invalid_parameter', 'columns');
   });
 });
