@@ -21,10 +21,10 @@ export const ANALYSIS_LIMITS = {
   maxClusters: 1000,
   /** Molecules mapped synchronously by PCA / by UMAP. */
   syncPcaMolecules: 5000,
-  syncUmapMolecules: 2000,
+  syncUmapMolecules: 1000,
   /** Molecules a map workflow takes by PCA / by UMAP. */
   maxPcaMolecules: 1_000_000,
-  maxUmapMolecules: 50_000,
+  maxUmapMolecules: 20_000,
   /** Embedding dimensions accepted by search by embedding and k-means. */
   maxDimensions: 4096,
   /** Bins of a histogram. */

@@ -12,13 +12,14 @@ import { AnalysisError, checkInteger, checkNumber, checkLimit } from '../errors.
 import { ANALYSIS_LIMITS } from '../limits.ts';
 import { sliceSet, type FingerprintSet } from '../fingerprints.ts';
 import { tanimotoMatrixInto } from '../similarity/tanimoto-matrix.ts';
-import { squaredDistance, uniform01, type Matrix } from '../cluster/matrix.ts';
+import { uniform01, type Matrix } from '../cluster/matrix.ts';
+import { sparseFromMatrix } from './pca.ts';
 
 export interface UmapOptions {
   nNeighbors?: number;
   minDist?: number;
   seed?: number;
-  /** Optimisation epochs (umap-js default: 500 up to 2,500 points, else 200). */
+  /** Optimisation epochs (default 200, umap-learn's choice for large data; umap-js would use 500 below 2,500 points). */
   nEpochs?: number;
 }
 
@@ -28,12 +29,28 @@ export interface Knn {
   distances: number[][];
 }
 
+/** The k smallest of dist(0..n-1), ascending, ties by index: insertion into a sorted list of k (k is small). */
 function topK(n: number, k: number, dist: (j: number) => number): { idx: number[]; d: number[] } {
-  const order = Array.from({ length: n }, (_, j) => j);
-  const ds = Float64Array.from(order, dist);
-  order.sort((a, b) => ds[a] - ds[b] || a - b);
-  const idx = order.slice(0, k);
-  return { idx, d: idx.map((j) => ds[j]) };
+  const idx: number[] = [];
+  const d: number[] = [];
+  for (let j = 0; j < n; j++) {
+    const x = dist(j);
+    if (idx.length === k && x >= d[k - 1]) continue;
+    let at = idx.length === k ? k - 1 : idx.length;
+    if (idx.length < k) {
+      idx.push(j);
+      d.push(x);
+    }
+    // shift larger entries right; equal distances keep the earlier (lower) index first
+    while (at > 0 && d[at - 1] > x) {
+      idx[at] = idx[at - 1];
+      d[at] = d[at - 1];
+      at--;
+    }
+    idx[at] = j;
+    d[at] = x;
+  }
+  return { idx, d };
 }
 
 /** Exact Jaccard (1 - Tanimoto) k-NN of fingerprints, in chunks of rows through the matrix kernel. */
@@ -55,13 +72,29 @@ export function fingerprintKnn(set: FingerprintSet, k: number): Knn {
   return out;
 }
 
-/** Exact Euclidean k-NN of the rows of a matrix. */
+/**
+ * Exact Euclidean k-NN of the rows of a matrix. Embeddings such as Morgan counts are mostly zeros,
+ * so distances are |x|² + |y|² − 2 x·y with the dot product over y's non-zero entries against x
+ * scattered densely: O(n² · non-zeros per row) instead of O(n² · d).
+ */
 export function vectorKnn(m: Matrix, k: number): Knn {
+  const x = sparseFromMatrix(m);
+  const norms = new Float64Array(m.n);
+  for (let i = 0; i < m.n; i++)
+    for (let p = x.offsets[i]; p < x.offsets[i + 1]; p++) norms[i] += x.values[p] * x.values[p];
+  const dense = new Float64Array(m.d);
   const out: Knn = { indices: [], distances: [] };
   for (let i = 0; i < m.n; i++) {
-    const { idx, d } = topK(m.n, k, (j) => (j === i ? -1 : Math.sqrt(squaredDistance(m, i, m, j))));
+    for (let p = x.offsets[i]; p < x.offsets[i + 1]; p++) dense[x.indices[p]] = x.values[p];
+    const { idx, d } = topK(m.n, k, (j) => {
+      if (j === i) return -1;
+      let dot = 0;
+      for (let p = x.offsets[j]; p < x.offsets[j + 1]; p++) dot += dense[x.indices[p]] * x.values[p];
+      return Math.sqrt(Math.max(0, norms[i] + norms[j] - 2 * dot));
+    });
+    for (let p = x.offsets[i]; p < x.offsets[i + 1]; p++) dense[x.indices[p]] = 0;
     out.indices.push(idx);
-    out.distances.push(d.map((x) => Math.max(0, x)));
+    out.distances.push(d.map((v) => Math.max(0, v)));
   }
   return out;
 }
@@ -93,7 +126,7 @@ export function umap2d(
     nComponents: 2,
     nNeighbors,
     minDist,
-    nEpochs: opts.nEpochs ?? 0,
+    nEpochs: opts.nEpochs ?? 200,
     random: () => uniform01(next),
   });
   model.setPrecomputedKNN(knn.indices, knn.distances);

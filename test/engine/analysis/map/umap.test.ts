@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sliceSet, type FingerprintSet } from '../../../../engine/analysis/fingerprints.ts';
-import { fingerprintKnn, umap2d } from '../../../../engine/analysis/map/umap.ts';
+import { fingerprintKnn, umap2d, vectorKnn } from '../../../../engine/analysis/map/umap.ts';
+import { matrixFromRows, squaredDistance } from '../../../../engine/analysis/cluster/matrix.ts';
 import { mapMethod } from '../../../../engine/analysis/map/methods.ts';
 import { expectAnalysisError, ref, setOf } from '../support/reference.ts';
 
@@ -23,6 +24,24 @@ describe('UMAP 2D map', () => {
       expect(knn.indices[q]).toEqual(want.map((w) => w.j));
       knn.distances[q].slice(1).forEach((d, k) => expect(d).toBeCloseTo(want[k + 1].d, 6));
     }
+  });
+
+  it('feeds UMAP the exact Euclidean neighbours of vectors (sparse dot products equal the direct sums)', () => {
+    const m = matrixFromRows(ref.descriptor_table.rows.slice(0, 60));
+    const knn = vectorKnn(m, 5);
+    for (let i = 0; i < m.n; i++) {
+      const want = Array.from({ length: m.n }, (_, j) => ({
+        j,
+        d: j === i ? -1 : squaredDistance(m, i, m, j),
+      }))
+        .sort((a, b) => a.d - b.d || a.j - b.j)
+        .slice(0, 5);
+      expect(knn.indices[i]).toEqual(want.map((w) => w.j));
+      knn.distances[i].slice(1).forEach((d, k) => expect(d).toBeCloseTo(Math.sqrt(want[k + 1].d), 6));
+    }
+    const coords = umap2d({ vectors: m }, { seed: 1, nNeighbors: 5, nEpochs: 50 });
+    expect(coords.length).toBe(120);
+    expect(coords.every(Number.isFinite)).toBe(true);
   });
 
   it('is reproducible by seed and keeps Tanimoto neighbours together', () => {
