@@ -89,8 +89,10 @@ export function tanimotoMatrixInto(
 /**
  * Calls `onHits(i, cols, scores, count)` for each query row i in [rowStart, rowEnd) and each target
  * tile with the targets scoring >= minScore (f32 compare): `cols` are target indices, ascending
- * within a call, calls for one row in ascending tile order. The buffers are reused after the
- * callback returns. For threshold neighbour lists (Butina) without materialising the matrix.
+ * within a call, calls for one row in ascending tile order (rows of a batch interleave). The
+ * buffers are reused after the callback returns, and the callback must not call back into this
+ * module (one kernel workspace per thread). For threshold neighbour lists (Butina) without
+ * materialising the matrix.
  */
 export function tanimotoAboveEach(
   queries: FingerprintSet,
