@@ -42,9 +42,7 @@ export function prepareTanimoto(fp: Uint8Array): TanimotoQuery {
  * A centroid query over n >= 1 fingerprints. Definition: w_j = (number of inputs with bit j set)/n,
  * the mean bit-frequency vector; a row x (bit vector, popcount b) scores the continuous Tanimoto
  * T(x, w) = x·w / (|x|² + |w|² − x·w) = s / (b + W2 − s), with s = Σ_{j∈x} w_j and W2 = Σ w_j².
- * For a single input this is exactly the binary Tanimoto. Bound per popcount b: s ≤ S_b, the sum
- * of the b largest weights, and T increases with s, so T ≤ S_b / (b + W2 − S_b); it is widened by
- * a relative 1e-9 so float rounding in the kernel's sum can never exceed it.
+ * For a single input this is exactly the binary Tanimoto.
  */
 export function prepareCentroid(fps: Uint8Array[]): CentroidQuery {
   if (fps.length === 0) throw new RangeError('centroid needs at least one fingerprint');
@@ -56,16 +54,31 @@ export function prepareCentroid(fps: Uint8Array[]): CentroidQuery {
       if (v) for (let bit = 0; bit < 8; bit++) if (v & (1 << bit)) counts[byte * 8 + bit]++;
     }
   });
-  const weights = counts.map((c) => c / fps.length);
+  return prepareWeights(counts.map((c) => c / fps.length));
+}
+
+/**
+ * A query ranking rows by the continuous Tanimoto s / (b + W2 − s) against any finite weight
+ * vector w of 2048 entries (a centroid, or an embedding given by the caller). Bound per popcount
+ * b: s ≤ S_b, the sum of the b largest weights, and T increases with s, so
+ * T ≤ S_b / (b + W2 − S_b) (b + W2 − S_b ≥ (b + W2) / 2 by Cauchy–Schwarz, so it is never
+ * negative); it is widened by a relative 1e-9 so float rounding in the kernel's sum can never
+ * exceed it. Copies the weights.
+ */
+export function prepareWeights(weights: Float64Array): CentroidQuery {
+  if (weights.length !== FP_BITS) throw new RangeError(`weights must have ${FP_BITS} entries`);
+  const w = Float64Array.from(weights);
   let weightsSq = 0;
-  for (const w of weights) weightsSq += w * w;
-  const sorted = Float64Array.from(weights).sort().reverse();
+  for (const x of w) weightsSq += x * x;
+  const sorted = Float64Array.from(w).sort().reverse();
   const bounds = new Float32Array(BANDS);
   let sb = 0;
   for (let b = 0; b < BANDS; b++) {
     if (b > 0) sb += sorted[b - 1];
     const d = b + weightsSq - sb;
-    bounds[b] = d <= 0 ? 0 : Math.fround((sb / d) * (1 + 1e-9));
+    const t = d <= 0 ? 0 : sb / d;
+    // widened upwards for negative weights too (t < 0)
+    bounds[b] = Math.fround(t + Math.abs(t) * 1e-9);
   }
-  return { kind: 'centroid', weights, weightsSq, bounds };
+  return { kind: 'centroid', weights: w, weightsSq, bounds };
 }

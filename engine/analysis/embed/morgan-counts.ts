@@ -1,0 +1,114 @@
+/**
+ * Morgan count fingerprints (radius 2, folded to 2048 counts), computed from the molecule graph in
+ * TypeScript: MinimalLib only returns bit vectors. It follows RDKit's MorganGenerator with default
+ * settings (Code/GraphMol/Fingerprints/MorganGenerator.cpp and FingerprintUtil.cpp, BSD-3-Clause):
+ * connectivity invariants with ring membership, bond types, no chirality, no redundant
+ * environments, RDKit's portable 32-bit boost hash_combine (RDGeneral/hash/hash.hpp). The set bits
+ * equal MinimalLib's fingerprint and the counts Python RDKit's `GetCountFingerprintAsNumPy`
+ * (test/engine/analysis/embed/morgan-counts.test.ts).
+ */
+import { degree, totalHs, BOND_DATIVE, BOND_ZERO, type MolGraph } from '../../chem/graph.ts';
+import { atomMass } from '../../chem/weight.ts';
+import { MORGAN_FP } from '../../chem/fingerprint.ts';
+
+/** RDKit Bond::BondType values the invariants hash. */
+const BOND_TYPE = { SINGLE: 1, DOUBLE: 2, TRIPLE: 3, AROMATIC: 12, DATIVE: 17, ZERO: 21 } as const;
+const GOLDEN = 0x9e3779b9;
+
+/** gboost::hash_combine on a uint32 seed: seed ^ (h + 0x9e3779b9 + (seed << 6) + (seed >> 2)), mod 2^32. */
+function combine(seed: number, h: number): number {
+  return (seed ^ ((h + GOLDEN + ((seed << 6) >>> 0) + (seed >>> 2)) >>> 0)) >>> 0;
+}
+
+/** gboost::hash_value of std::pair<int32, uint32>. */
+function hashPair(first: number, second: number): number {
+  return combine(combine(0, first >>> 0), second >>> 0);
+}
+
+/** MorganFingerprints::getConnectivityInvariants with includeRingMembership. */
+function atomInvariants(g: MolGraph): Uint32Array {
+  const inv = new Uint32Array(g.n);
+  for (let i = 0; i < g.n; i++) {
+    const z = g.z[i];
+    const hs = g.hs[i];
+    const deltaMass = Math.trunc(atomMass(z, g.isotope[i]) - atomMass(z, 0));
+    const parts = [z, degree(g, i) + hs, totalHs(g, i), g.charge[i] >>> 0, deltaMass >>> 0];
+    if (g.atomRings[i] > 0) parts.push(1);
+    let seed = 0;
+    for (const p of parts) seed = combine(seed, p);
+    inv[i] = seed;
+  }
+  return inv;
+}
+
+/** MorganBondInvGenerator with bond types and without chirality: the RDKit bond type. */
+function bondInvariants(g: MolGraph): Int32Array {
+  const inv = new Int32Array(g.nb);
+  for (let b = 0; b < g.nb; b++) {
+    const o = g.order[b];
+    if (g.bondAromatic[b]) inv[b] = BOND_TYPE.AROMATIC;
+    else if (o === BOND_DATIVE) inv[b] = BOND_TYPE.DATIVE;
+    else if (o === BOND_ZERO) inv[b] = BOND_TYPE.ZERO;
+    else inv[b] = o;
+  }
+  return inv;
+}
+
+/**
+ * The Morgan environment codes of a molecule (unfolded uint32 bit ids, one per environment, so a
+ * code may repeat): round 0 has one per atom, each later round one per atom whose bond
+ * neighbourhood is new (of atoms with the same new neighbourhood, the smallest code wins, then
+ * the lowest atom index, as RDKit's sort of (neighbourhood, code, atom) tuples does).
+ */
+export function morganCodes(g: MolGraph, radius: number = MORGAN_FP.radius): number[] {
+  const words = Math.max(1, Math.ceil(g.nb / 32));
+  const bondInv = bondInvariants(g);
+  let cur = atomInvariants(g);
+  const codes: number[] = Array.from(cur);
+  let atomNbhd = new Uint32Array(g.n * words);
+  const roundNbhd = new Uint32Array(g.n * words);
+  const dead = new Uint8Array(g.n);
+  const seen = new Set<string>();
+  for (let layer = 0; layer < radius; layer++) {
+    const next = new Uint32Array(g.n);
+    const round: Array<{ key: string; code: number; atom: number }> = [];
+    for (let a = 0; a < g.n; a++) {
+      if (dead[a]) continue;
+      if (degree(g, a) === 0) {
+        dead[a] = 1;
+        continue;
+      }
+      const nbrs: Array<[number, number]> = [];
+      for (let k = g.adjStart[a]; k < g.adjStart[a + 1]; k++) {
+        const b = g.adjBond[k];
+        const o = g.adjAtom[k];
+        roundNbhd[a * words + (b >>> 5)] |= 1 << (b & 31);
+        for (let w = 0; w < words; w++) roundNbhd[a * words + w] |= atomNbhd[o * words + w];
+        nbrs.push([bondInv[b], cur[o]]);
+      }
+      nbrs.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+      let code = combine(layer, cur[a]);
+      for (const [bt, inv] of nbrs) code = combine(code, hashPair(bt, inv));
+      next[a] = code;
+      round.push({ key: roundNbhd.subarray(a * words, (a + 1) * words).join(','), code, atom: a });
+    }
+    round.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.code - y.code || x.atom - y.atom));
+    for (const env of round) {
+      if (seen.has(env.key)) dead[env.atom] = 1;
+      else {
+        seen.add(env.key);
+        codes.push(env.code);
+      }
+    }
+    cur = next;
+    atomNbhd = roundNbhd.slice();
+  }
+  return codes;
+}
+
+/** Folded Morgan counts (radius 2, 2048 entries): codes modulo the size, counted. */
+export function morganCounts(g: MolGraph, nBits: number = MORGAN_FP.nBits): Uint16Array {
+  const counts = new Uint16Array(nBits);
+  for (const c of morganCodes(g)) counts[c % nBits]++;
+  return counts;
+}
