@@ -8,8 +8,12 @@ export interface ServiceProcess {
   key: string;
   out: () => string;
   temporalPort: number;
-  /** SIGTERM, then the exit code. */
-  stop(): Promise<number | null>;
+  /**
+   * SIGTERM, then the exit code. A process still running after `graceMs` is killed with SIGKILL
+   * (null is returned) and the tail of its output is printed, so a slow shutdown on a loaded
+   * machine cannot hang a suite's cleanup, and is still visible.
+   */
+  stop(graceMs?: number): Promise<number | null>;
 }
 
 /** Starts on free ports with `env` (DATA_DIR, CATALOG_DIR, ...) and waits for the printed key. */
@@ -48,11 +52,21 @@ export async function startServiceProcess(
     url: /is up at (\S+)/.exec(out)![1],
     out: () => out,
     temporalPort,
-    async stop() {
+    async stop(graceMs = 90_000) {
       if (child.exitCode !== null) return child.exitCode;
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGTERM');
-      return await exited;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), graceMs)));
+      const first = await Promise.race([exited, late]);
+      clearTimeout(timer);
+      if (first !== 'late') return first;
+      console.warn(
+        `service did not stop within ${graceMs} ms of SIGTERM; killing it. Output tail:\n${out.slice(-3000)}`,
+      );
+      child.kill('SIGKILL');
+      await exited;
+      return null;
     },
   };
 }

@@ -59,7 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await service?.stop();
-}, 60_000);
+}, 150_000);
 
 const cards = () => page.locator('.grid .card');
 const scoresShown = () => cards().evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-score'))));
