@@ -23,7 +23,7 @@ import {
   type ResultFilter,
 } from '../engine/export/index.ts';
 import { round5 } from '../engine/export/result-view.ts';
-import { INVALID_INPUT } from './jobs.ts';
+import { INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
 
 export interface ExportOptionsInput extends ResultFilter {
   includeProperties: boolean;
@@ -100,7 +100,7 @@ export function createExportActivities(deps: ExportActivityDeps) {
         if ((await store.head(input.resultKey)) === undefined)
           throw ApplicationFailure.create({
             message: `job ${input.jobName} has no result`,
-            type: INVALID_INPUT,
+            type: INVALID_INPUT_FAILURE,
             nonRetryable: true,
           });
         throw err;

@@ -15,8 +15,7 @@ import { decodeJobResult, encodeJobResult } from '../engine/export/index.ts';
 import { scanShardTopK } from '../engine/search/shard-memory.ts';
 import { createShardCache, decodePart, encodePart, type ShardCache } from './jobs-shards.ts';
 import { joinResult, mergeParts, type MergePart } from './jobs-merge.ts';
-
-export const INVALID_INPUT = 'invalid_input';
+import { INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
 
 export interface JobActivityDeps {
   log: Logger;
@@ -80,7 +79,7 @@ export const jobKeys = {
 };
 
 const invalid = (msg: string) =>
-  ApplicationFailure.create({ message: msg, type: INVALID_INPUT, nonRetryable: true });
+  ApplicationFailure.create({ message: msg, type: INVALID_INPUT_FAILURE, nonRetryable: true });
 
 function need<T>(v: T | undefined, what: string): T {
   if (v === undefined) throw new Error(`job activities need ${what} (not configured in this worker)`);

@@ -4,7 +4,7 @@
  * item after a lost worker change nothing but the attempt count.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { AppError } from '../platform/errors.ts';
+import { DomainError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
 import type { RunsRepository } from '../store/runs.ts';
@@ -21,7 +21,12 @@ import {
   type RunDocument,
   type SelectionPool,
 } from '../engine/selection/index.ts';
-import type { ExecuteItemInput, ExecuteItemResult, RunEventRecord } from '../workflows/run-contracts.ts';
+import {
+  INVALID_INPUT_FAILURE,
+  type ExecuteItemInput,
+  type ExecuteItemResult,
+  type RunEventRecord,
+} from '../workflows/contracts.ts';
 
 export interface RunActivityDeps {
   log: Logger;
@@ -47,7 +52,7 @@ export function createRunActivities(deps: RunActivityDeps) {
     let entry = documents.get(runId);
     if (!entry) {
       const raw = await need(deps.runs, 'the metadata store').document(runId);
-      if (!raw) throw ApplicationFailure.nonRetryable(`run ${runId} not found`, 'input_error');
+      if (!raw) throw ApplicationFailure.nonRetryable(`run ${runId} not found`, INVALID_INPUT_FAILURE);
       const doc = parseRunDocument(raw);
       entry = { doc, ids: runItemIds(doc) };
       if (documents.size > 100) documents.clear();
@@ -77,13 +82,13 @@ export function createRunActivities(deps: RunActivityDeps) {
       if (index < 0)
         throw ApplicationFailure.nonRetryable(
           `item ${input.itemId} is not in run ${input.runId}`,
-          'input_error',
+          INVALID_INPUT_FAILURE,
         );
       try {
         const { selection } = itemSelection(doc, index);
         const lib = await libraries.get(selectionDatabaseId(selection, []));
         if (!lib)
-          throw new AppError('not_found', `database ${JSON.stringify(selection.database)} is not served`);
+          throw new DomainError('not_found', `database ${JSON.stringify(selection.database)} is not served`);
         const normalized = normalizeSelection(selection, libraryFacts(lib), []);
         const outcome = await executeSelectionIn(deps.selectionPool, lib, normalized);
         const key = runItemResultKey(input.runId, input.itemId);
@@ -115,7 +120,7 @@ export function createRunActivities(deps: RunActivityDeps) {
         );
         return { status: 'succeeded', returned: outcome.counts.returned };
       } catch (err) {
-        if (!(err instanceof AppError)) throw err;
+        if (!(err instanceof DomainError)) throw err;
         const error = { code: err.code, message: err.message };
         await runs.finishItem(input.runId, input.itemId, { status: 'failed', error });
         return { status: 'failed', error };

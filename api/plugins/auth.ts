@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 
 export interface Account {
   id: string;
@@ -65,7 +65,7 @@ export function registerAuth(app: FastifyInstance, accounts: AccountsPort): void
     const raw = request.headers['x-api-key'];
     const key = (Array.isArray(raw) ? raw[0] : raw)?.trim() ?? '';
     const result = key ? await accounts.authenticate(key) : ({ ok: false, reason: 'missing' } as const);
-    if (!result.ok) throw new AppError('unauthorized', REASONS[result.reason]);
+    if (!result.ok) throw new DomainError('unauthorized', REASONS[result.reason]);
     request.account = result.account;
     request.log = request.log.child({ user: result.account.user, key_id: result.account.keyId });
     const client = request.headers['x-dmc-client'];
@@ -77,7 +77,7 @@ export function registerAuth(app: FastifyInstance, accounts: AccountsPort): void
     const usage = await accounts.consumeRequest(result.account.id, result.account.tier);
     request.usage = usage;
     if (!usage.allowed && request.routeOptions.config?.quotaExempt !== true) {
-      throw new AppError(
+      throw new DomainError(
         'credit_limit_exceeded',
         `daily request limit of ${usage.limit} reached for tier ${result.account.tier}; it resets at ${usage.resetAt.toISOString()}`,
         {

@@ -5,7 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { WorkflowClient } from '@temporalio/client';
-import { AppError, notFound, validationError } from '../../platform/errors.ts';
+import { DomainError, notFound, validationError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
 import type { Db } from '../../store/db.ts';
@@ -101,7 +101,7 @@ export function createDownloadService(deps: DownloadServiceDeps) {
     ): Promise<DownloadView> {
       const { job } = await deps.jobs.result(accountId, jobName);
       if (job.status !== 'SUCCESS' || !job.resultKey) {
-        throw new AppError(
+        throw new DomainError(
           'conflict',
           `job ${jobName} is ${job.status}; a download can be prepared once it is SUCCESS`,
         );
@@ -128,7 +128,9 @@ export function createDownloadService(deps: DownloadServiceDeps) {
         });
       } catch (err) {
         await downloads.update(id, { status: 'FAILURE', error: 'the download could not be started' });
-        throw new AppError('unavailable', 'the download service is unavailable; retry later', { cause: err });
+        throw new DomainError('unavailable', 'the download service is unavailable; retry later', {
+          cause: err,
+        });
       }
       return view(d);
     },

@@ -4,7 +4,7 @@
  * is scoped to the caller: another user's job is a 404 everywhere.
  */
 import type { WorkflowClient } from '@temporalio/client';
-import { AppError, invalidSmiles, notFound, validationError } from '../../platform/errors.ts';
+import { DomainError, invalidSmiles, notFound, validationError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
 import type { Db } from '../../store/db.ts';
@@ -175,7 +175,7 @@ export function createJobService(deps: JobServiceDeps) {
         });
       } catch (err) {
         await jobs.update(jobName, { status: 'FAILURE', error: 'the job could not be started' });
-        throw new AppError('unavailable', 'the job service is unavailable; retry later', { cause: err });
+        throw new DomainError('unavailable', 'the job service is unavailable; retry later', { cause: err });
       }
       deps.log.info({ job: jobName, k: req.k, dbs: req.dbNames }, 'job submitted');
       return jobName;
@@ -226,7 +226,7 @@ export function createJobService(deps: JobServiceDeps) {
     ): Promise<{ result: JobResult; view: ResultView } | undefined> {
       const { job, result } = await this.result(accountId, jobName);
       if (job.status === 'FAILURE' || job.status === 'REVOKED') {
-        throw new AppError(
+        throw new DomainError(
           'conflict',
           `job ${jobName} ended in ${job.status}${job.error ? `: ${job.error}` : ''}`,
         );

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { AppError, type FieldIssue } from '../../platform/errors.ts';
+import { DomainError, type FieldIssue } from '../../platform/errors.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
 import {
   documentHash,
@@ -48,7 +48,7 @@ export interface CheckedRun {
 
 /** Moves issues of a template+item selection to the field the caller wrote. */
 function relocate(err: unknown, doc: RunDocument, index: number): never {
-  if (!(err instanceof AppError) || !err.issues.length) throw err;
+  if (!(err instanceof DomainError) || !err.issues.length) throw err;
   const issues: FieldIssue[] = err.issues.map((i) => ({
     ...i,
     loc:
@@ -58,7 +58,7 @@ function relocate(err: unknown, doc: RunDocument, index: number): never {
           ? ['body', 'items', index, ...i.loc]
           : ['body', 'selection_template', ...i.loc],
   }));
-  throw new AppError(err.code, issues.map((i) => `${pathOf(i.loc)}: ${i.msg}`).join('; '), { issues });
+  throw new DomainError(err.code, issues.map((i) => `${pathOf(i.loc)}: ${i.msg}`).join('; '), { issues });
 }
 const pathOf = (loc: (string | number)[]) =>
   '$' +
@@ -77,7 +77,7 @@ export async function checkRunDocument(body: unknown, libraries: LibraryRegistry
     try {
       const lib = await libraries.get(selectionDatabaseId(selection, []));
       if (!lib)
-        throw new AppError('validation_error', `unknown database`, {
+        throw new DomainError('validation_error', `unknown database`, {
           issues: [
             {
               loc: ['database', 'database_id'],
@@ -142,7 +142,7 @@ export function createRunService(opts: RunServiceOptions) {
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-      throw new AppError(
+      throw new DomainError(
         'unavailable',
         'the run was recorded but could not be started; retry with the same Idempotency-Key',
         { cause: err, retryAfterSeconds: 2 },
@@ -163,7 +163,7 @@ export function createRunService(opts: RunServiceOptions) {
     ): Promise<{ run: RunRow; created: boolean }> {
       const checked = await checkRunDocument(body, opts.libraries);
       const violation = runLimitViolation(checked);
-      if (violation) throw new AppError('payload_too_large', violation);
+      if (violation) throw new DomainError('payload_too_large', violation);
       const { run, created } = await opts.runs.createOrGet({
         id: `run_${randomUUID().replace(/-/g, '')}`,
         accountId,
@@ -185,7 +185,7 @@ export function createRunService(opts: RunServiceOptions) {
       try {
         await opts.temporal.workflow.getHandle(run.id).cancel();
       } catch (err) {
-        throw new AppError('unavailable', 'could not reach the workflow service to cancel the run', {
+        throw new DomainError('unavailable', 'could not reach the workflow service to cancel the run', {
           cause: err,
           retryAfterSeconds: 2,
         });

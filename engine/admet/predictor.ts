@@ -4,7 +4,7 @@
  * Requests are cut into batches of `batchRows`; batches of one request run on all threads.
  */
 import { Worker } from 'node:worker_threads';
-import { AppError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { DESCRIPTOR_NAMES } from '../chem/descriptors.ts';
 import { ADMET_ENDPOINTS } from './endpoints.ts';
 import type { AdmetTable } from './predict.ts';
@@ -34,7 +34,7 @@ interface Task {
 }
 
 /**
- * Starts the threads and waits until each has loaded RDKit and the models. Throws AppError
+ * Starts the threads and waits until each has loaded RDKit and the models. Throws DomainError
  * `unavailable` when the models cannot be loaded.
  */
 export async function createAdmetPredictor(opts: AdmetPredictorOptions = {}): Promise<AdmetPredictor> {
@@ -82,7 +82,7 @@ export async function createAdmetPredictor(opts: AdmetPredictorOptions = {}): Pr
               }) => {
                 if (msg.failed)
                   return reject(
-                    new AppError('unavailable', `ADMET predictor could not start: ${msg.failed}`),
+                    new DomainError('unavailable', `ADMET predictor could not start: ${msg.failed}`),
                   );
                 if (msg.ready) {
                   version = msg.version ?? '';
@@ -103,7 +103,7 @@ export async function createAdmetPredictor(opts: AdmetPredictorOptions = {}): Pr
               failAll(err);
             });
             w.on('exit', (code) => {
-              if (!closed) failAll(new AppError('unavailable', `ADMET predictor thread exited (${code})`));
+              if (!closed) failAll(new DomainError('unavailable', `ADMET predictor thread exited (${code})`));
             });
           }),
       ),
@@ -116,7 +116,7 @@ export async function createAdmetPredictor(opts: AdmetPredictorOptions = {}): Pr
 
   const runBatch = (smiles: string[]): Promise<AdmetTable> =>
     new Promise((resolve, reject) => {
-      if (closed) return reject(new AppError('unavailable', 'ADMET predictor is closed'));
+      if (closed) return reject(new DomainError('unavailable', 'ADMET predictor is closed'));
       queue.push({ id: nextId++, smiles, resolve, reject });
       pump();
     });
@@ -133,7 +133,7 @@ export async function createAdmetPredictor(opts: AdmetPredictorOptions = {}): Pr
     },
     async close() {
       closed = true;
-      failAll(new AppError('unavailable', 'ADMET predictor is closed'));
+      failAll(new DomainError('unavailable', 'ADMET predictor is closed'));
       await Promise.all(workers.map((w) => w.terminate()));
     },
   };

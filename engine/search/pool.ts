@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { Logger } from '../../platform/logger.ts';
-import { AppError, notFound, validationError } from '../../platform/errors.ts';
+import { DomainError, notFound, validationError } from '../../platform/errors.ts';
 import { maxBound } from './bitbound.ts';
 import { loadCatalogArenas, type CatalogLike, type LoadedShard } from './arena-load.ts';
 import { prepareCentroid, prepareTanimoto, type PreparedQuery } from './query.ts';
@@ -123,7 +123,8 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
 
   function onCrash(s: Slot, err: unknown): void {
     log?.error({ err }, 'search worker failed');
-    if (s.task) failSearch(s.task.search, new AppError('internal', 'search worker failed', { cause: err }));
+    if (s.task)
+      failSearch(s.task.search, new DomainError('internal', 'search worker failed', { cause: err }));
     slots.splice(slots.indexOf(s), 1);
   }
 
@@ -149,7 +150,7 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
     s.task = undefined;
     const { search, segment } = task;
     search.inFlight--;
-    if (m.t === 'error') failSearch(search, new AppError('internal', m.message));
+    if (m.t === 'error') failSearch(search, new DomainError('internal', m.message));
     else if (!search.failed) {
       rowsScanned += m.scanned;
       rowsTouched += m.touched;
@@ -225,7 +226,7 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
     k: number,
     threshold?: number,
   ): Promise<Hit[][]> {
-    if (closed) return Promise.reject(new AppError('unavailable', 'search pool is closed'));
+    if (closed) return Promise.reject(new DomainError('unavailable', 'search pool is closed'));
     if (!Number.isInteger(k) || k < 0)
       return Promise.reject(validationError(['k'], 'must be a non-negative integer'));
     if (threshold !== undefined && !(threshold >= 0 && threshold <= 1))
@@ -270,7 +271,7 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
 
   return {
     async loadCatalog(catalog) {
-      if (closed) throw new AppError('unavailable', 'search pool is closed');
+      if (closed) throw new DomainError('unavailable', 'search pool is closed');
       const id = catalog.manifest.id;
       if (catalogs.has(id)) return;
       const t0 = performance.now();
@@ -339,9 +340,9 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
     async close() {
       if (closed) return;
       closed = true;
-      for (const s of queue.splice(0)) failSearch(s, new AppError('unavailable', 'search pool closed'));
+      for (const s of queue.splice(0)) failSearch(s, new DomainError('unavailable', 'search pool closed'));
       for (const s of slots)
-        if (s.task) failSearch(s.task.search, new AppError('unavailable', 'search pool closed'));
+        if (s.task) failSearch(s.task.search, new DomainError('unavailable', 'search pool closed'));
       await Promise.all(slots.map((s) => s.worker.terminate()));
       catalogs.clear();
     },

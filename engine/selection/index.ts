@@ -21,7 +21,7 @@ export {
   type SelectionHit,
   type SelectionOutcome,
 } from './execute.ts';
-export { createChecker, jsonPath, type Checker, type Loc } from './check.ts';
+export { createChecker, type Checker, type Loc } from './check.ts';
 export { openCatalogLibrary, type PoolKnn } from './catalog-library.ts';
 export { staticRegistry, catalogRegistry, type LibraryRegistry } from './registry.ts';
 export * from './run-document.ts';

@@ -5,7 +5,7 @@
  * for exact masked k-NN; or in-memory molecules), and keeps them for later selections.
  */
 import { Worker } from 'node:worker_threads';
-import { AppError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { executeSelection, type SelectionOutcome } from './execute.ts';
 import type { Library, LibrarySource } from './library.ts';
@@ -30,9 +30,9 @@ export interface SelectionPoolStats {
 export interface SelectionPool {
   /**
    * Runs executeSelection(library opened from `source`, `selection`) on a pool thread. Resolves
-   * with the same outcome; rejects with the same AppError (code, message, issues) the in-thread
-   * call would throw, with AppError('overloaded') when the queue is full, AppError('unavailable')
-   * after close(), and AppError('internal') when the thread dies.
+   * with the same outcome; rejects with the same DomainError (code, message, issues) the in-thread
+   * call would throw, with DomainError('overloaded') when the queue is full, DomainError('unavailable')
+   * after close(), and DomainError('internal') when the thread dies.
    */
   execute(source: LibrarySource, selection: NormalizedSelection): Promise<SelectionOutcome>;
   stats(): SelectionPoolStats;
@@ -100,8 +100,8 @@ export function createSelectionPool(opts: SelectionPoolOptions = {}): SelectionP
       if (!closed) opts.log?.error({ err }, 'selection thread failed');
       t.task?.reject(
         closed
-          ? new AppError('unavailable', 'selection pool closed')
-          : new AppError('internal', 'selection thread failed', { cause: err }),
+          ? new DomainError('unavailable', 'selection pool closed')
+          : new DomainError('internal', 'selection thread failed', { cause: err }),
       );
       t.task = undefined;
       if (!closed) pump();
@@ -130,10 +130,10 @@ export function createSelectionPool(opts: SelectionPoolOptions = {}): SelectionP
 
   return {
     execute(source, selection) {
-      if (closed) return Promise.reject(new AppError('unavailable', 'selection pool is closed'));
+      if (closed) return Promise.reject(new DomainError('unavailable', 'selection pool is closed'));
       if (queue.length >= maxQueue)
         return Promise.reject(
-          new AppError(
+          new DomainError(
             'overloaded',
             `${queue.length} selections are waiting; retry shortly or submit a run (POST /api/v2/runs)`,
             { retryAfterSeconds: 1 },
@@ -153,7 +153,8 @@ export function createSelectionPool(opts: SelectionPoolOptions = {}): SelectionP
     async close() {
       if (closed) return;
       closed = true;
-      for (const task of queue.splice(0)) task.reject(new AppError('unavailable', 'selection pool closed'));
+      for (const task of queue.splice(0))
+        task.reject(new DomainError('unavailable', 'selection pool closed'));
       await Promise.all([...threads].map((t) => t.worker.terminate()));
     },
   };

@@ -1,9 +1,9 @@
 /**
  * Messages between the selection pool and its threads (structured-clone plain data), and how
- * errors cross the thread boundary: an AppError keeps its code, message, issues and retry hint,
+ * errors cross the thread boundary: an DomainError keeps its code, message, issues and retry hint,
  * so the API answers exactly as if the selection had run in its own thread.
  */
-import { AppError, type ErrorCode, type FieldIssue } from '../../platform/errors.ts';
+import { DomainError, type ErrorCode, type FieldIssue } from '../../platform/errors.ts';
 import type { SelectionOutcome } from './execute.ts';
 import type { LibrarySource } from './library.ts';
 import type { NormalizedSelection } from './spec.ts';
@@ -26,7 +26,7 @@ export type SelectionReply =
 
 /** Plain data for an error thrown in a selection thread. */
 export function serializeError(err: unknown): SerializedError {
-  if (err instanceof AppError)
+  if (err instanceof DomainError)
     return {
       app: true,
       code: err.code,
@@ -47,10 +47,10 @@ export function serializeError(err: unknown): SerializedError {
   return { app: false, name: 'Error', message: String(err) };
 }
 
-/** The error to throw in the calling thread: an AppError as it was, anything else a plain Error (retryable). */
+/** The error to throw in the calling thread: an DomainError as it was, anything else a plain Error (retryable). */
 export function deserializeError(e: SerializedError): Error {
   if (e.app)
-    return new AppError(e.code, e.message, { issues: e.issues, retryAfterSeconds: e.retryAfterSeconds });
+    return new DomainError(e.code, e.message, { issues: e.issues, retryAfterSeconds: e.retryAfterSeconds });
   const err = new Error(e.message);
   err.name = e.name;
   if (e.code) (err as Error & { code?: string }).code = e.code;

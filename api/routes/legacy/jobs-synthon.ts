@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { AppError, invalidSmiles, validationError } from '../../../platform/errors.ts';
+import { DomainError, invalidSmiles, validationError } from '../../../platform/errors.ts';
 import { getRDKit, parseMolecule } from '../../../engine/chem/index.ts';
 import type { SearchService } from '../../services/search-service.ts';
 import { BoolParam, SAMPLE_SMILES } from './params.ts';
@@ -94,20 +94,24 @@ export function registerSynthonJobRoute(app: FastifyInstance, search: SearchServ
           `unknown synthon database ${JSON.stringify(q.db_name)}; available: ${synthonDbs.map((d) => d.id).join(', ')}`,
         );
       }
-      throw new AppError('capability_unavailable', 'synthon databases are not available on this server yet', {
-        issues: [
-          {
-            loc: ['query', 'db_name'],
-            msg: `synthon-space jobs need a synthon database and none is installed on this server (available databases: ${
-              search
-                .databases()
-                .map((d) => d.id)
-                .join(', ') || 'none'
-            }); use /submit_molsearch for enumerated catalogs`,
-            type: 'value_error.unavailable',
-          },
-        ],
-      });
+      throw new DomainError(
+        'capability_unavailable',
+        'synthon databases are not available on this server yet',
+        {
+          issues: [
+            {
+              loc: ['query', 'db_name'],
+              msg: `synthon-space jobs need a synthon database and none is installed on this server (available databases: ${
+                search
+                  .databases()
+                  .map((d) => d.id)
+                  .join(', ') || 'none'
+              }); use /submit_molsearch for enumerated catalogs`,
+              type: 'value_error.unavailable',
+            },
+          ],
+        },
+      );
     },
   );
 }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type, type TProperties } from '@sinclair/typebox';
-import { AppError, invalidSmiles, validationError } from '../../../platform/errors.ts';
+import { DomainError, invalidSmiles, validationError } from '../../../platform/errors.ts';
 import { getRDKit, parseMolecule, type ParsedMolecule } from '../../../engine/chem/index.ts';
 import type { Library, LibraryRegistry, SelectionPool } from '../../../engine/selection/index.ts';
 import type { RunsRepository } from '../../../store/runs.ts';
@@ -56,7 +56,7 @@ export const errorResponses = {
 /** The caller's account id (every v2 route is authenticated). */
 export function accountOf(request: FastifyRequest): string {
   if (!request.account)
-    throw new AppError('unauthorized', 'API key missing: send it in the x-api-key header');
+    throw new DomainError('unauthorized', 'API key missing: send it in the x-api-key header');
   return request.account.id;
 }
 

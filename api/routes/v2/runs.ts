@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { AppError, validationError } from '../../../platform/errors.ts';
+import { DomainError, validationError } from '../../../platform/errors.ts';
 import { RUN_STATUSES, ITEM_STATUSES, type RunRow } from '../../../store/runs.ts';
 import { checkRunDocument, presentRun, runLimitViolation } from '../../v2/runs-service.ts';
 import { Open, accountOf, errorResponses, type V2Deps } from './common.ts';
@@ -212,7 +212,7 @@ export function registerV2RunRoutes(app: FastifyInstance, deps: V2Deps): void {
       });
       const data = await Promise.all(
         page.data.map(async (i) => {
-          if (!i.result_key) throw new AppError('internal', `item ${i.item_id} has no result`);
+          if (!i.result_key) throw new DomainError('internal', `item ${i.item_id} has no result`);
           const doc = JSON.parse(
             Buffer.from(await deps.objects.getBytes(i.result_key)).toString('utf8'),
           ) as Record<string, unknown>;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { AppError, invalidSmiles } from '../../../platform/errors.ts';
+import { DomainError, invalidSmiles } from '../../../platform/errors.ts';
 import { DESCRIPTOR_NAMES } from '../../../engine/chem/index.ts';
 import { sampleIndices, type Library } from '../../../engine/selection/index.ts';
 import {
@@ -154,7 +154,7 @@ export function registerV2SearchRoutes(app: FastifyInstance, deps: V2Deps): void
       const b = request.body;
       await libraryOr422(deps.libraries, b.database_id);
       await parseQuery(b.query_smiles);
-      throw new AppError(
+      throw new DomainError(
         'capability_unavailable',
         `scorer ${b.scorer} is not available yet: shape and electrostatic scoring are not part of this deployment; use POST /api/v2/search (Morgan/ECFP4)`,
       );
@@ -171,7 +171,7 @@ export function registerV2SearchRoutes(app: FastifyInstance, deps: V2Deps): void
     const query =
       b.query ?? (b.query_smiles ? { format: 'smiles' as const, value: b.query_smiles } : undefined);
     if (!query)
-      throw new AppError('validation_error', '$.query: field required (or the deprecated query_smiles)', {
+      throw new DomainError('validation_error', '$.query: field required (or the deprecated query_smiles)', {
         issues: [{ loc: ['body', 'query'], msg: 'field required', type: 'value_error.missing' }],
       });
     const key = `${lib.info.database_id}@${lib.info.release}`;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../../../platform/errors.ts';
+import { DomainError } from '../../../platform/errors.ts';
 import {
   constraintExecution,
   checkCapabilities,
@@ -143,7 +143,7 @@ export function registerV2SelectionRoutes(app: FastifyInstance, deps: V2Deps): v
     async (request) => {
       const { lib, sel, hash } = await normalized(deps, request.body);
       if (sel.portfolio.limit > MAX_SYNC_LIMIT) {
-        throw new AppError(
+        throw new DomainError(
           'validation_error',
           `$.portfolio.limit: at most ${MAX_SYNC_LIMIT} molecules per selection`,
           {
@@ -158,7 +158,7 @@ export function registerV2SelectionRoutes(app: FastifyInstance, deps: V2Deps): v
         );
       }
       if (tierOf(deps, sel) !== 'synchronous') {
-        throw new AppError(
+        throw new DomainError(
           'payload_too_large',
           `shortlist ${sel.portfolio.limit * sel.execution.shortlist_multiplier} exceeds ${shortlistCap(deps)} for a synchronous selection; submit it as a run (POST /api/v2/runs)`,
         );
