@@ -154,7 +154,7 @@ export function createJobActivities(deps: JobActivityDeps) {
       if (cancelled()) throw new Error('cancelled');
       const fp = new Uint8Array(Buffer.from(input.fp, 'base64'));
       if (fp.length !== 256) throw invalid('query fingerprint must be 256 bytes');
-      const top = scanShardTopK(shard, fp, input.k);
+      const top = scanShardTopK(shard, fp, { k: input.k });
       beat({ stage: 'scanned', rows: top.rows.length });
       await store.put(key, encodePart(top.rows, top.scores), 'application/octet-stream');
       return { key, count: top.rows.length, minScore: top.rows.length ? top.scores[top.rows.length - 1] : 0 };

@@ -108,7 +108,7 @@ function knnSerial(q: Uint8Array, blockBound: boolean): { hits: Hit[]; scanned: 
   for (const { i, b } of order) {
     const floor = hits.length >= k ? hits[k - 1].similarity : -Infinity;
     if (b < floor) break;
-    const r = scanShardTopK(shards[i], pq, k, undefined, floor, undefined, { blockBound });
+    const r = scanShardTopK(shards[i], pq, { k, floor, blockBound });
     scanned += r.scanned;
     touched += r.touched;
     hits = mergeHits(hits, mergeTopK([{ catalog: id, shard: i, rows: r.rows, scores: r.scores }], k), k);
