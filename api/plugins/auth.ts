@@ -29,8 +29,13 @@ export interface AccountsPort {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    account?: Account;
-    usage?: UsageResult;
+    /**
+     * The caller. Set by the auth hook before any handler of a route that requires a key (every
+     * route not marked `config.auth: false`); routes marked so must not read it.
+     */
+    account: Account;
+    /** The caller's daily usage after counting this request (set with `account`). */
+    usage: UsageResult;
   }
   interface FastifyContextConfig {
     /** false for the public probes and documents; every other route requires a key. */
@@ -55,8 +60,31 @@ const REASONS = {
  * daily budget (one atomic increment). Header lookup is case-insensitive, as HTTP requires.
  */
 export function registerAuth(app: FastifyInstance, accounts: AccountsPort): void {
-  app.decorateRequest('account', undefined);
-  app.decorateRequest('usage', undefined);
+  // Kept beside the request, not on it: reading them on a route without a key is a 401, never undefined.
+  const callers = new WeakMap<FastifyRequest, { account: Account; usage?: UsageResult }>();
+  const caller = (request: FastifyRequest) => {
+    const c = callers.get(request);
+    if (!c) throw new DomainError('unauthorized', REASONS.missing);
+    return c;
+  };
+  app.decorateRequest('account', {
+    getter() {
+      return caller(this).account;
+    },
+    setter(account: Account) {
+      callers.set(this, { account });
+    },
+  });
+  app.decorateRequest('usage', {
+    getter() {
+      const usage = caller(this).usage;
+      if (!usage) throw new DomainError('internal', 'usage is read before it was counted');
+      return usage;
+    },
+    setter(usage: UsageResult) {
+      caller(this).usage = usage;
+    },
+  });
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.routeOptions.config?.auth === false) return;
     const url = request.routeOptions.url;

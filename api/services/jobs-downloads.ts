@@ -8,8 +8,7 @@ import type { WorkflowClient } from '@temporalio/client';
 import { DomainError, notFound, validationError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
-import type { Db } from '../../store/db.ts';
-import { createDownloads, type DownloadRecord, type Downloads } from '../../store/downloads.ts';
+import type { DownloadRecord, Downloads } from '../../store/downloads.ts';
 import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat } from '../../engine/export/index.ts';
 import {
   JOB_WORKFLOWS,
@@ -21,7 +20,7 @@ import { DOWNLOAD_ID_PATTERN, newDownloadId } from './jobs-ids.ts';
 import type { JobService } from './jobs.ts';
 
 export interface DownloadServiceDeps {
-  db: Db;
+  downloads: Downloads;
   objects: ObjectStore;
   workflows: WorkflowClient;
   taskQueuePrefix: string;
@@ -61,7 +60,7 @@ export function checkFormats(values: string[] | undefined): ExportFormat[] {
 
 /** Creates the download service. */
 export function createDownloadService(deps: DownloadServiceDeps) {
-  const downloads: Downloads = createDownloads(deps.db);
+  const { downloads } = deps;
 
   async function own(accountId: string, id: string): Promise<DownloadRecord> {
     if (!DOWNLOAD_ID_PATTERN.test(id)) throw notFound(`download ${JSON.stringify(id.slice(0, 100))}`);

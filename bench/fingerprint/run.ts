@@ -27,7 +27,7 @@ import {
 } from '../../engine/search/index.ts';
 import { maxBound } from '../../engine/search/bitbound.ts';
 import { popcountOf } from '../../engine/search/kernel-js.ts';
-import { writeFormatCatalog } from '../../test/engine/search/support/catalog-format.ts';
+import { writeFormatCatalog } from '../../testkit/format-catalog.ts';
 import { cpuSeconds, kernelFigures } from './kernel-bench.ts';
 import { BLOCK_BYTES } from '../../engine/search/wasm/kernel-blocks.ts';
 

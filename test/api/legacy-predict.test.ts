@@ -15,7 +15,6 @@ import { createSearchPool, type SearchPool } from '../../engine/search/index.ts'
 import { buildApp } from '../../api/app.ts';
 import { createCatalogSearchService } from '../../api/services/catalog-search.ts';
 import { createAdmetService, exportFileName, type AdmetService } from '../../api/services/admet.ts';
-import { legacyPredictPlugin } from '../../api/routes/legacy/predict.ts';
 
 // Python reference: onnxruntime scores and models/domain.py flags (models/make_prediction_fixture.py).
 const fixture = JSON.parse(
@@ -76,7 +75,7 @@ beforeAll(async () => {
     log,
     accounts: store.accounts,
     search,
-    plugins: [legacyPredictPlugin(admet)],
+    admet,
     health: [],
   });
   const created = await store.accounts.createApiKey({ user: 'predictor', tier: 'premium' });

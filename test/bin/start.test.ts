@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'node:net';
 import { buildReferenceCatalog } from '../support/fixture-catalog.ts';
-import { freePort } from '../support/ports.ts';
+import { freePort } from '../../testkit/ports.ts';
 
 /**
  * The start command as a user runs it: a real process tree (API, worker, Temporal dev server child,

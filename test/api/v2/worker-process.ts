@@ -1,6 +1,7 @@
 // A worker process for the kill-the-worker test: Temporal workers for the orchestration and scan
 // queues with the full activities, over PostgreSQL, a local object store and the drugs fixture.
 // Env: TEMPORAL_ADDRESS, DATABASE_URL, PREFIX, OBJECTS_DIR. Prints "ready" once polling.
+import { dirname } from 'node:path';
 import { createActivities } from '../../../activities/index.ts';
 import { DEFAULT_TIER_LIMITS } from '../../../platform/config.ts';
 import { createLogger } from '../../../platform/logger.ts';
@@ -8,7 +9,7 @@ import { createLocalObjectStore } from '../../../platform/object-store/index.ts'
 import { openStore } from '../../../store/index.ts';
 import { staticRegistry } from '../../../engine/selection/index.ts';
 import { startWorkers } from '../../../worker/worker.ts';
-import { drugsLibrary } from '../../support/v2-library.ts';
+import { drugsLibrary } from '../../../testkit/drugs-library.ts';
 
 const env = process.env;
 const log = createLogger({ level: 'warn' });
@@ -23,7 +24,8 @@ await startWorkers({
   address: env.TEMPORAL_ADDRESS!,
   namespace: 'default',
   prefix: env.PREFIX!,
-  activities: createActivities({ log, store, objects, libraries }),
+  // No legacy job runs here: the catalog directory is the (catalog-less) data directory.
+  activities: createActivities({ log, store, objects, catalogDir: dirname(env.OBJECTS_DIR!), libraries }),
   log,
   kinds: ['orchestration', 'scan'],
 });

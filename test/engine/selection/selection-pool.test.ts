@@ -16,7 +16,7 @@ import {
 } from '../../../engine/selection/index.ts';
 import { DESCRIPTOR_NAMES } from '../../../engine/chem/index.ts';
 import { buildReferenceCatalog } from '../../support/fixture-catalog.ts';
-import { drugsLibrary } from '../../support/v2-library.ts';
+import { drugsLibrary } from '../../../testkit/drugs-library.ts';
 
 const ASPIRIN = 'CC(=O)Oc1ccccc1C(=O)O';
 const IBUPROFEN = 'CC(C)Cc1ccc(cc1)C(C)C(=O)O';
