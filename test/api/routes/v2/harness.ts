@@ -5,26 +5,26 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../../api/app.ts';
-import { createRunsService } from '../../../api/services/runs.ts';
-import { createSelectionsService } from '../../../api/services/selections.ts';
-import { createV2SearchService } from '../../../api/services/v2-search.ts';
-import type { SearchService } from '../../../api/services/search-service.ts';
-import { createActivities } from '../../../activities/index.ts';
-import { DEFAULT_TIER_LIMITS } from '../../../platform/config.ts';
-import { createLogger } from '../../../platform/logger.ts';
-import { createLocalObjectStore } from '../../../platform/object-store/index.ts';
-import { openStore, type Store } from '../../../store/index.ts';
+import { buildApp } from '../../../../api/app.ts';
+import { createRunsService } from '../../../../api/services/runs.ts';
+import { createSelectionsService } from '../../../../api/services/selections.ts';
+import { createV2SearchService } from '../../../../api/services/v2-search.ts';
+import type { SearchService } from '../../../../api/services/search-service.ts';
+import { createActivities } from '../../../../activities/index.ts';
+import { DEFAULT_TIER_LIMITS } from '../../../../platform/config.ts';
+import { createLogger } from '../../../../platform/logger.ts';
+import { createLocalObjectStore } from '../../../../platform/object-store/index.ts';
+import { openStore, type Store } from '../../../../store/index.ts';
 import {
   createSelectionPool,
   staticRegistry,
   type Library,
   type SelectionPool,
-} from '../../../engine/selection/index.ts';
-import { createSubstructureRunner } from '../../../engine/substructure/index.ts';
-import { startWorkers, type RunningWorkers } from '../../../worker/worker.ts';
-import { BACKENDS, type TestTarget } from '../../store/backends.ts';
-import { drugsLibrary } from '../../../testkit/drugs-library.ts';
+} from '../../../../engine/selection/index.ts';
+import { createSubstructureRunner } from '../../../../engine/substructure/index.ts';
+import { startWorkers, type RunningWorkers } from '../../../../worker/worker.ts';
+import { BACKENDS, type TestTarget } from '../../../store/backends.ts';
+import { drugsLibrary } from '../../../../testkit/drugs-library.ts';
 
 /**
  * A stand-in for the legacy SearchService that buildApp requires; the v2 tests never call the
