@@ -1,7 +1,7 @@
 // Fails when any import cycle exists among the project's TypeScript modules (run with the tests).
 import madge from 'madge';
 
-const roots = ['api', 'workflows', 'activities', 'worker', 'engine', 'store', 'platform', 'bin'];
+const roots = ['api', 'workflows', 'activities', 'worker', 'engine', 'store', 'platform', 'bin', 'testkit'];
 const result = await madge(roots, {
   fileExtensions: ['ts'],
   tsConfig: 'tsconfig.json',
