@@ -8,6 +8,18 @@ const FRAMEWORKS = [
   { group: ['@aws-sdk/*'], message: 'engine/ imports no AWS SDK' },
 ];
 const layer = (dir) => ({ group: [`**/${dir}/**`, `../${dir}/*`, `../../${dir}/*`, `../../../${dir}/*`] });
+const API = [
+  {
+    group: ['@temporalio/worker', '@temporalio/workflow', '@temporalio/activity'],
+    message: 'api/ talks to Temporal through @temporalio/client only',
+  },
+  { ...layer('activities'), message: 'api/ must not import activities/' },
+  { ...layer('worker'), message: 'api/ must not import worker/' },
+  {
+    group: ['**/workflows/*', '!**/workflows/contracts.ts'],
+    message: 'api/ imports only workflows/contracts.ts',
+  },
+];
 
 export default tseslint.config(
   {
@@ -43,18 +55,39 @@ export default tseslint.config(
   },
   {
     files: ['api/**/*.ts'],
+    rules: { 'no-restricted-imports': restrict(API) },
+  },
+  {
+    // Routes are one call deep into a service: they see services, schemas and contracts only.
+    files: ['api/routes/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict([
-        {
-          group: ['@temporalio/worker', '@temporalio/workflow', '@temporalio/activity'],
-          message: 'api/ talks to Temporal through @temporalio/client only',
-        },
-        { ...layer('activities'), message: 'api/ must not import activities/' },
-        { ...layer('worker'), message: 'api/ must not import worker/' },
-        {
-          group: ['**/workflows/*', '!**/workflows/contracts.ts'],
-          message: 'api/ imports only workflows/contracts.ts',
-        },
+        ...API,
+        { ...layer('store'), message: 'routes reach the store through api/services' },
+        { ...layer('engine'), message: 'routes reach the engine through api/services' },
+        { group: ['@temporalio/*'], message: 'routes reach Temporal through api/services' },
+      ]),
+    },
+  },
+  {
+    // Services hold the capabilities; HTTP (Fastify, routes, replies) stays in routes and plugins.
+    files: ['api/services/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([
+        ...API,
+        { group: ['fastify', '@fastify/*'], message: 'api/services know no HTTP framework' },
+        { ...layer('routes'), message: 'api/services must not import routes' },
+        { ...layer('plugins'), message: 'api/services must not import plugins' },
+      ]),
+    },
+  },
+  {
+    // Shared builders and benchmarks stand beside the tests, not on them, and never on the composition root.
+    files: ['bench/**/*.ts', 'testkit/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([
+        { ...layer('test'), message: 'shared builders live in testkit/, not test/' },
+        { ...layer('bin'), message: 'run the service through its CLI, not bin/ modules' },
       ]),
     },
   },

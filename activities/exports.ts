@@ -23,7 +23,7 @@ import {
   type ResultFilter,
 } from '../engine/export/index.ts';
 import { round5 } from '../engine/export/result-view.ts';
-import { INVALID_INPUT } from './jobs.ts';
+import { INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
 
 export interface ExportOptionsInput extends ResultFilter {
   includeProperties: boolean;
@@ -56,8 +56,8 @@ export interface DownloadRecordInput {
 
 export interface ExportActivityDeps {
   log: Logger;
-  downloads?: Downloads;
-  objects?: ObjectStore;
+  downloads: Downloads;
+  objects: ObjectStore;
 }
 
 /** Columns of an export: the page columns (in page order), properties and metadata when asked. */
@@ -83,74 +83,79 @@ function heartbeat(details?: unknown): void {
   }
 }
 
+/**
+ * Streams one format of a job result to `input.key` (rows filtered as the download asked): the
+ * body of the exportJobResult activity, callable alone (the export benchmark measures it).
+ */
+export async function writeExport(
+  store: ObjectStore,
+  log: Logger,
+  input: ExportInput,
+): Promise<ExportResult> {
+  let result: JobResult;
+  try {
+    result = decodeJobResult(await store.getBytes(input.resultKey));
+  } catch (err) {
+    if ((await store.head(input.resultKey)) === undefined)
+      throw ApplicationFailure.create({
+        message: `job ${input.jobName} has no result`,
+        type: INVALID_INPUT_FAILURE,
+        nonRetryable: true,
+      });
+    throw err;
+  }
+  const view = resultView(result, input.options);
+  const query = result.metadata['molsearch.query'] ?? '';
+  const { includeProperties, includeMetadata } = input.options;
+  const columns = exportColumns(input.options);
+  function* rows(): Generator<ExportValue[]> {
+    for (let j = 0; j < view.indices.length; j++) {
+      const i = view.indices[j];
+      const row: ExportValue[] = [
+        result.smiles[i],
+        result.id[i],
+        result.database[i],
+        result.dbId[i],
+        round5(result.similarity[i]),
+        view.inRange[j] === 1,
+      ];
+      if (includeProperties) for (const col of result.props) row.push(col[i]);
+      if (includeMetadata) row.push(input.jobName, query);
+      if ((j & 4095) === 4095) heartbeat({ row: j });
+      yield row;
+    }
+  }
+  let molblock: ((s: string) => string | undefined) | undefined;
+  if (input.format === 'sdf') {
+    const rd = await getRDKit();
+    molblock = (smiles) => {
+      const mol = rd.get_mol(smiles);
+      if (!mol) return undefined;
+      try {
+        return mol.is_valid() ? mol.get_molblock() : undefined;
+      } finally {
+        mol.delete();
+      }
+    };
+  }
+  const stream = exportStream(input.format, columns, rows(), { molblock });
+  const { bytes } = await store.putStream(input.key, stream, EXPORT_CONTENT_TYPES[input.format]);
+  log.info(
+    { download: input.downloadId, format: input.format, rows: view.indices.length, bytes },
+    'export written',
+  );
+  return { key: input.key, bytes, rows: view.indices.length };
+}
+
 /** The download activities over the worker's object store and downloads store. */
 export function createExportActivities(deps: ExportActivityDeps) {
-  const objects = () => {
-    if (!deps.objects) throw new Error('export activities need an object store');
-    return deps.objects;
-  };
   return {
     /** Streams one format of a job result to `key` (rows filtered as the download asked). */
-    async exportJobResult(input: ExportInput): Promise<ExportResult> {
-      const store = objects();
-      let result: JobResult;
-      try {
-        result = decodeJobResult(await store.getBytes(input.resultKey));
-      } catch (err) {
-        if ((await store.head(input.resultKey)) === undefined)
-          throw ApplicationFailure.create({
-            message: `job ${input.jobName} has no result`,
-            type: INVALID_INPUT,
-            nonRetryable: true,
-          });
-        throw err;
-      }
-      const view = resultView(result, input.options);
-      const query = result.metadata['molsearch.query'] ?? '';
-      const { includeProperties, includeMetadata } = input.options;
-      const columns = exportColumns(input.options);
-      function* rows(): Generator<ExportValue[]> {
-        for (let j = 0; j < view.indices.length; j++) {
-          const i = view.indices[j];
-          const row: ExportValue[] = [
-            result.smiles[i],
-            result.id[i],
-            result.database[i],
-            result.dbId[i],
-            round5(result.similarity[i]),
-            view.inRange[j] === 1,
-          ];
-          if (includeProperties) for (const col of result.props) row.push(col[i]);
-          if (includeMetadata) row.push(input.jobName, query);
-          if ((j & 4095) === 4095) heartbeat({ row: j });
-          yield row;
-        }
-      }
-      let molblock: ((s: string) => string | undefined) | undefined;
-      if (input.format === 'sdf') {
-        const rd = await getRDKit();
-        molblock = (smiles) => {
-          const mol = rd.get_mol(smiles);
-          if (!mol) return undefined;
-          try {
-            return mol.is_valid() ? mol.get_molblock() : undefined;
-          } finally {
-            mol.delete();
-          }
-        };
-      }
-      const stream = exportStream(input.format, columns, rows(), { molblock });
-      const { bytes } = await store.putStream(input.key, stream, EXPORT_CONTENT_TYPES[input.format]);
-      deps.log.info(
-        { download: input.downloadId, format: input.format, rows: view.indices.length, bytes },
-        'export written',
-      );
-      return { key: input.key, bytes, rows: view.indices.length };
-    },
+    exportJobResult: (input: ExportInput): Promise<ExportResult> =>
+      writeExport(deps.objects, deps.log, input),
 
     /** Records a download's status and finished files. */
     async downloadRecord(input: DownloadRecordInput): Promise<void> {
-      if (!deps.downloads) throw new Error('export activities need the downloads store');
       const { downloadId, ...u } = input;
       await deps.downloads.update(downloadId, u);
     },

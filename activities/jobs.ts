@@ -15,14 +15,14 @@ import { decodeJobResult, encodeJobResult } from '../engine/export/index.ts';
 import { scanShardTopK } from '../engine/search/shard-memory.ts';
 import { createShardCache, decodePart, encodePart, type ShardCache } from './jobs-shards.ts';
 import { joinResult, mergeParts, type MergePart } from './jobs-merge.ts';
-
-export const INVALID_INPUT = 'invalid_input';
+import { INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
 
 export interface JobActivityDeps {
   log: Logger;
-  jobs?: Jobs;
-  objects?: ObjectStore;
-  catalogDir?: string;
+  jobs: Jobs;
+  objects: ObjectStore;
+  /** Directory of the catalogs this worker scans (config.catalogDir). */
+  catalogDir: string;
 }
 
 export interface ShardRef {
@@ -80,12 +80,7 @@ export const jobKeys = {
 };
 
 const invalid = (msg: string) =>
-  ApplicationFailure.create({ message: msg, type: INVALID_INPUT, nonRetryable: true });
-
-function need<T>(v: T | undefined, what: string): T {
-  if (v === undefined) throw new Error(`job activities need ${what} (not configured in this worker)`);
-  return v;
-}
+  ApplicationFailure.create({ message: msg, type: INVALID_INPUT_FAILURE, nonRetryable: true });
 
 /** Heartbeats when running inside an activity; a no-op when called directly (tests, benches). */
 function beat(details?: unknown): void {
@@ -107,8 +102,8 @@ function cancelled(): boolean {
 /** The job activities over the worker's store, object store and catalog directory. */
 export function createJobActivities(deps: JobActivityDeps) {
   let cache: ShardCache | undefined;
-  const shards = () => (cache ??= createShardCache(need(deps.catalogDir, 'catalogDir')));
-  const objects = () => need(deps.objects, 'an object store');
+  // Opened on first use: a worker that never scans never lists the catalog directory.
+  const shards = () => (cache ??= createShardCache(deps.catalogDir));
 
   return {
     /** Parses the query (invalid → non-retryable) and lists the shards of the named catalogs. */
@@ -141,7 +136,7 @@ export function createJobActivities(deps: JobActivityDeps) {
      */
     async jobScanShard(input: JobScanInput): Promise<JobScanResult> {
       const key = jobKeys.part(input.jobName, input.catalog, input.shard);
-      const store = objects();
+      const store = deps.objects;
       beat({ stage: 'start' });
       if ((await store.head(key)) !== undefined) {
         const part = decodePart(await store.getBytes(key));
@@ -155,7 +150,7 @@ export function createJobActivities(deps: JobActivityDeps) {
       if (cancelled()) throw new Error('cancelled');
       const fp = new Uint8Array(Buffer.from(input.fp, 'base64'));
       if (fp.length !== 256) throw invalid('query fingerprint must be 256 bytes');
-      const top = scanShardTopK(shard, fp, input.k);
+      const top = scanShardTopK(shard, fp, { k: input.k });
       beat({ stage: 'scanned', rows: top.rows.length });
       await store.put(key, encodePart(top.rows, top.scores), 'application/octet-stream');
       return { key, count: top.rows.length, minScore: top.rows.length ? top.scores[top.rows.length - 1] : 0 };
@@ -163,7 +158,7 @@ export function createJobActivities(deps: JobActivityDeps) {
 
     /** Merges the parts (unique by product id), joins the catalog columns, writes result.arrow. */
     async jobMerge(input: JobMergeInput): Promise<JobMergeResult> {
-      const store = objects();
+      const store = deps.objects;
       const key = jobKeys.result(input.jobName);
       // A retry after the result was written (and parts deleted) must not redo the merge.
       if ((await store.head(key)) !== undefined)
@@ -202,7 +197,7 @@ export function createJobActivities(deps: JobActivityDeps) {
     /** Records status, progress or the outcome of a job (final statuses are never overwritten). */
     async jobRecord(input: JobRecordInput): Promise<void> {
       const { jobName, ...update } = input;
-      await need(deps.jobs, 'the jobs store').update(jobName, update);
+      await deps.jobs.update(jobName, update);
       deps.log.info({ job: jobName, ...update }, 'job updated');
     },
   };

@@ -4,50 +4,53 @@
  * item after a lost worker change nothing but the attempt count.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { AppError } from '../platform/errors.ts';
+import { DomainError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
 import type { RunsRepository } from '../store/runs.ts';
 import {
-  documentHash,
   executeSelectionIn,
   itemSelection,
-  libraryFacts,
-  normalizeSelection,
   parseRunDocument,
+  prepareSelection,
   runItemIds,
-  selectionDatabaseId,
   type LibraryRegistry,
   type RunDocument,
   type SelectionPool,
 } from '../engine/selection/index.ts';
-import type { ExecuteItemInput, ExecuteItemResult, RunEventRecord } from '../workflows/run-contracts.ts';
+import {
+  INVALID_INPUT_FAILURE,
+  type ExecuteItemInput,
+  type ExecuteItemResult,
+  type PurgeRunsResult,
+  type RunEventRecord,
+} from '../workflows/contracts.ts';
 
 export interface RunActivityDeps {
   log: Logger;
-  runs?: RunsRepository;
-  objects?: ObjectStore;
-  libraries?: LibraryRegistry;
+  runs: RunsRepository;
+  objects: ObjectStore;
+  libraries: LibraryRegistry;
   /** Threads that execute item selections, so activities never block the worker's event loop (absent: in this thread). */
   selectionPool?: SelectionPool;
 }
 
+/** Object-key prefix of everything a run stored (deleted with the run when it expires). */
+export const runObjectsPrefix = (runId: string) => `runs/${runId}/`;
+
 /** Object key of one item's result document. */
 export const runItemResultKey = (runId: string, itemId: string) =>
-  `runs/${runId}/items/${encodeURIComponent(itemId)}.json`;
+  `${runObjectsPrefix(runId)}items/${encodeURIComponent(itemId)}.json`;
 
-/** The run activities; each throws a plain Error (retried) when its dependencies are missing. */
+/** The run activities over the worker's metadata store, object store and libraries. */
 export function createRunActivities(deps: RunActivityDeps) {
-  const need = <T>(v: T | undefined, what: string): T => {
-    if (!v) throw new Error(`run activities need ${what}`);
-    return v;
-  };
+  const { runs, objects, libraries } = deps;
   const documents = new Map<string, { doc: RunDocument; ids: string[] }>();
   const loadDocument = async (runId: string) => {
     let entry = documents.get(runId);
     if (!entry) {
-      const raw = await need(deps.runs, 'the metadata store').document(runId);
-      if (!raw) throw ApplicationFailure.nonRetryable(`run ${runId} not found`, 'input_error');
+      const raw = await runs.document(runId);
+      if (!raw) throw ApplicationFailure.nonRetryable(`run ${runId} not found`, INVALID_INPUT_FAILURE);
       const doc = parseRunDocument(raw);
       entry = { doc, ids: runItemIds(doc) };
       if (documents.size > 100) documents.clear();
@@ -59,7 +62,7 @@ export function createRunActivities(deps: RunActivityDeps) {
   return {
     /** Appends events (sequence numbers assigned by the workflow); re-appending is a no-op. */
     async runAppendEvents(input: { runId: string; events: RunEventRecord[] }): Promise<void> {
-      await need(deps.runs, 'the metadata store').appendEvents(input.runId, input.events);
+      await runs.appendEvents(input.runId, input.events);
     },
 
     /**
@@ -68,26 +71,19 @@ export function createRunActivities(deps: RunActivityDeps) {
      * capability) make the item failed without retry; other errors are thrown and retried.
      */
     async runExecuteItem(input: ExecuteItemInput): Promise<ExecuteItemResult> {
-      const runs = need(deps.runs, 'the metadata store');
-      const objects = need(deps.objects, 'the object store');
-      const libraries = need(deps.libraries, 'the catalogs');
       const attempt = await runs.startItem(input.runId, input.itemId);
       const { doc, ids } = await loadDocument(input.runId);
       const index = ids.indexOf(input.itemId);
       if (index < 0)
         throw ApplicationFailure.nonRetryable(
           `item ${input.itemId} is not in run ${input.runId}`,
-          'input_error',
+          INVALID_INPUT_FAILURE,
         );
       try {
-        const { selection } = itemSelection(doc, index);
-        const lib = await libraries.get(selectionDatabaseId(selection, []));
-        if (!lib)
-          throw new AppError('not_found', `database ${JSON.stringify(selection.database)} is not served`);
-        const normalized = normalizeSelection(selection, libraryFacts(lib), []);
-        const outcome = await executeSelectionIn(deps.selectionPool, lib, normalized);
+        const prepared = await prepareSelection(libraries, itemSelection(doc, index).selection, []);
+        const outcome = await executeSelectionIn(deps.selectionPool, prepared.library, prepared.selection);
         const key = runItemResultKey(input.runId, input.itemId);
-        const selectionHash = documentHash(normalized);
+        const selectionHash = prepared.hash;
         await objects.put(
           key,
           JSON.stringify({
@@ -95,7 +91,7 @@ export function createRunActivities(deps: RunActivityDeps) {
             item_id: input.itemId,
             input_index: index,
             selection_hash: selectionHash,
-            database_release: lib.info.release,
+            database_release: prepared.library.info.release,
             ...outcome,
           }),
           'application/json',
@@ -115,7 +111,7 @@ export function createRunActivities(deps: RunActivityDeps) {
         );
         return { status: 'succeeded', returned: outcome.counts.returned };
       } catch (err) {
-        if (!(err instanceof AppError)) throw err;
+        if (!(err instanceof DomainError)) throw err;
         const error = { code: err.code, message: err.message };
         await runs.finishItem(input.runId, input.itemId, { status: 'failed', error });
         return { status: 'failed', error };
@@ -128,7 +124,7 @@ export function createRunActivities(deps: RunActivityDeps) {
       itemId: string;
       error: { code: string; message: string };
     }): Promise<void> {
-      await need(deps.runs, 'the metadata store').finishItem(input.runId, input.itemId, {
+      await runs.finishItem(input.runId, input.itemId, {
         status: 'failed',
         error: input.error,
       });
@@ -136,7 +132,24 @@ export function createRunActivities(deps: RunActivityDeps) {
 
     /** Marks every unfinished item cancelled and returns the item counts by status. */
     async runCancelItems(input: { runId: string }) {
-      return need(deps.runs, 'the metadata store').cancelOpenItems(input.runId);
+      return runs.cancelOpenItems(input.runId);
+    },
+
+    /**
+     * Deletes runs past their retention and every object they stored; returns how many runs went.
+     * Run by the retention schedule (workflows/purge-runs-workflow.ts). A failed object delete
+     * leaves an orphan object, never a visible run, so it is logged and not retried.
+     */
+    async runsPurgeExpired(): Promise<PurgeRunsResult> {
+      const ids = await runs.purgeExpired(new Date());
+      for (const id of ids) {
+        for (const key of await objects.list(runObjectsPrefix(id)))
+          await objects
+            .delete(key)
+            .catch((err) => deps.log.warn({ err, key }, 'could not delete run object'));
+      }
+      if (ids.length) deps.log.info({ runs: ids.length }, 'purged expired runs');
+      return { runs: ids.length };
     },
   };
 }

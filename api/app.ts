@@ -1,24 +1,55 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../platform/logger.ts';
 import { registerErrorHandler } from './plugins/errors.ts';
 import { registerAuth, type AccountsPort } from './plugins/auth.ts';
 import { normalizeLegacyQuery } from './plugins/legacy-query.ts';
 import type { SearchService } from './services/search-service.ts';
+import type { JobService } from './services/jobs.ts';
+import type { DownloadService } from './services/jobs-downloads.ts';
+import type { FileService } from './services/jobs-files.ts';
+import type { SynthonJobService } from './services/synthon-jobs.ts';
+import type { AdmetService } from './services/admet.ts';
 import { registerMetaRoutes, type HealthCheck } from './routes/legacy/meta.ts';
 import { registerRateLimitRoutes } from './routes/legacy/rate-limit.ts';
 import { registerSearchRoutes } from './routes/legacy/search.ts';
+import { registerJobRoutes } from './routes/legacy/jobs.ts';
+import { registerSynthonJobRoute } from './routes/legacy/jobs-synthon.ts';
+import { registerDownloadRoutes } from './routes/legacy/downloads.ts';
+import { registerFileRoutes } from './routes/legacy/jobs-files.ts';
+import { registerPredictRoutes } from './routes/legacy/predict.ts';
+import { registerV2Routes, type V2Services } from './routes/v2/index.ts';
 import { registerWebApp } from './plugins/web-app.ts';
 
+export type { HealthCheck } from './routes/legacy/meta.ts';
+export type { V2Services } from './routes/v2/index.ts';
+
+/** The legacy durable capabilities: jobs, synthon-job validation, downloads, uploads and /search_file. */
+export interface LegacyJobServices {
+  jobs: JobService;
+  synthonJobs: SynthonJobService;
+  downloads: DownloadService;
+  files: FileService;
+}
+
+/**
+ * What the app serves: services only (never a database handle or a Temporal client). Route groups
+ * whose services are absent are not registered (tests build the part they exercise).
+ */
 export interface AppDeps {
   log: Logger;
   accounts: AccountsPort;
+  /** Legacy synchronous search and the database listings. */
   search: SearchService;
   health: HealthCheck[];
-  /** Extra route groups (jobs, v2, ADMET) registered by their capabilities. */
-  plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
+  legacyJobs?: LegacyJobServices;
+  admet?: AdmetService;
+  v2?: V2Services;
+  /** How often a v2 event stream polls for new events (ms, default 250). */
+  eventPollMs?: number;
   maxParamLength?: number;
 }
 
@@ -38,7 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: {
       customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true },
     },
-  });
+  }).withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -67,7 +98,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerMetaRoutes(app, deps);
   registerRateLimitRoutes(app);
   registerSearchRoutes(app, deps.search);
-  for (const plugin of deps.plugins ?? []) await plugin(app);
+  if (deps.admet) registerPredictRoutes(app, deps.admet);
+  if (deps.legacyJobs) {
+    const { jobs, synthonJobs, downloads, files } = deps.legacyJobs;
+    registerJobRoutes(app, { jobs, search: deps.search });
+    registerSynthonJobRoute(app, synthonJobs);
+    registerDownloadRoutes(app, downloads);
+    registerFileRoutes(app, { files, search: deps.search });
+  }
+  if (deps.v2) registerV2Routes(app, deps.v2, { eventPollMs: deps.eventPollMs });
   await registerWebApp(app);
-  return app as unknown as FastifyInstance;
+  return app;
 }

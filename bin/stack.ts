@@ -10,19 +10,14 @@ import { openObjectStore, type ObjectStore } from '../platform/object-store/inde
 import { openStore, type Store } from '../store/index.ts';
 import { ensureBundledCatalogs, listCatalogs, type Catalog } from '../engine/catalog/index.ts';
 import { createSearchPool } from '../engine/search/index.ts';
-import { buildApp } from '../api/app.ts';
-import { v2Routes } from '../api/routes/v2/index.ts';
-import { createRunService } from '../api/v2/runs-service.ts';
-import { createRunsRepository } from '../store/runs.ts';
 import { catalogRegistry, createSelectionPool } from '../engine/selection/index.ts';
 import { createSubstructureRunner } from '../engine/substructure/index.ts';
-import { createCatalogSearchService } from '../api/services/catalog-search.ts';
 import { createFilterPool } from '../engine/filters/index.ts';
-import { createActivities } from '../activities/index.ts';
+import { buildApp } from '../api/app.ts';
+import { createCatalogSearchService } from '../api/services/catalog-search.ts';
 import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
-import { legacyJobsPlugin } from '../api/routes/legacy/jobs-plugin.ts';
-import { legacyPredictPlugin } from '../api/routes/legacy/predict.ts';
-import { createAdmetService } from '../api/services/admet.ts';
+import { createApiServices } from './api-services.ts';
+import { openWorkerDeps } from './worker-deps.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -112,10 +107,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
         opts.signal,
       );
     }
-    const store = await openStore(
-      { databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, tierLimits: config.tierLimits },
-      log,
-    );
+    const store = await openStore(config, log);
     cleanups.push(() => store.close());
     const objects = await openObjectStore(config);
     const catalogs = (await listCatalogs(config.catalogDir)).filter(
@@ -140,64 +132,40 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
 
     let workers: RunningWorkers | undefined;
     if (opts.worker ?? true) {
+      const deps = await openWorkerDeps(config, log, { store, objects, libraries, selectionPool });
+      cleanups.push(() => deps.close());
       workers = await startWorkers({
         address: temporal.address,
         namespace: config.temporal.namespace,
         prefix: config.temporal.taskQueuePrefix,
-        activities: createActivities({
-          log,
-          store,
-          objects,
-          catalogDir: config.catalogDir,
-          libraries,
-          selectionPool,
-        }),
+        activities: deps.activities,
         log,
       });
       cleanups.push(() => workers!.shutdown());
     }
 
-    // ADMET for query molecules: predictor threads start on the first /predict_array request.
-    const admet = createAdmetService({ objects, publicUrl: config.publicUrl, log });
-    cleanups.push(() => admet.close());
-    // One Temporal client and one runs repository, shared by the legacy jobs and v2 runs.
-    const workflowClientRoot = new Client({ connection, namespace: config.temporal.namespace });
-    const workflowClient = workflowClientRoot.workflow;
-    const runs = createRunsRepository(store.db);
+    const services = createApiServices({
+      config,
+      log,
+      store,
+      objects,
+      workflows: new Client({ connection, namespace: config.temporal.namespace }).workflow,
+      search,
+      libraries,
+      selectionPool,
+      substructure,
+    });
+    cleanups.push(() => services.close());
     const app = await buildApp({
       log,
       accounts: store.accounts,
       search,
-      plugins: [
-        v2Routes({
-          libraries,
-          runs,
-          runService: createRunService({
-            runs,
-            libraries,
-            objects,
-            temporal: workflowClientRoot,
-            taskQueuePrefix: config.temporal.taskQueuePrefix,
-          }),
-          objects,
-          substructure,
-          selectionPool,
-          publicUrl: config.publicUrl,
-        }),
-        legacyPredictPlugin(admet),
-        legacyJobsPlugin({
-          db: store.db,
-          objects,
-          workflows: workflowClient,
-          taskQueuePrefix: config.temporal.taskQueuePrefix,
-          publicUrl: config.publicUrl,
-          search,
-          log,
-        }),
-      ],
+      legacyJobs: services.legacyJobs,
+      admet: services.admet,
+      v2: services.v2,
       health: [
         { name: 'temporal', check: async () => void (await connection.workflowService.getSystemInfo({})) },
-        { name: 'database', check: async () => void (await store.db.query('SELECT 1')) },
+        { name: 'database', check: () => store.ping() },
         { name: 'object_store', check: async () => void (await objects.list('health-probe/')) },
         {
           name: 'catalogs',

@@ -1,25 +1,48 @@
 /**
- * Typed errors with stable codes. The API's single error handler maps `code` to an HTTP status and
- * to the error body of the generation being served (legacy FastAPI-shaped, or the v2 envelope).
+ * The service's one error vocabulary: domain errors with stable codes, thrown by the engine, the
+ * store, services and activities alike. Nothing here knows HTTP: the API's error handler
+ * (`api/plugins/errors.ts`) is the one place that maps a code to a status and to the error body of
+ * the generation being served; activities map codes to Temporal failures.
  */
 
-export const ERROR_STATUS = {
-  validation_error: 422,
-  invalid_smiles: 422,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  idempotency_conflict: 409,
-  payload_too_large: 413,
-  credit_limit_exceeded: 429,
-  capability_unavailable: 422,
-  overloaded: 503,
-  unavailable: 503,
-  internal: 500,
-} as const;
+/** Every stable code, with when it is used. */
+export const ERROR_CODES = [
+  /** A request field or document is invalid; `issues` names each field. */
+  'validation_error',
+  /** A SMILES or SMARTS input cannot be parsed by RDKit. */
+  'invalid_smiles',
+  /** No, an unknown, an expired or a revoked API key. */
+  'unauthorized',
+  'forbidden',
+  /** An unknown, malformed or absent resource visible to the caller (another user's too). */
+  'not_found',
+  /** The resource is in a state that forbids the operation (e.g. paging a failed job). */
+  'conflict',
+  /** An idempotency key reused with a different document. */
+  'idempotency_conflict',
+  /** Valid but more work than this path accepts (a bigger limit belongs to a run or job). */
+  'payload_too_large',
+  /** The account's daily budget is spent; `retryAfterSeconds` says until when. */
+  'credit_limit_exceeded',
+  /** A valid request for a capability this deployment does not have (yet). */
+  'capability_unavailable',
+  /** Too much work is queued right now; retry shortly. */
+  'overloaded',
+  /** A part of the service (Temporal, a pool, the models) cannot serve now; retry later. */
+  'unavailable',
+  /** A bug or an unexpected fault; details are logged, never shown. */
+  'internal',
+] as const;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Codes a client may retry unchanged (the same request can succeed later). */
+export const RETRYABLE_CODES: readonly ErrorCode[] = [
+  'credit_limit_exceeded',
+  'overloaded',
+  'unavailable',
+  'internal',
+];
 
 /** One offending input: where it is (e.g. ["query", "n_neighbors"] or ["body", "items", 3]) and why. */
 export interface FieldIssue {
@@ -28,8 +51,8 @@ export interface FieldIssue {
   type: string;
 }
 
-/** Base class of every error the service raises on purpose. */
-export class AppError extends Error {
+/** Base class of every error the service raises on purpose; `code` is stable, `message` is for people. */
+export class DomainError extends Error {
   readonly code: ErrorCode;
   readonly issues: FieldIssue[];
   readonly retryAfterSeconds?: number;
@@ -39,33 +62,36 @@ export class AppError extends Error {
     opts: { issues?: FieldIssue[]; retryAfterSeconds?: number; cause?: unknown } = {},
   ) {
     super(message, { cause: opts.cause });
-    this.name = 'AppError';
+    this.name = 'DomainError';
     this.code = code;
     this.issues = opts.issues ?? [];
     this.retryAfterSeconds = opts.retryAfterSeconds;
   }
-  get status(): number {
-    return ERROR_STATUS[this.code];
-  }
   get retryable(): boolean {
-    return this.status === 429 || this.status >= 500;
+    return RETRYABLE_CODES.includes(this.code);
   }
+}
+
+/** `["body","items",3,"id"]` → `$.items[3].id`: the JSON path of an offending field, its origin dropped. */
+export function jsonPath(loc: readonly (string | number)[]): string {
+  const rest = loc[0] === 'body' || loc[0] === 'query' || loc[0] === 'params' ? loc.slice(1) : loc;
+  return '$' + rest.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
 }
 
 /** Thrown when a request field fails validation; `loc` names the field. */
-export function validationError(loc: (string | number)[], msg: string, type = 'value_error'): AppError {
-  return new AppError('validation_error', `${loc.join('.')}: ${msg}`, { issues: [{ loc, msg, type }] });
+export function validationError(loc: (string | number)[], msg: string, type = 'value_error'): DomainError {
+  return new DomainError('validation_error', `${loc.join('.')}: ${msg}`, { issues: [{ loc, msg, type }] });
 }
 
 /** Thrown when a SMILES or SMARTS input cannot be parsed by RDKit. */
-export function invalidSmiles(loc: (string | number)[], input: string, what = 'SMILES'): AppError {
+export function invalidSmiles(loc: (string | number)[], input: string, what = 'SMILES'): DomainError {
   const msg = `could not parse ${what} ${JSON.stringify(input.slice(0, 200))}`;
-  return new AppError('invalid_smiles', `${loc.join('.')}: ${msg}`, {
+  return new DomainError('invalid_smiles', `${loc.join('.')}: ${msg}`, {
     issues: [{ loc, msg, type: 'value_error.smiles' }],
   });
 }
 
 /** Thrown for an unknown, malformed or absent resource visible to the caller (another user's too). */
-export function notFound(what: string): AppError {
-  return new AppError('not_found', `${what} not found`);
+export function notFound(what: string): DomainError {
+  return new DomainError('not_found', `${what} not found`);
 }

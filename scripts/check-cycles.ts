@@ -1,7 +1,18 @@
 // Fails when any import cycle exists among the project's TypeScript modules (run with the tests).
 import madge from 'madge';
 
-const roots = ['api', 'workflows', 'activities', 'worker', 'engine', 'store', 'platform', 'bin', 'web/src'];
+const roots = [
+  'api',
+  'workflows',
+  'activities',
+  'worker',
+  'engine',
+  'store',
+  'platform',
+  'bin',
+  'testkit',
+  'web/src',
+];
 const result = await madge(roots, {
   fileExtensions: ['ts', 'tsx'],
   tsConfig: 'tsconfig.json',

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AppError, notFound, validationError } from '../platform/errors.ts';
+import { DomainError, notFound, validationError } from '../platform/errors.ts';
 import type { Db } from './db.ts';
 import { consumeRequest, readUsage, type ConsumeResult, type UsageStatus } from './usage.ts';
 
@@ -68,19 +68,19 @@ export function hashApiKey(key: string): string {
 }
 
 /** The 401 to raise for a refused key. */
-export function unauthorizedError(reason: AuthFailure): AppError {
+export function unauthorizedError(reason: AuthFailure): DomainError {
   const msg = {
     missing: 'missing API key',
     unknown: 'invalid API key',
     expired: 'API key expired',
     revoked: 'API key revoked',
   }[reason];
-  return new AppError('unauthorized', msg);
+  return new DomainError('unauthorized', msg);
 }
 
 /** The 429 to raise when `consumeRequest` answered allowed = false (Retry-After to next 00:00 UTC). */
-export function rateLimitedError(usage: UsageStatus): AppError {
-  return new AppError(
+export function rateLimitedError(usage: UsageStatus): DomainError {
+  return new DomainError(
     'credit_limit_exceeded',
     `daily request limit of ${usage.limit} reached; resets at ${usage.resetAt.toISOString()}`,
     {
@@ -140,7 +140,10 @@ export function createAccounts(db: Db, opts: { tierLimits: Record<string, number
     const limit = Object.hasOwn(tierLimits, tier) ? tierLimits[tier] : undefined;
     // A key whose tier was removed from the configuration: refuse clearly rather than guess a limit.
     if (limit === undefined)
-      throw new AppError('forbidden', `tier ${JSON.stringify(tier)} is not configured (tiers: ${tiers()})`);
+      throw new DomainError(
+        'forbidden',
+        `tier ${JSON.stringify(tier)} is not configured (tiers: ${tiers()})`,
+      );
     return limit;
   }
 
@@ -207,7 +210,7 @@ export function createAccounts(db: Db, opts: { tierLimits: Record<string, number
       ]);
       if (matches.length === 0) throw notFound(`API key ${JSON.stringify(keyIdOrPrefix)}`);
       if (matches.length > 1)
-        throw new AppError(
+        throw new DomainError(
           'conflict',
           `prefix ${JSON.stringify(keyIdOrPrefix)} matches ${matches.length} keys; revoke by key id`,
         );

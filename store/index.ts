@@ -1,7 +1,10 @@
 import type { Logger } from '../platform/logger.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
 import { openDatabase, type Db } from './db.ts';
+import { createDownloads, type Downloads } from './downloads.ts';
+import { createJobs, createUploads, type Jobs, type Uploads } from './jobs.ts';
 import { migrate } from './migrate.ts';
+import { createRunsRepository, type RunsRepository } from './runs.ts';
 
 export type { Db } from './db.ts';
 export type {
@@ -18,6 +21,9 @@ export { AUTH_FAILURES, hashApiKey, rateLimitedError, unauthorizedError } from '
 export { openDatabase, redactUrl } from './db.ts';
 export { migrate, loadMigrations, MIGRATIONS_DIR } from './migrate.ts';
 export { nextUtcMidnight, utcDay } from './usage.ts';
+export type { Jobs, JobRecord, JobStatus, Uploads, UploadRecord } from './jobs.ts';
+export type { Downloads, DownloadRecord, DownloadStatus } from './downloads.ts';
+export type { RunsRepository, RunRow, ItemRow, RunEvent, RunStatus, ItemStatus } from './runs.ts';
 
 export interface StoreConfig {
   /** PostgreSQL URL; undefined means the embedded PGlite database in pgliteDir. */
@@ -27,10 +33,25 @@ export interface StoreConfig {
   tierLimits: Record<string, number>;
 }
 
-/** The metadata store: the database handle and the repositories built over it. */
+/**
+ * The metadata store: every repository, built once over one database. Callers take the
+ * repositories they need; `db` is for migrations, the health probe and tests, never for queries
+ * of a capability (those belong in its repository).
+ */
 export interface Store {
   db: Db;
+  /** API keys, authentication and daily usage (keys and usage live with the accounts). */
   accounts: Accounts;
+  /** Legacy jobs. */
+  jobs: Jobs;
+  /** Files users uploaded into their area. */
+  uploads: Uploads;
+  /** Download preparations of job results. */
+  downloads: Downloads;
+  /** v2 runs, their items, events and idempotency keys. */
+  runs: RunsRepository;
+  /** Resolves when the database answers (readiness probe). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,6 +71,11 @@ export async function openStore(config: StoreConfig, log?: Logger): Promise<Stor
   return {
     db,
     accounts: createAccounts(db, { tierLimits: config.tierLimits }),
+    jobs: createJobs(db),
+    uploads: createUploads(db),
+    downloads: createDownloads(db),
+    runs: createRunsRepository(db),
+    ping: async () => void (await db.query('SELECT 1')),
     close: () => db.close(),
   };
 }

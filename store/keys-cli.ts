@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AppError } from '../platform/errors.ts';
+import { DomainError } from '../platform/errors.ts';
 import type { Accounts, KeyInfo } from './accounts.ts';
 
 export const KEYS_USAGE = `usage:
@@ -16,8 +16,8 @@ export interface KeysCommandDeps {
 }
 
 /** Thrown for a bad `keys` command line; the message names the problem and ends with the usage. */
-function usageError(problem: string): AppError {
-  return new AppError('validation_error', `${problem}\n${KEYS_USAGE}`);
+function usageError(problem: string): DomainError {
+  return new DomainError('validation_error', `${problem}\n${KEYS_USAGE}`);
 }
 
 function parse(args: string[], options: Record<string, { type: 'string' }>, positionals: number) {
@@ -83,7 +83,7 @@ function formatKeys(keys: KeyInfo[]): string[] {
 /**
  * Runs `keys create|list|revoke` (argv may start with 'keys'). `create` prints the key once on its
  * own line, then a note that it cannot be shown again; only its hash is stored. Throws an
- * AppError (validation_error, not_found, conflict) with a clear message for bad input; the caller
+ * DomainError (validation_error, not_found, conflict) with a clear message for bad input; the caller
  * prints it and exits non-zero.
  */
 export async function runKeysCommand(argv: string[], deps: KeysCommandDeps): Promise<void> {

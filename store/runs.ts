@@ -4,7 +4,7 @@
  * last_event_sequence are written in the same transaction as the events, so what GET /runs/{id}
  * shows always matches the last event served.
  */
-import { AppError } from '../platform/errors.ts';
+import { DomainError } from '../platform/errors.ts';
 import type { Db } from './db.ts';
 
 export const RUN_STATUSES = [
@@ -98,7 +98,7 @@ export function decodeCursor<T>(cursor: string, check: (v: unknown) => v is T): 
   } catch {
     /* fall through */
   }
-  throw new AppError('validation_error', 'cursor: not a cursor issued by this service', {
+  throw new DomainError('validation_error', 'cursor: not a cursor issued by this service', {
     issues: [{ loc: ['query', 'cursor'], msg: 'invalid cursor', type: 'value_error.cursor' }],
   });
 }
@@ -127,7 +127,7 @@ export function createRunsRepository(db: Db) {
             [input.accountId, input.idempotencyKey],
           );
           if (prev.request_hash !== input.specificationHash) {
-            throw new AppError(
+            throw new DomainError(
               'idempotency_conflict',
               `Idempotency-Key ${JSON.stringify(input.idempotencyKey)} was already used with a different run document (run ${prev.run_id})`,
             );
@@ -135,7 +135,8 @@ export function createRunsRepository(db: Db) {
           const [run] = await tx.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [
             prev.run_id,
           ]);
-          if (!run) throw new AppError('not_found', `run ${prev.run_id} of this Idempotency-Key has expired`);
+          if (!run)
+            throw new DomainError('not_found', `run ${prev.run_id} of this Idempotency-Key has expired`);
           return { run, created: false };
         }
         const [run] = await tx.query<RunRow>(

@@ -4,7 +4,7 @@ import { loadConfig } from '../platform/config.ts';
 import { resolveTemporalCli } from '../platform/temporal/cli.ts';
 import { startDevServer, type DevServer } from '../platform/temporal/dev-server.ts';
 import { startS3Server, type S3Server } from './support/s3-server.ts';
-import { freePort } from './support/ports.ts';
+import { freePort } from '../testkit/ports.ts';
 
 /**
  * Starts the real services the suites share: a Temporal dev server (in memory) and an

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Runtime, Worker, DefaultLogger, type LogLevel } from '@temporalio/worker';
 import type { Logger } from '../platform/logger.ts';
 import { taskQueue, type TaskQueueKind } from '../workflows/contracts.ts';
+import { ensureRunPurgeSchedule } from './schedules.ts';
 
 export interface RunningWorkers {
   /** Resolves when every worker has stopped. */
@@ -29,7 +30,8 @@ function installRuntime(log: Logger): void {
 
 /**
  * Starts one Temporal worker per task-queue kind on a shared connection. Workflows come from the
- * bundle of workflows/index.ts; activities are the plain functions of createActivities().
+ * bundle of workflows/index.ts; activities are the plain functions of createActivities(). With the
+ * orchestration queue, also ensures the deployment's schedules (the retention purge of runs).
  */
 export async function startWorkers(opts: {
   address: string;
@@ -41,8 +43,10 @@ export async function startWorkers(opts: {
   maxConcurrentScans?: number;
 }): Promise<RunningWorkers> {
   installRuntime(opts.log);
-  const connection = await NativeConnection.connect({ address: opts.address });
   const kinds = opts.kinds ?? (['orchestration', 'scan', 'export'] as TaskQueueKind[]);
+  if (kinds.includes('orchestration'))
+    await ensureRunPurgeSchedule({ address: opts.address, namespace: opts.namespace, prefix: opts.prefix });
+  const connection = await NativeConnection.connect({ address: opts.address });
   const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
   const workers = await Promise.all(
     kinds.map((kind) =>

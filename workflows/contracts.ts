@@ -15,6 +15,13 @@ export const TASK_QUEUES = {
 
 export type TaskQueueKind = keyof typeof TASK_QUEUES;
 
+/**
+ * Type of the application failure an activity throws for bad input (an unparsable query, an
+ * unknown database, a missing run): every workflow lists it in `nonRetryableErrorTypes`, so the
+ * same input is never retried. Anything else an activity throws is transient and retried.
+ */
+export const INVALID_INPUT_FAILURE = 'invalid_input';
+
 /** The full queue name, namespaced by the deployment's prefix. */
 export function taskQueue(prefix: string, kind: TaskQueueKind): string {
   return `${prefix}-${TASK_QUEUES[kind]}`;

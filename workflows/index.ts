@@ -2,3 +2,4 @@
 export { molsearchJobWorkflow } from './molsearch-job-workflow.ts';
 export { prepareDownloadWorkflow } from './prepare-download-workflow.ts';
 export { runWorkflow } from './run-workflow.ts';
+export { purgeExpiredRunsWorkflow } from './purge-runs-workflow.ts';

@@ -6,7 +6,7 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { JobActivities, JobScanResult } from '../activities/jobs.ts';
-import type { MolsearchJobInput, MolsearchJobResult } from './contracts.ts';
+import { INVALID_INPUT_FAILURE, type MolsearchJobInput, type MolsearchJobResult } from './contracts.ts';
 
 /** The reason a job failed, for the job info: the innermost application failure's message. */
 export function failureReason(err: unknown): string {
@@ -37,7 +37,7 @@ export async function molsearchJobWorkflow(input: MolsearchJobInput): Promise<Mo
       backoffCoefficient: 2,
       maximumInterval: '20s',
       maximumAttempts: 8,
-      nonRetryableErrorTypes: ['invalid_input'],
+      nonRetryableErrorTypes: [INVALID_INPUT_FAILURE],
     },
   });
   const record = (u: Omit<Parameters<JobActivities['jobRecord']>[0], 'jobName'>) =>

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { ExportActivities } from '../activities/exports.ts';
-import type { PrepareDownloadInput, PrepareDownloadResult } from './contracts.ts';
+import { INVALID_INPUT_FAILURE, type PrepareDownloadInput, type PrepareDownloadResult } from './contracts.ts';
 import { failureReason } from './molsearch-job-workflow.ts';
 
 /**
@@ -21,7 +21,7 @@ export async function prepareDownloadWorkflow(input: PrepareDownloadInput): Prom
       initialInterval: '1s',
       maximumInterval: '30s',
       maximumAttempts: 5,
-      nonRetryableErrorTypes: ['invalid_input'],
+      nonRetryableErrorTypes: [INVALID_INPUT_FAILURE],
     },
   });
   try {

@@ -5,6 +5,15 @@
 
 export const RUN_WORKFLOW = 'runWorkflow';
 
+/** Deletes runs past their retention; started by the schedule below on the orchestration queue. */
+export const PURGE_RUNS_WORKFLOW = 'purgeExpiredRunsWorkflow';
+
+/** The retention purge schedule of a deployment (one per task-queue prefix), created by the workers. */
+export const RUN_PURGE_SCHEDULE = {
+  id: (prefix: string) => `${prefix}-purge-expired-runs`,
+  every: '1 hour',
+} as const;
+
 export interface RunProgress {
   pending: number;
   running: number;
@@ -57,3 +66,8 @@ export interface ExecuteItemInput {
 }
 export type ExecuteItemResult =
   { status: 'succeeded'; returned: number } | { status: 'failed'; error: { code: string; message: string } };
+
+export interface PurgeRunsResult {
+  /** Runs deleted. */
+  runs: number;
+}

@@ -7,6 +7,7 @@ import type {
   RunWorkflowInput,
   RunWorkflowResult,
 } from './run-contracts.ts';
+import { INVALID_INPUT_FAILURE } from './contracts.ts';
 
 /** Bookkeeping on the orchestration queue: short, retried until the database answers. */
 const book = proxyActivities<RunActivities>({
@@ -28,7 +29,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunWorkflowR
     retry: {
       initialInterval: '1s',
       maximumAttempts: input.itemAttempts,
-      nonRetryableErrorTypes: ['input_error'],
+      nonRetryableErrorTypes: [INVALID_INPUT_FAILURE],
     },
   });
   const total = input.itemIds.length;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 
 export interface Account {
   id: string;
@@ -29,8 +29,13 @@ export interface AccountsPort {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    account?: Account;
-    usage?: UsageResult;
+    /**
+     * The caller. Set by the auth hook before any handler of a route that requires a key (every
+     * route not marked `config.auth: false`); routes marked so must not read it.
+     */
+    account: Account;
+    /** The caller's daily usage after counting this request (set with `account`). */
+    usage: UsageResult;
   }
   interface FastifyContextConfig {
     /** false for the public probes and documents; every other route requires a key. */
@@ -55,8 +60,31 @@ const REASONS = {
  * daily budget (one atomic increment). Header lookup is case-insensitive, as HTTP requires.
  */
 export function registerAuth(app: FastifyInstance, accounts: AccountsPort): void {
-  app.decorateRequest('account', undefined);
-  app.decorateRequest('usage', undefined);
+  // Kept beside the request, not on it: reading them on a route without a key is a 401, never undefined.
+  const callers = new WeakMap<FastifyRequest, { account: Account; usage?: UsageResult }>();
+  const caller = (request: FastifyRequest) => {
+    const c = callers.get(request);
+    if (!c) throw new DomainError('unauthorized', REASONS.missing);
+    return c;
+  };
+  app.decorateRequest('account', {
+    getter() {
+      return caller(this).account;
+    },
+    setter(account: Account) {
+      callers.set(this, { account });
+    },
+  });
+  app.decorateRequest('usage', {
+    getter() {
+      const usage = caller(this).usage;
+      if (!usage) throw new DomainError('internal', 'usage is read before it was counted');
+      return usage;
+    },
+    setter(usage: UsageResult) {
+      caller(this).usage = usage;
+    },
+  });
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.routeOptions.config?.auth === false) return;
     const url = request.routeOptions.url;
@@ -65,7 +93,7 @@ export function registerAuth(app: FastifyInstance, accounts: AccountsPort): void
     const raw = request.headers['x-api-key'];
     const key = (Array.isArray(raw) ? raw[0] : raw)?.trim() ?? '';
     const result = key ? await accounts.authenticate(key) : ({ ok: false, reason: 'missing' } as const);
-    if (!result.ok) throw new AppError('unauthorized', REASONS[result.reason]);
+    if (!result.ok) throw new DomainError('unauthorized', REASONS[result.reason]);
     request.account = result.account;
     request.log = request.log.child({ user: result.account.user, key_id: result.account.keyId });
     const client = request.headers['x-dmc-client'];
@@ -77,7 +105,7 @@ export function registerAuth(app: FastifyInstance, accounts: AccountsPort): void
     const usage = await accounts.consumeRequest(result.account.id, result.account.tier);
     request.usage = usage;
     if (!usage.allowed && request.routeOptions.config?.quotaExempt !== true) {
-      throw new AppError(
+      throw new DomainError(
         'credit_limit_exceeded',
         `daily request limit of ${usage.limit} reached for tier ${result.account.tier}; it resets at ${usage.resetAt.toISOString()}`,
         {

@@ -1,5 +1,25 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ERROR_STATUS, type FieldIssue } from '../../platform/errors.ts';
+import { DomainError, jsonPath, type ErrorCode, type FieldIssue } from '../../platform/errors.ts';
+
+/**
+ * The one mapping of domain error codes to HTTP statuses. Everything below the API (engine, store,
+ * services, activities) throws DomainError with a code; only this file knows what it means in HTTP.
+ */
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  validation_error: 422,
+  invalid_smiles: 422,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  idempotency_conflict: 409,
+  payload_too_large: 413,
+  credit_limit_exceeded: 429,
+  capability_unavailable: 422,
+  overloaded: 503,
+  unavailable: 503,
+  internal: 500,
+};
 
 /** Which error body a request gets: v2 routes answer the envelope, everything else FastAPI-shaped. */
 export function isV2(request: FastifyRequest): boolean {
@@ -75,25 +95,18 @@ function v2Body(
   return { error };
 }
 
-/** `["body","items",3,"id"]` → `$.items[3].id` (the JSON path of the offending field). */
-export function jsonPath(loc: (string | number)[]): string {
-  const rest = loc[0] === 'body' || loc[0] === 'query' || loc[0] === 'params' ? loc.slice(1) : loc;
-  return '$' + rest.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
-}
-
 /** The single error handler: stable codes to statuses, 5xx details hidden. */
 export function registerErrorHandler(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler((err: FastifyError | DomainError, request: FastifyRequest, reply: FastifyReply) => {
     const v2 = isV2(request);
-    if (err instanceof AppError) {
+    if (err instanceof DomainError) {
+      const status = HTTP_STATUS[err.code];
       if (err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds));
-      if (err.status >= 500) request.log.error({ err }, 'request failed');
+      if (status >= 500) request.log.error({ err }, 'request failed');
       if (v2)
-        return reply
-          .status(err.status)
-          .send(v2Body(request, err.code, err.message, err.retryable, err.issues));
-      if (err.status === 422 && err.issues.length) return reply.status(422).send({ detail: err.issues });
-      return reply.status(err.status).send({ detail: err.message });
+        return reply.status(status).send(v2Body(request, err.code, err.message, err.retryable, err.issues));
+      if (status === 422 && err.issues.length) return reply.status(422).send({ detail: err.issues });
+      return reply.status(status).send({ detail: err.message });
     }
     const fe = err as FastifyError;
     if (fe.validation) {
@@ -132,5 +145,3 @@ export function registerErrorHandler(app: FastifyInstance): void {
     return reply.status(404).send({ detail: 'Not Found' });
   });
 }
-
-export { ERROR_STATUS };

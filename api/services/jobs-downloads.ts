@@ -5,11 +5,10 @@
  */
 import type { Readable } from 'node:stream';
 import type { WorkflowClient } from '@temporalio/client';
-import { AppError, notFound, validationError } from '../../platform/errors.ts';
+import { DomainError, notFound, validationError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
-import type { Db } from '../../store/db.ts';
-import { createDownloads, type DownloadRecord, type Downloads } from '../../store/downloads.ts';
+import type { DownloadRecord, Downloads } from '../../store/downloads.ts';
 import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat } from '../../engine/export/index.ts';
 import {
   JOB_WORKFLOWS,
@@ -21,7 +20,7 @@ import { DOWNLOAD_ID_PATTERN, newDownloadId } from './jobs-ids.ts';
 import type { JobService } from './jobs.ts';
 
 export interface DownloadServiceDeps {
-  db: Db;
+  downloads: Downloads;
   objects: ObjectStore;
   workflows: WorkflowClient;
   taskQueuePrefix: string;
@@ -61,7 +60,7 @@ export function checkFormats(values: string[] | undefined): ExportFormat[] {
 
 /** Creates the download service. */
 export function createDownloadService(deps: DownloadServiceDeps) {
-  const downloads: Downloads = createDownloads(deps.db);
+  const { downloads } = deps;
 
   async function own(accountId: string, id: string): Promise<DownloadRecord> {
     if (!DOWNLOAD_ID_PATTERN.test(id)) throw notFound(`download ${JSON.stringify(id.slice(0, 100))}`);
@@ -101,7 +100,7 @@ export function createDownloadService(deps: DownloadServiceDeps) {
     ): Promise<DownloadView> {
       const { job } = await deps.jobs.result(accountId, jobName);
       if (job.status !== 'SUCCESS' || !job.resultKey) {
-        throw new AppError(
+        throw new DomainError(
           'conflict',
           `job ${jobName} is ${job.status}; a download can be prepared once it is SUCCESS`,
         );
@@ -128,7 +127,9 @@ export function createDownloadService(deps: DownloadServiceDeps) {
         });
       } catch (err) {
         await downloads.update(id, { status: 'FAILURE', error: 'the download could not be started' });
-        throw new AppError('unavailable', 'the download service is unavailable; retry later', { cause: err });
+        throw new DomainError('unavailable', 'the download service is unavailable; retry later', {
+          cause: err,
+        });
       }
       return view(d);
     },

@@ -9,8 +9,7 @@ import { Readable } from 'node:stream';
 import { splitQuoted } from '../../engine/catalog/index.ts';
 import { validationError } from '../../platform/errors.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
-import type { Db } from '../../store/db.ts';
-import { createUploads, type UploadRecord } from '../../store/jobs.ts';
+import type { UploadRecord, Uploads } from '../../store/jobs.ts';
 import type { SearchService, SimilarityResult } from './search-service.ts';
 import { ulid } from './jobs-ids.ts';
 
@@ -69,16 +68,23 @@ const csvCell = (v: unknown): string => {
 };
 
 export interface FileServiceDeps {
-  db: Db;
+  uploads: Uploads;
   objects: ObjectStore;
   search: SearchService;
 }
 
 /** Creates the file service (uploads and /search_file). */
 export function createFileService(deps: FileServiceDeps) {
-  const uploads = createUploads(deps.db);
+  const { uploads } = deps;
   return {
-    uploads,
+    /** The caller's uploads, newest first. */
+    async list(accountId: string) {
+      return (await uploads.list(accountId)).map((u) => ({
+        path: u.path,
+        bytes: u.bytes,
+        uploaded_at: u.createdAt.toISOString(),
+      }));
+    },
     /** Stores `body` at the user's `path` (overwriting) and records the upload. */
     async upload(accountId: string, rawPath: string, body: Uint8Array): Promise<UploadRecord> {
       const path = checkUserPath(rawPath, 'path');

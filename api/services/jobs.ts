@@ -4,17 +4,10 @@
  * is scoped to the caller: another user's job is a 404 everywhere.
  */
 import type { WorkflowClient } from '@temporalio/client';
-import { AppError, invalidSmiles, notFound, validationError } from '../../platform/errors.ts';
+import { DomainError, invalidSmiles, notFound, validationError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
-import type { Db } from '../../store/db.ts';
-import {
-  createJobs,
-  FINAL_JOB_STATUSES,
-  type JobRecord,
-  type Jobs,
-  type JobStatus,
-} from '../../store/jobs.ts';
+import { FINAL_JOB_STATUSES, type JobRecord, type Jobs, type JobStatus } from '../../store/jobs.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import { resultView, type JobResult, type ResultView } from '../../engine/export/index.ts';
 import {
@@ -36,7 +29,7 @@ import {
 export const MAX_JOB_NEIGHBORS = 100_000;
 
 export interface JobServiceDeps {
-  db: Db;
+  jobs: Jobs;
   objects: ObjectStore;
   workflows: WorkflowClient;
   taskQueuePrefix: string;
@@ -92,7 +85,7 @@ const CLOSED_STATUS: Record<string, JobStatus | undefined> = {
 
 /** Creates the job service. */
 export function createJobService(deps: JobServiceDeps) {
-  const jobs: Jobs = createJobs(deps.db);
+  const { jobs } = deps;
   const results = createResultCache(deps.objects);
   const views = new Map<string, ResultView>();
   const queues: JobQueues = {
@@ -134,8 +127,6 @@ export function createJobService(deps: JobServiceDeps) {
   }
 
   return {
-    jobs,
-    queues,
     /** Validates the query, records the job and starts its workflow; returns the job name. */
     async submit(accountId: string, req: SubmitRequest): Promise<string> {
       if (!Number.isInteger(req.k) || req.k < 1)
@@ -175,7 +166,7 @@ export function createJobService(deps: JobServiceDeps) {
         });
       } catch (err) {
         await jobs.update(jobName, { status: 'FAILURE', error: 'the job could not be started' });
-        throw new AppError('unavailable', 'the job service is unavailable; retry later', { cause: err });
+        throw new DomainError('unavailable', 'the job service is unavailable; retry later', { cause: err });
       }
       deps.log.info({ job: jobName, k: req.k, dbs: req.dbNames }, 'job submitted');
       return jobName;
@@ -226,7 +217,7 @@ export function createJobService(deps: JobServiceDeps) {
     ): Promise<{ result: JobResult; view: ResultView } | undefined> {
       const { job, result } = await this.result(accountId, jobName);
       if (job.status === 'FAILURE' || job.status === 'REVOKED') {
-        throw new AppError(
+        throw new DomainError(
           'conflict',
           `job ${jobName} ended in ${job.status}${job.error ? `: ${job.error}` : ''}`,
         );

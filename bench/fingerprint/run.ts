@@ -27,7 +27,7 @@ import {
 } from '../../engine/search/index.ts';
 import { maxBound } from '../../engine/search/bitbound.ts';
 import { popcountOf } from '../../engine/search/kernel-js.ts';
-import { writeFormatCatalog } from '../../test/engine/search/support/catalog-format.ts';
+import { writeFormatCatalog } from '../../testkit/format-catalog.ts';
 import { cpuSeconds, kernelFigures } from './kernel-bench.ts';
 import { BLOCK_BYTES } from '../../engine/search/wasm/kernel-blocks.ts';
 
@@ -108,7 +108,7 @@ function knnSerial(q: Uint8Array, blockBound: boolean): { hits: Hit[]; scanned: 
   for (const { i, b } of order) {
     const floor = hits.length >= k ? hits[k - 1].similarity : -Infinity;
     if (b < floor) break;
-    const r = scanShardTopK(shards[i], pq, k, undefined, floor, undefined, { blockBound });
+    const r = scanShardTopK(shards[i], pq, { k, floor, blockBound });
     scanned += r.scanned;
     touched += r.touched;
     hits = mergeHits(hits, mergeTopK([{ catalog: id, shard: i, rows: r.rows, scores: r.scores }], k), k);

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { freePort } from '../../test/support/ports.ts';
+import { freePort } from '../../testkit/ports.ts';
 
 const { values } = parseArgs({
   options: {

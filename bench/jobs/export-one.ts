@@ -6,7 +6,7 @@
  */
 import { createLocalObjectStore } from '../../platform/object-store/index.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { createExportActivities } from '../../activities/exports.ts';
+import { writeExport } from '../../activities/exports.ts';
 import { decodeJobResult, type ExportFormat } from '../../engine/export/index.ts';
 
 const [objectsDir, resultKey, format] = process.argv.slice(2);
@@ -14,10 +14,10 @@ const objects = createLocalObjectStore(objectsDir);
 // Baseline: the decoded result alone (the export holds it while streaming).
 decodeJobResult(await objects.getBytes(resultKey));
 const rssAfterDecodeMb = process.memoryUsage().rss / 2 ** 20;
-const acts = createExportActivities({ log: createLogger({ level: 'warn', pretty: false }), objects });
+const log = createLogger({ level: 'warn', pretty: false });
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
-const r = await acts.exportJobResult({
+const r = await writeExport(objects, log, {
   downloadId: 'bench',
   jobName: 'bench',
   resultKey,

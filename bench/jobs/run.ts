@@ -6,19 +6,18 @@
  *
  * Without --catalog-dir it builds (once, cached in bench/out/jobs-catalog) a synthetic catalog of
  * 800,000 rows in the real format (random fingerprints; job mechanics do not depend on chemistry).
- * Runs the whole stack in this process: embedded Temporal dev server, PGlite, local object store,
- * worker; exports run one per child process so peak memory is per format.
+ * Runs the service as deployed (`node bin/molsearch.ts start` in a child process: embedded Temporal
+ * dev server, PGlite, local object store, in-process worker) and talks to it over HTTP; exports
+ * run one per child process so peak memory is per format.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../platform/config.ts';
-import { createLogger } from '../../platform/logger.ts';
-import { startStack } from '../../bin/stack.ts';
 import { listCatalogs } from '../../engine/catalog/index.ts';
-import { freePort } from '../../test/support/ports.ts';
-import { writeSyntheticCatalog } from '../../test/workflows/support/synthetic-catalog.ts';
+import { freePort } from '../../testkit/ports.ts';
+import { writeSyntheticCatalog } from '../../testkit/synthetic-catalog.ts';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -50,33 +49,50 @@ if (catalogId && !existsSync(join(catalogDir, catalogId, 'manifest.json'))) {
 const formats = (arg('--formats') ?? 'csv,json,xlsx,sdf').split(',');
 const dataDir = join(root, 'jobs-data');
 await rm(dataDir, { recursive: true, force: true });
-const config = loadConfig({
+const env = {
   DATA_DIR: dataDir,
   CATALOG_DIR: resolve(catalogDir),
   CATALOGS: catalogId ?? '',
-  PORT: '0',
+  BUILD_BUNDLED_CATALOGS: 'false',
+  PORT: String(await freePort()),
   TEMPORAL_PORT: String(await freePort()),
   TEMPORAL_UI_PORT: String(await freePort()),
   LOG_LEVEL: 'warn',
   ENGINE_THREADS: '2',
+};
+const config = loadConfig(env);
+const service = spawn(process.execPath, [resolve(import.meta.dirname, '../../bin/molsearch.ts'), 'start'], {
+  env: { ...process.env, ...env },
+  stdio: ['ignore', 'pipe', 'inherit'],
 });
-const log = createLogger({ level: 'warn', pretty: false });
-const stack = await startStack(config, log, { listen: false, ensureCatalogs: false });
-const key = (await stack.store.accounts.createApiKey({ user: 'bench', tier: 'enterprise' })).key;
+let out = '';
+service.stdout!.on('data', (d) => (out += d));
+while (!/development key:\s+(\S+)/.test(out)) {
+  if (service.exitCode !== null) throw new Error(`service exited: ${out}`);
+  await new Promise((r) => setTimeout(r, 200));
+}
+const key = /development key:\s+(\S+)/.exec(out)![1];
+const base = `http://127.0.0.1:${env.PORT}`;
 const call = async (method: 'GET' | 'POST', url: string) => {
-  const r = await stack.app.inject({
+  const r = await fetch(base + url, {
     method,
-    url,
     headers: { 'x-api-key': key, 'content-type': 'application/json' },
-    payload: method === 'POST' ? '{}' : undefined,
+    body: method === 'POST' ? '{}' : undefined,
   });
-  if (r.statusCode !== 200) throw new Error(`${url}: ${r.statusCode} ${r.body}`);
-  return JSON.parse(r.body);
+  const body = await r.text();
+  if (r.status !== 200) throw new Error(`${url}: ${r.status} ${body}`);
+  return JSON.parse(body);
+};
+/** CPU seconds (user + system) the service process has used so far (Linux /proc). */
+const serviceCpu = () => {
+  const f = readFileSync(`/proc/${service.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const databases = await call('GET', '/available_databases');
 const figures: Record<string, unknown> = {
   catalog: catalogId,
-  rows: stack.catalogs.find((c) => c.manifest.id === catalogId)?.manifest.counts.molecules,
+  rows: catalogId ? databases[catalogId]?.number_of_molecules : undefined,
 };
 try {
   const submitJob = async () => {
@@ -98,7 +114,7 @@ try {
   figures.job_cold_s = +cold.s.toFixed(2);
   figures.job_warm_s = +warm.s.toFixed(2);
   const t1 = performance.now();
-  const cpu1 = process.cpuUsage();
+  const cpu1 = serviceCpu();
   const ids = new Set<string>();
   for (let p = 0; ; p++) {
     const page = await call(
@@ -109,8 +125,8 @@ try {
     if (page.id.length < 1000) break;
   }
   figures.paging_100_pages_s = +((performance.now() - t1) / 1000).toFixed(2);
-  const cpu = process.cpuUsage(cpu1); // this process: API, client parse and the idle in-process worker
-  figures.paging_cpu_s = +((cpu.user + cpu.system) / 1e6).toFixed(2);
+  // The service process: API and the idle in-process worker (the client's JSON parsing is not counted).
+  figures.paging_cpu_s = +(serviceCpu() - cpu1).toFixed(2);
   figures.paged_unique_ids = ids.size;
   console.error(JSON.stringify(figures));
   const resultKey = `jobs/${warm.job}/result.arrow`;
@@ -124,6 +140,7 @@ try {
     console.error(f, JSON.stringify(figures[`export_${f}`]));
   }
 } finally {
-  await stack.stop();
+  service.kill('SIGTERM');
+  await new Promise((r) => service.once('exit', r));
 }
 console.log(JSON.stringify(figures, null, 1));

@@ -13,8 +13,9 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { buildApp } from '../../api/app.ts';
-import { v2Routes } from '../../api/routes/v2/index.ts';
-import { createRunService } from '../../api/v2/runs-service.ts';
+import { createRunsService } from '../../api/services/runs.ts';
+import { createSelectionsService } from '../../api/services/selections.ts';
+import { createV2SearchService } from '../../api/services/v2-search.ts';
 import type { SearchService } from '../../api/services/search-service.ts';
 import { createActivities } from '../../activities/index.ts';
 import { DEFAULT_TIER_LIMITS } from '../../platform/config.ts';
@@ -23,12 +24,11 @@ import { createLocalObjectStore } from '../../platform/object-store/index.ts';
 import { resolveTemporalCli } from '../../platform/temporal/cli.ts';
 import { startDevServer } from '../../platform/temporal/dev-server.ts';
 import { openStore } from '../../store/index.ts';
-import { createRunsRepository } from '../../store/runs.ts';
 import { staticRegistry } from '../../engine/selection/index.ts';
 import { createSubstructureRunner } from '../../engine/substructure/index.ts';
 import { startWorkers } from '../../worker/worker.ts';
-import { drugsLibrary } from '../../test/support/v2-library.ts';
-import { freePort } from '../../test/support/ports.ts';
+import { drugsLibrary } from '../../testkit/drugs-library.ts';
+import { freePort } from '../../testkit/ports.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -53,12 +53,11 @@ const objects = createLocalObjectStore(join(dir, 'objects'));
 const libraries = staticRegistry([await drugsLibrary()]);
 const connection = await Connection.connect({ address: temporal.address });
 const prefix = `bench-${process.pid}`;
-const runs = createRunsRepository(store.db);
-const runService = createRunService({
-  runs,
+const runs = createRunsService({
+  runs: store.runs,
   libraries,
   objects,
-  temporal: new Client({ connection }),
+  workflows: new Client({ connection }).workflow,
   taskQueuePrefix: prefix,
   concurrency: Number(args.concurrency),
 });
@@ -66,7 +65,7 @@ const workers = await startWorkers({
   address: temporal.address,
   namespace: 'default',
   prefix,
-  activities: createActivities({ log, store, objects, libraries }),
+  activities: createActivities({ log, store, objects, catalogDir: dir, libraries }),
   log,
   kinds: ['orchestration', 'scan'],
 });
@@ -76,17 +75,12 @@ const app = await buildApp({
   accounts: store.accounts,
   search: noSearch,
   health: [],
-  plugins: [
-    v2Routes({
-      libraries,
-      runs,
-      runService,
-      objects,
-      substructure: createSubstructureRunner(),
-      eventPollMs: 20,
-      purgeIntervalMs: 0,
-    }),
-  ],
+  v2: {
+    search: createV2SearchService({ libraries, substructure: createSubstructureRunner() }),
+    selections: createSelectionsService({ libraries }),
+    runs,
+  },
+  eventPollMs: 20,
 });
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
 const key = (await store.accounts.createApiKey({ user: 'bench', tier: 'enterprise' })).key;

@@ -1,11 +1,8 @@
 import { loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { openObjectStore } from '../../platform/object-store/index.ts';
-import { openStore } from '../../store/index.ts';
-import { createActivities } from '../../activities/index.ts';
 import { startWorkers } from '../../worker/worker.ts';
-import { createSelectionPool } from '../../engine/selection/index.ts';
 import { TASK_QUEUES, type TaskQueueKind } from '../../workflows/contracts.ts';
+import { openWorkerDeps } from '../worker-deps.ts';
 
 /**
  * `molsearch worker [--queues orchestration,scan,export]`: a Temporal worker process for the
@@ -31,18 +28,12 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     log.warn(
       'DATABASE_URL is not set: this worker opens the PGlite directory, which no other process may hold',
     );
-  const store = await openStore(
-    { databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, tierLimits: config.tierLimits },
-    log,
-  );
-  const objects = await openObjectStore(config);
-  // Run items' selections execute on a thread, so the Temporal worker keeps heartbeating meanwhile.
-  const selectionPool = createSelectionPool({ threads: 1, log });
+  const deps = await openWorkerDeps(config, log);
   const workers = await startWorkers({
     address: config.temporal.address,
     namespace: config.temporal.namespace,
     prefix: config.temporal.taskQueuePrefix,
-    activities: createActivities({ log, store, objects, catalogDir: config.catalogDir, selectionPool }),
+    activities: deps.activities,
     kinds,
     log,
   });
@@ -55,8 +46,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     log.info({ signal }, 'worker shutting down');
     workers
       .shutdown()
-      .then(() => selectionPool.close())
-      .then(() => store.close())
+      .then(() => deps.close())
       .then(
         () => process.exit(0),
         (err) => {
@@ -68,7 +58,6 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   await workers.done;
-  await selectionPool.close();
-  await store.close();
+  await deps.close();
   return 0;
 }

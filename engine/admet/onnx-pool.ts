@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
-import { AppError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import {
   checkDomain,
   listOnBits,
@@ -60,7 +60,7 @@ export interface OpenAdmetModelsOptions {
 }
 
 /**
- * Loads the manifest, domain data and the 22 sessions. Throws AppError `unavailable` when a file is
+ * Loads the manifest, domain data and the 22 sessions. Throws DomainError `unavailable` when a file is
  * missing or corrupt, or when the models were trained on another feature layout than this engine's.
  */
 export async function openAdmetModels(opts: OpenAdmetModelsOptions = {}): Promise<AdmetModels> {
@@ -70,7 +70,7 @@ export async function openAdmetModels(opts: OpenAdmetModelsOptions = {}): Promis
     manifest.feature_spec_sha256 !== ADMET_FEATURE_SPEC_SHA256 ||
     manifest.n_features !== ADMET_FEATURE_LENGTH
   ) {
-    throw new AppError(
+    throw new DomainError(
       'unavailable',
       `ADMET models ${manifest.version} were trained on another feature layout than models/features.json`,
     );
@@ -84,10 +84,10 @@ export async function openAdmetModels(opts: OpenAdmetModelsOptions = {}): Promis
     for (const key of ADMET_ENDPOINTS) {
       const entry = manifest.endpoints[key];
       const rec = domainFile.endpoints[key];
-      if (!entry || !rec) throw new AppError('unavailable', `ADMET model ${key} is missing from ${dir}`);
+      if (!entry || !rec) throw new DomainError('unavailable', `ADMET model ${key} is missing from ${dir}`);
       const bytes = await readOrFail(join(dir, entry.file));
       if (opts.verifyChecksums && createHash('sha256').update(bytes).digest('hex') !== entry.sha256) {
-        throw new AppError(
+        throw new DomainError(
           'unavailable',
           `ADMET model file ${entry.file} does not match its manifest checksum`,
         );
@@ -147,6 +147,6 @@ async function readOrFail(path: string, enc?: 'utf8'): Promise<Buffer | string> 
   try {
     return enc ? await readFile(path, enc) : await readFile(path);
   } catch (err) {
-    throw new AppError('unavailable', `cannot read ADMET model file ${path}`, { cause: err });
+    throw new DomainError('unavailable', `cannot read ADMET model file ${path}`, { cause: err });
   }
 }

@@ -1,13 +1,13 @@
 /**
- * The ADMET predictor: a small pool of worker threads, each with its own RDKit and the 22 ONNX
+ * The ADMET predictor: a small engine thread pool (engine/threads), each with its own RDKit and the 22 ONNX
  * sessions (one intra-op thread each), so predictions never run on the caller's event loop.
  * Requests are cut into batches of `batchRows`; batches of one request run on all threads.
  */
-import { Worker } from 'node:worker_threads';
-import { AppError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { DESCRIPTOR_NAMES } from '../chem/descriptors.ts';
 import { ADMET_ENDPOINTS } from './endpoints.ts';
 import type { AdmetTable } from './predict.ts';
+import { createThreadPool } from '../threads/index.ts';
 
 export interface AdmetPredictorOptions {
   /** Worker threads (default 1). */
@@ -26,99 +26,35 @@ export interface AdmetPredictor {
   close(): Promise<void>;
 }
 
-interface Task {
-  id: number;
-  smiles: string[];
-  resolve: (t: AdmetTable) => void;
-  reject: (e: Error) => void;
-}
-
 /**
- * Starts the threads and waits until each has loaded RDKit and the models. Throws AppError
+ * Starts the threads and waits until each has loaded RDKit and the models. Throws DomainError
  * `unavailable` when the models cannot be loaded.
  */
 export async function createAdmetPredictor(opts: AdmetPredictorOptions = {}): Promise<AdmetPredictor> {
   const batchRows = Math.max(1, opts.batchRows ?? 256);
-  const queue: Task[] = [];
-  const idle: Worker[] = [];
-  const busy = new Map<Worker, Task>();
-  let nextId = 0;
-  let closed = false;
+  const threads = createThreadPool<string[], AdmetTable>({
+    name: 'ADMET predictor',
+    script: new URL('./predictor-worker.ts', import.meta.url),
+    size: Math.max(1, opts.threads ?? 1),
+    workerData: () => ({ modelDir: opts.modelDir }),
+    errors: {
+      closed: () => new DomainError('unavailable', 'ADMET predictor is closed'),
+      died: (cause) => new DomainError('unavailable', 'ADMET predictor thread exited', { cause }),
+    },
+  });
   let version = '';
-  const workers = Array.from(
-    { length: Math.max(1, opts.threads ?? 1) },
-    () =>
-      new Worker(new URL('./predictor-worker.ts', import.meta.url), {
-        workerData: { modelDir: opts.modelDir },
-      }),
-  );
-  const pump = (): void => {
-    while (idle.length && queue.length) {
-      const w = idle.pop()!;
-      const t = queue.shift()!;
-      busy.set(w, t);
-      w.postMessage({ id: t.id, smiles: t.smiles });
-    }
-  };
-  const failAll = (err: Error): void => {
-    for (const t of busy.values()) t.reject(err);
-    busy.clear();
-    for (const t of queue.splice(0)) t.reject(err);
-  };
   try {
-    await Promise.all(
-      workers.map(
-        (w) =>
-          new Promise<void>((resolve, reject) => {
-            w.on(
-              'message',
-              (msg: {
-                ready?: true;
-                version?: string;
-                failed?: string;
-                id?: number;
-                table?: AdmetTable;
-                error?: string;
-              }) => {
-                if (msg.failed)
-                  return reject(
-                    new AppError('unavailable', `ADMET predictor could not start: ${msg.failed}`),
-                  );
-                if (msg.ready) {
-                  version = msg.version ?? '';
-                  idle.push(w);
-                  resolve();
-                  return pump();
-                }
-                const t = busy.get(w);
-                busy.delete(w);
-                idle.push(w);
-                if (t && msg.table) t.resolve(msg.table);
-                else t?.reject(new Error(`ADMET batch failed: ${msg.error}`));
-                pump();
-              },
-            );
-            w.on('error', (err) => {
-              reject(err);
-              failAll(err);
-            });
-            w.on('exit', (code) => {
-              if (!closed) failAll(new AppError('unavailable', `ADMET predictor thread exited (${code})`));
-            });
-          }),
-      ),
-    );
+    const infos = (await threads.start()) as { version: string }[];
+    version = infos[0]?.version ?? '';
   } catch (err) {
-    closed = true;
-    await Promise.all(workers.map((w) => w.terminate()));
-    throw err;
+    await threads.close();
+    throw new DomainError('unavailable', `ADMET predictor could not start: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
-
   const runBatch = (smiles: string[]): Promise<AdmetTable> =>
-    new Promise((resolve, reject) => {
-      if (closed) return reject(new AppError('unavailable', 'ADMET predictor is closed'));
-      queue.push({ id: nextId++, smiles, resolve, reject });
-      pump();
+    threads.run(smiles).catch((err: unknown) => {
+      throw err instanceof DomainError ? err : new Error(`ADMET batch failed: ${(err as Error).message}`);
     });
 
   return {
@@ -131,11 +67,7 @@ export async function createAdmetPredictor(opts: AdmetPredictorOptions = {}): Pr
       if (parts.length === 1) return parts[0];
       return concatTables(await Promise.all(parts));
     },
-    async close() {
-      closed = true;
-      failAll(new AppError('unavailable', 'ADMET predictor is closed'));
-      await Promise.all(workers.map((w) => w.terminate()));
-    },
+    close: () => threads.close(),
   };
 }
 

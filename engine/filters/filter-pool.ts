@@ -1,15 +1,17 @@
 /**
- * A small pool of RDKit worker threads for the per-row filters (PAINS alone is 480 substructure
+ * A small engine thread pool (engine/threads) of RDKit threads for the per-row filters (PAINS alone is 480 substructure
  * matches per molecule), so they never run on the API's event loop. Threads start on first use
  * and each compiles its queries once; a batch is split across threads in contiguous chunks and
  * the verdicts come back in input order.
  */
-import { Worker } from 'node:worker_threads';
 import type { FilterRequest } from './evaluate.ts';
+import { createThreadPool } from '../threads/index.ts';
 
-export type FilterWorkerRequest = FilterRequest & { id: number };
-export type FilterWorkerReply =
-  { id: number; pass: Uint8Array; qed?: Float64Array } | { id: number; error: string; code?: string };
+/** A thread's verdicts for its chunk: 1 = passes, and QED per candidate (NaN when unparsable). */
+export interface FilterVerdicts {
+  pass: Uint8Array;
+  qed?: Float64Array;
+}
 
 export interface FilterResult {
   /** Per candidate: passes every requested RDKit filter. */
@@ -38,37 +40,12 @@ const MIN_CHUNK = 24;
 /** A pool of at most `threads` (default 2) filter threads, started lazily. */
 export function createFilterPool(opts: { threads?: number } = {}): FilterPool {
   const size = Math.max(1, Math.min(opts.threads ?? 2, 4));
-  const workers: (Worker | undefined)[] = new Array(size).fill(undefined);
-  const pending = new Map<number, { resolve: (r: FilterWorkerReply) => void; worker: number }>();
-  let nextId = 1;
-
-  const start = (i: number): Worker => {
-    const existing = workers[i];
-    if (existing) return existing;
-    const w = new Worker(new URL('./filter-worker.ts', import.meta.url));
-    w.unref();
-    w.on('message', (r: FilterWorkerReply) => {
-      pending.get(r.id)?.resolve(r);
-      pending.delete(r.id);
-    });
-    w.on('error', (err) => {
-      workers[i] = undefined;
-      for (const [id, p] of pending) {
-        if (p.worker !== i) continue;
-        p.resolve({ id, error: err.message });
-        pending.delete(id);
-      }
-    });
-    workers[i] = w;
-    return w;
-  };
-
-  const call = (i: number, req: FilterRequest) =>
-    new Promise<FilterWorkerReply>((resolve) => {
-      const id = nextId++;
-      pending.set(id, { resolve, worker: i });
-      start(i).postMessage({ id, ...req } satisfies FilterWorkerRequest);
-    });
+  const threads = createThreadPool<FilterRequest, FilterVerdicts>({
+    name: 'filter',
+    script: new URL('./filter-worker.ts', import.meta.url),
+    size,
+    unrefIdle: true,
+  });
 
   return {
     async evaluate(smiles, filters, o = {}) {
@@ -77,27 +54,26 @@ export function createFilterPool(opts: { threads?: number } = {}): FilterPool {
       const per = Math.ceil(smiles.length / chunks);
       const replies = await Promise.all(
         Array.from({ length: chunks }, (_, c) =>
-          call(c, {
-            smiles: smiles.slice(c * per, (c + 1) * per),
-            filters: [...filters],
-            query: o.query,
-            descriptors: o.descriptors?.slice(c * per, (c + 1) * per),
-          }),
+          threads
+            .run({
+              smiles: smiles.slice(c * per, (c + 1) * per),
+              filters: [...filters],
+              query: o.query,
+              descriptors: o.descriptors?.slice(c * per, (c + 1) * per),
+            })
+            .catch((err: Error & { code?: string }) => {
+              throw Object.assign(new Error(`filter evaluation failed: ${err.message}`), { code: err.code });
+            }),
         ),
       );
       const pass: boolean[] = [];
       const qed: (number | null)[] | undefined = filters.includes('QED') ? [] : undefined;
       for (const r of replies) {
-        if ('error' in r)
-          throw Object.assign(new Error(`filter evaluation failed: ${r.error}`), { code: r.code });
         for (const p of r.pass) pass.push(p === 1);
         if (qed && r.qed) for (const v of r.qed) qed.push(Number.isNaN(v) ? null : v);
       }
       return { pass, qed };
     },
-    async close() {
-      await Promise.all(workers.map((w) => w?.terminate()));
-      workers.fill(undefined);
-    },
+    close: () => threads.close(),
   };
 }

@@ -5,7 +5,7 @@
  * each 64-byte aligned. A wasm32 memory holds at most 4 GiB, so large catalogs span several arenas.
  */
 import type { WasmMemory } from './wasm/wasm-api.ts';
-import { AppError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { popcountOffsets } from './bitbound.ts';
 import { createSharedMemory, instantiateKernel } from './kernel.ts';
 import { BLOCK_BYTES } from './wasm/kernel-blocks.ts';
@@ -41,7 +41,7 @@ const align64 = (n: number): number => Math.ceil(n / 64) * 64;
 
 /**
  * Reads every shard of `catalog` straight into new arenas and parses each with `readShard`.
- * Throws AppError('internal') if the reader copied the fingerprint or popcount column (the
+ * Throws DomainError('internal') if the reader copied the fingerprint or popcount column (the
  * kernel must scan the bytes in the arena) or a shard's row count differs from the manifest.
  */
 export function loadCatalogArenas<S extends ShardLike>(
@@ -57,7 +57,7 @@ export function loadCatalogArenas<S extends ShardLike>(
   let used = Infinity;
   sizes.forEach((size, i) => {
     if (align64(size) > ARENA_MAX_BYTES)
-      throw new AppError(
+      throw new DomainError(
         'internal',
         `shard ${i} of ${catalog.manifest.id} (${size} bytes) exceeds one kernel memory`,
       );
@@ -83,13 +83,13 @@ export function loadCatalogArenas<S extends ShardLike>(
       readFileInto(catalog.shardPath(i), memory, ptr, files[i]);
       const data = readShard(new Uint8Array(buffer, ptr, files[i]), i);
       if (data.fingerprints.buffer !== buffer || data.popcounts.buffer !== buffer) {
-        throw new AppError(
+        throw new DomainError(
           'internal',
           `reader copied the fingerprint columns of shard ${i} of ${catalog.manifest.id}; the scan needs zero-copy views`,
         );
       }
       if (data.rows !== catalog.manifest.shards[i].rows) {
-        throw new AppError(
+        throw new DomainError(
           'internal',
           `shard ${i} of ${catalog.manifest.id} has ${data.rows} rows, manifest says ${catalog.manifest.shards[i].rows}`,
         );

@@ -1,16 +1,16 @@
-/** Messages between the search pool and its worker threads (structured-clone plain data). */
+/** Requests of the search pool to its threads and their replies (structured-clone plain data). */
 import type { WasmMemory } from './wasm/wasm-api.ts';
 import type { PreparedQuery } from './query.ts';
 
+/** Registers a shared arena memory: the thread instantiates the kernel over it (nothing is copied). */
 export interface ArenaMessage {
   t: 'arena';
-  id: number;
   arena: number;
   memory: WasmMemory;
 }
+/** Where each shard's columns sit in the arenas. */
 export interface ShardsMessage {
   t: 'shards';
-  id: number;
   catalog: string;
   shards: {
     index: number;
@@ -24,13 +24,11 @@ export interface ShardsMessage {
 }
 export interface DropMessage {
   t: 'drop';
-  id: number;
   catalog: string;
   arenas: number[];
 }
 export interface ScanMessage {
   t: 'scan';
-  id: number;
   catalog: string;
   shard: number;
   rowStart: number;
@@ -43,11 +41,9 @@ export interface ScanMessage {
 }
 export type PoolMessage = ArenaMessage | ShardsMessage | DropMessage | ScanMessage;
 
+/** The reply to a scan (registration messages answer null). */
 export interface ScanReply {
-  t: 'done';
-  id: number;
   results: { rows: Int32Array; scores: Float32Array }[];
   scanned: number;
   touched: number;
 }
-export type WorkerReply = ScanReply | { t: 'ack'; id: number } | { t: 'error'; id: number; message: string };

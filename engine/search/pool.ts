@@ -1,17 +1,19 @@
 /**
- * The search pool: catalogs loaded once into shared kernel memories, scanned in parallel by a
- * fixed set of worker threads. The caller's event loop only splits work, dispatches and merges;
- * every row is scored on a worker. Results are exact and identical to a serial scan.
+ * The search pool: catalogs loaded once into shared kernel memories, scanned in parallel by the
+ * threads of an engine thread pool (engine/threads). This file is the shared-memory layer on top:
+ * every thread (and any replacement of a thread that died) is registered with every arena and
+ * shard before it scans. The caller's event loop only splits work, dispatches and merges; every
+ * row is scored on a thread. Results are exact and identical to a serial scan.
  */
-import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { Logger } from '../../platform/logger.ts';
-import { AppError, notFound, validationError } from '../../platform/errors.ts';
+import { DomainError, notFound, validationError } from '../../platform/errors.ts';
 import { maxBound } from './bitbound.ts';
 import { loadCatalogArenas, type CatalogLike, type LoadedShard } from './arena-load.ts';
 import { prepareCentroid, prepareTanimoto, type PreparedQuery } from './query.ts';
 import { mergeHits, type Hit } from './topk.ts';
-import type { PoolMessage, WorkerReply } from './pool-protocol.ts';
+import type { PoolMessage, ScanReply } from './pool-protocol.ts';
+import { createThreadPool, type ThreadHandle } from '../threads/index.ts';
 import type { ReadShard } from './shard-memory.ts';
 import { readShard as catalogReadShard, type ShardData } from '../catalog/reader.ts';
 
@@ -88,91 +90,60 @@ interface Search {
   hits: Hit[][];
   resolve(h: Hit[][]): void;
   reject(e: unknown): void;
-  failed: boolean;
+  done: boolean;
 }
-interface Slot {
-  worker: Worker;
-  busy: boolean;
-  task?: { search: Search; segment: Segment };
+interface LoadedCatalog {
+  shards: LoadedShard<ShardData>[];
+  arenas: number[];
+  bytes: number;
+  /** Registration messages, replayed to every thread that starts later. */
+  messages: PoolMessage[];
 }
 
 const workerUrl = new URL('./pool-worker.ts', import.meta.url);
 
-/** Creates a pool of `threads` scan workers. Call close() to stop them. */
+/** Creates a pool of `threads` scan threads (started at once). Call close() to stop them. */
 export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
-  const threads = Math.max(1, opts.threads ?? availableParallelism());
+  const size = Math.max(1, opts.threads ?? availableParallelism());
   const segmentRows = opts.segmentRows ?? 65536;
   const blockBound = opts.blockBound ?? true;
   const log = opts.log;
-  const catalogs = new Map<string, { shards: LoadedShard<ShardData>[]; arenas: number[]; bytes: number }>();
-  const queue: Search[] = [];
-  const acks = new Map<number, { left: number; resolve(): void }>();
-  let nextId = 1;
+  /** Catalogs every thread knows (searchable). */
+  const catalogs = new Map<string, LoadedCatalog>();
+  /** Catalogs being registered, and registered ones: what a new thread must be sent. */
+  const registry = new Map<string, LoadedCatalog>();
+  const active = new Set<Search>();
   let nextArena = 1;
   let searches = 0;
   let rowsScanned = 0;
   let rowsTouched = 0;
   let closed = false;
 
-  const slots: Slot[] = Array.from({ length: threads }, (_, slot) => {
-    const s: Slot = { worker: new Worker(workerUrl, { workerData: { slot, blockBound } }), busy: false };
-    s.worker.on('message', (m: WorkerReply) => onReply(s, m));
-    s.worker.on('error', (err) => onCrash(s, err));
-    return s;
+  const threads = createThreadPool<PoolMessage, ScanReply | null>({
+    name: 'search',
+    script: workerUrl,
+    size,
+    // Each slot owns a scratch area in every arena; a replacement thread reuses its slot's.
+    workerData: (slot) => ({ slot, blockBound }),
+    respawnEagerly: true,
+    onSpawn: (t: ThreadHandle) =>
+      Promise.all([...registry.values()].flatMap((c) => c.messages.map((m) => t.call(m)))).then(() => {}),
+    errors: {
+      closed: () => new DomainError('unavailable', 'search pool closed'),
+      died: (cause) => new DomainError('internal', 'search worker failed', { cause }),
+    },
+    log,
   });
-
-  function onCrash(s: Slot, err: unknown): void {
-    log?.error({ err }, 'search worker failed');
-    if (s.task) failSearch(s.task.search, new AppError('internal', 'search worker failed', { cause: err }));
-    slots.splice(slots.indexOf(s), 1);
-  }
-
-  function failSearch(search: Search, err: unknown): void {
-    if (search.failed) return;
-    search.failed = true;
-    const i = queue.indexOf(search);
-    if (i >= 0) queue.splice(i, 1);
-    search.reject(err);
-  }
-
-  function onReply(s: Slot, m: WorkerReply): void {
-    if (m.t === 'ack') {
-      const a = acks.get(m.id);
-      if (a && --a.left === 0) {
-        acks.delete(m.id);
-        a.resolve();
-      }
-      return;
-    }
-    const task = s.task!;
-    s.busy = false;
-    s.task = undefined;
-    const { search, segment } = task;
-    search.inFlight--;
-    if (m.t === 'error') failSearch(search, new AppError('internal', m.message));
-    else if (!search.failed) {
-      rowsScanned += m.scanned;
-      rowsTouched += m.touched;
-      m.results.forEach((r, qi) => {
-        const part = Array.from(r.rows, (row, j) => ({
-          catalog: segment.catalog,
-          shard: segment.shard.index,
-          row,
-          similarity: r.scores[j],
-        }));
-        search.hits[qi] = mergeHits(search.hits[qi], part, search.k);
-      });
-      if (search.segments.length === 0 && search.inFlight === 0) search.resolve(search.hits);
-    }
-    pump();
-  }
+  const started = threads.start();
+  started.catch((err) => log?.error({ err }, 'search threads failed to start'));
 
   const floorOf = (search: Search, qi: number): number => {
     const h = search.hits[qi];
     return h.length >= search.k ? h[search.k - 1].similarity : -Infinity;
   };
 
-  function nextTask(search: Search): Segment | undefined {
+  /** The next segment that can still hold a hit above every query's floor (others are skipped). */
+  function nextSegment(search: Search): Segment | undefined {
     const t32 = search.threshold === undefined ? -Infinity : Math.fround(search.threshold);
     while (search.segments.length) {
       const seg = search.segments.shift()!;
@@ -181,42 +152,63 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
     return undefined;
   }
 
-  function pump(): void {
-    for (const s of slots) {
-      if (s.busy) continue;
-      let seg: Segment | undefined;
-      let search: Search | undefined;
-      while (queue.length && !seg) {
-        search = queue[0];
-        seg = nextTask(search);
-        if (!search.segments.length) queue.shift();
-        if (!seg && search.inFlight === 0 && !search.failed) search.resolve(search.hits);
-      }
-      if (!seg || !search) return;
-      s.busy = true;
-      s.task = { search, segment: seg };
-      search.inFlight++;
-      const msg: PoolMessage = {
-        t: 'scan',
-        id: nextId++,
-        catalog: seg.catalog,
-        shard: seg.shard.index,
-        rowStart: seg.rowStart,
-        rowEnd: seg.rowEnd,
-        queries: search.queries,
-        k: search.k,
-        threshold: search.threshold,
-        floors: search.queries.map((_, qi) => floorOf(search!, qi)),
-      };
-      s.worker.postMessage(msg);
-    }
+  function finish(search: Search, err?: unknown): void {
+    if (search.done) return;
+    search.done = true;
+    active.delete(search);
+    if (err === undefined) search.resolve(search.hits);
+    else
+      search.reject(
+        err instanceof DomainError ? err : new DomainError('internal', String((err as Error).message ?? err)),
+      );
   }
 
-  function broadcast(msg: PoolMessage): Promise<void> {
-    return new Promise((resolve) => {
-      acks.set(msg.id, { left: slots.length, resolve });
-      for (const s of slots) s.worker.postMessage(msg);
-    });
+  /**
+   * Keeps at most one segment per thread in flight for a search; the scan message is built when
+   * a thread takes it, so its floors are the best known then (the k-th score rises as segments
+   * come back, and later segments prune more).
+   */
+  function dispatch(search: Search): void {
+    while (!search.done && search.inFlight < size) {
+      const seg = nextSegment(search);
+      if (!seg) break;
+      search.inFlight++;
+      threads
+        .run(() => ({
+          t: 'scan',
+          catalog: seg.catalog,
+          shard: seg.shard.index,
+          rowStart: seg.rowStart,
+          rowEnd: seg.rowEnd,
+          queries: search.queries,
+          k: search.k,
+          threshold: search.threshold,
+          floors: search.queries.map((_, qi) => floorOf(search, qi)),
+        }))
+        .then(
+          (reply) => {
+            search.inFlight--;
+            if (search.done || !reply) return;
+            rowsScanned += reply.scanned;
+            rowsTouched += reply.touched;
+            reply.results.forEach((r, qi) => {
+              const part = Array.from(r.rows, (row, j) => ({
+                catalog: seg.catalog,
+                shard: seg.shard.index,
+                row,
+                similarity: r.scores[j],
+              }));
+              search.hits[qi] = mergeHits(search.hits[qi], part, search.k);
+            });
+            dispatch(search);
+          },
+          (err) => {
+            search.inFlight--;
+            finish(search, err);
+          },
+        );
+    }
+    if (!search.done && search.inFlight === 0 && !search.segments.length) finish(search);
   }
 
   function run(
@@ -225,7 +217,7 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
     k: number,
     threshold?: number,
   ): Promise<Hit[][]> {
-    if (closed) return Promise.reject(new AppError('unavailable', 'search pool is closed'));
+    if (closed) return Promise.reject(new DomainError('unavailable', 'search pool is closed'));
     if (!Number.isInteger(k) || k < 0)
       return Promise.reject(validationError(['k'], 'must be a non-negative integer'));
     if (threshold !== undefined && !(threshold >= 0 && threshold <= 1))
@@ -261,42 +253,53 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
         hits: queries.map(() => []),
         resolve,
         reject,
-        failed: false,
+        done: false,
       };
-      queue.push(search);
-      pump();
+      active.add(search);
+      dispatch(search);
     });
   }
 
   return {
     async loadCatalog(catalog) {
-      if (closed) throw new AppError('unavailable', 'search pool is closed');
+      if (closed) throw new DomainError('unavailable', 'search pool is closed');
       const id = catalog.manifest.id;
-      if (catalogs.has(id)) return;
+      if (catalogs.has(id) || registry.has(id)) return;
+      await started;
       const t0 = performance.now();
       const { arenas, shards } = loadCatalogArenas(
         catalog,
         opts.readShard ?? catalogReadShard,
-        threads,
+        size,
         nextArena,
       );
       nextArena += arenas.length;
-      for (const a of arenas) await broadcast({ t: 'arena', id: nextId++, arena: a.id, memory: a.memory });
-      const shardMsg = shards.map((s) => ({
-        index: s.index,
-        arena: s.arena,
-        fpPtr: s.ref.fpPtr,
-        pcPtr: s.ref.pcPtr,
-        rows: s.ref.rows,
-        offsets: s.ref.offsets,
-        blkPtr: s.ref.blkPtr,
-      }));
-      await broadcast({ t: 'shards', id: nextId++, catalog: id, shards: shardMsg });
-      catalogs.set(id, {
+      const messages: PoolMessage[] = [
+        ...arenas.map((a): PoolMessage => ({ t: 'arena', arena: a.id, memory: a.memory })),
+        {
+          t: 'shards',
+          catalog: id,
+          shards: shards.map((s) => ({
+            index: s.index,
+            arena: s.arena,
+            fpPtr: s.ref.fpPtr,
+            pcPtr: s.ref.pcPtr,
+            rows: s.ref.rows,
+            offsets: s.ref.offsets,
+            blkPtr: s.ref.blkPtr,
+          })),
+        },
+      ];
+      const entry: LoadedCatalog = {
         shards,
         arenas: arenas.map((a) => a.id),
         bytes: arenas.reduce((n, a) => n + a.bytes, 0),
-      });
+        messages,
+      };
+      // Registered before the broadcast: a thread starting meanwhile gets it from onSpawn.
+      registry.set(id, entry);
+      for (const m of messages) await threads.broadcast(m);
+      catalogs.set(id, entry);
       log?.info(
         {
           catalog: id,
@@ -311,7 +314,8 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
       const cat = catalogs.get(id);
       if (!cat) return;
       catalogs.delete(id);
-      await broadcast({ t: 'drop', id: nextId++, catalog: id, arenas: cat.arenas });
+      registry.delete(id);
+      await threads.broadcast({ t: 'drop', catalog: id, arenas: cat.arenas });
     },
     shard: (catalog, index) => catalogs.get(catalog)?.shards.find((s) => s.index === index)?.data,
     knn: async (req) => (await run(req.catalogs, [prepareTanimoto(req.query)], req.k, req.threshold))[0],
@@ -324,26 +328,28 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
       ),
     centroid: async (req) =>
       (await run(req.catalogs, [prepareCentroid(req.queries)], req.k, req.threshold))[0],
-    stats: () => ({
-      threads: slots.length,
-      catalogs: [...catalogs.keys()],
-      shards: [...catalogs.values()].reduce((n, c) => n + c.shards.length, 0),
-      rows: [...catalogs.values()].reduce((n, c) => n + c.shards.reduce((m, s) => m + s.ref.rows, 0), 0),
-      bytesLoaded: [...catalogs.values()].reduce((n, c) => n + c.bytes, 0),
-      searches,
-      rowsScanned,
-      rowsTouched,
-      busyThreads: slots.filter((s) => s.busy).length,
-      queuedSearches: queue.length,
-    }),
+    stats: () => {
+      const t = threads.stats();
+      return {
+        threads: t.threads,
+        catalogs: [...catalogs.keys()],
+        shards: [...catalogs.values()].reduce((n, c) => n + c.shards.length, 0),
+        rows: [...catalogs.values()].reduce((n, c) => n + c.shards.reduce((m, s) => m + s.ref.rows, 0), 0),
+        bytesLoaded: [...catalogs.values()].reduce((n, c) => n + c.bytes, 0),
+        searches,
+        rowsScanned,
+        rowsTouched,
+        busyThreads: t.busy,
+        queuedSearches: [...active].filter((s) => s.segments.length > 0).length,
+      };
+    },
     async close() {
       if (closed) return;
       closed = true;
-      for (const s of queue.splice(0)) failSearch(s, new AppError('unavailable', 'search pool closed'));
-      for (const s of slots)
-        if (s.task) failSearch(s.task.search, new AppError('unavailable', 'search pool closed'));
-      await Promise.all(slots.map((s) => s.worker.terminate()));
+      await threads.close();
+      for (const s of [...active]) finish(s, new DomainError('unavailable', 'search pool closed'));
       catalogs.clear();
+      registry.clear();
     },
   };
 }

@@ -116,35 +116,38 @@ function contextFor(shard: ShardLike): ScanContext {
   return ctx;
 }
 
+export interface ShardScanOptions {
+  /** Rows wanted. */
+  k: number;
+  /** Rows below this similarity are never returned. */
+  threshold?: number;
+  /** A k-th score already reached elsewhere (inclusive): rows below it are skipped. */
+  floor?: number;
+  /** Per shard row: 0 excludes the row (masked k-NN). */
+  mask?: Uint8Array;
+  /** false turns the block-popcount bound off (same results; for benchmarks). Default true. */
+  blockBound?: boolean;
+}
+
 /**
  * Exact top-k rows of one shard for a query fingerprint (256 bytes) or a prepared query, on the
  * calling thread: rows sorted by (similarity desc, row asc), similarity >= threshold when given.
- * `floor` (optional, inclusive) is a k-th score already reached on other shards: rows below it
- * are skipped, which lets BitBound prune more; the merged result stays exact. Also reports how
- * many rows were scored. `mask` (optional, indexed by shard row) excludes rows whose byte is 0 from
- * the result, exactly (masked k-NN). `opts.blockBound: false` turns the block bound off (same results,
- * for benchmarks); it is on by default. For job activities and selection threads that scan shard by
- * shard and merge with mergeTopK. Synchronous and CPU-bound: call it from a worker, never from an
+ * `floor` (inclusive) is a k-th score already reached on other shards: rows below it are skipped,
+ * which lets BitBound prune more; the merged result stays exact. Also reports how many rows were
+ * scored. `mask` (indexed by shard row) excludes rows whose byte is 0 from the result, exactly
+ * (masked k-NN). For job activities and selection threads that scan shard by shard and merge
+ * with mergeTopK. Synchronous and CPU-bound: call it from a worker, never from an
  * API event loop.
  */
 export function scanShardTopK(
   shard: ShardLike,
   query: Uint8Array | PreparedQuery,
-  k: number,
-  threshold?: number,
-  floor?: number,
-  mask?: Uint8Array,
-  opts: { blockBound?: boolean } = {},
+  opts: ShardScanOptions,
 ): ScanResult {
+  const { k, threshold, floor, mask, blockBound } = opts;
   if (mask && mask.length < shard.rows)
     throw new RangeError(`mask has ${mask.length} entries for ${shard.rows} rows`);
   const ctx = contextFor(shard);
   const q = query instanceof Uint8Array ? prepareTanimoto(query) : query;
-  return scanTopK(ctx.kernel, ctx.slotPtr, ctx.ref, q, {
-    k,
-    threshold,
-    floor,
-    mask,
-    blockBound: opts.blockBound,
-  });
+  return scanTopK(ctx.kernel, ctx.slotPtr, ctx.ref, q, { k, threshold, floor, mask, blockBound });
 }

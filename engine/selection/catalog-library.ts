@@ -152,7 +152,7 @@ export async function openScanLibrary(catalog: Catalog): Promise<Library> {
     for (let s = 0; s < shards.length; s++) {
       // The k-th score so far (inclusive) lets BitBound skip more of later shards; still exact.
       const floor = hits.length >= k && k > 0 ? hits[k - 1].similarity : undefined;
-      const r = scanShardTopK(shards[s], q, k, undefined, floor, mask?.subarray(starts[s], starts[s + 1]));
+      const r = scanShardTopK(shards[s], q, { k, floor, mask: mask?.subarray(starts[s], starts[s + 1]) });
       hits = mergeHits(
         hits,
         Array.from(r.rows, (row, j) => ({ catalog: m.id, shard: s, row, similarity: r.scores[j] })),

@@ -2,7 +2,7 @@
  * Small structural checks that collect every problem of a document with its JSON location, so a
  * 422 names each offending field (`$.constraints.properties[0].operator`), not just the first.
  */
-import { AppError, type FieldIssue } from '../../platform/errors.ts';
+import { DomainError, jsonPath, type FieldIssue } from '../../platform/errors.ts';
 
 export type Loc = (string | number)[];
 
@@ -73,17 +73,11 @@ export function createChecker(root: Loc = ['body']): Checker {
         .slice(0, 5)
         .map((i) => `${jsonPath(i.loc)}: ${i.msg}`)
         .join('; ');
-      throw new AppError(
+      throw new DomainError(
         'validation_error',
         issues.length > 5 ? `${head}; and ${issues.length - 5} more` : head,
         { issues },
       );
     },
   };
-}
-
-/** `['body','items',3,'id']` → `$.items[3].id`. */
-export function jsonPath(loc: Loc): string {
-  const rest = loc[0] === 'body' || loc[0] === 'query' || loc[0] === 'params' ? loc.slice(1) : loc;
-  return '$' + rest.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
 }

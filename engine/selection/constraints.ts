@@ -3,7 +3,7 @@
  * catalog's stored columns before candidate generation (a row mask). Structure conditions and
  * scaffold relationships run exactly on the shortlist with RDKit (post-filters).
  */
-import { AppError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { RDKitModule, RDKitMol } from '../chem/index.ts';
 import type { Library } from './library.ts';
 import {
@@ -81,7 +81,7 @@ export function pushdownMask(lib: Library, tests: PropertyTest[]): { mask?: Uint
   for (const t of tests) {
     const col = lib.column(t.property_id);
     if (!col)
-      throw new AppError(
+      throw new DomainError(
         'capability_unavailable',
         `property ${t.property_id} is not available for ${lib.info.database_id}`,
       );
@@ -126,7 +126,7 @@ export function compileConditions(
           'query',
           'value',
         ];
-        throw new AppError(
+        throw new DomainError(
           'invalid_smiles',
           `${path}.query.value: could not parse ${cond.query.format.toUpperCase()} ${JSON.stringify(cond.query.value.slice(0, 200))}`,
           {

@@ -7,7 +7,7 @@
  *  3. exact post-filters with RDKit on the candidates (structures, scaffold relationships);
  *  4. portfolio: max_per_scaffold, then limit.
  */
-import { AppError, invalidSmiles } from '../../platform/errors.ts';
+import { DomainError, invalidSmiles } from '../../platform/errors.ts';
 import { DESCRIPTOR_NAMES, getRDKit, parseMolecule, tanimoto, type RDKitMol } from '../chem/index.ts';
 import { compileConditions, propertyTests, pushdownMask, structuresPass } from './constraints.ts';
 import type { Library } from './library.ts';
@@ -99,7 +99,7 @@ export function constraintExecution(
 export function checkCapabilities(sel: NormalizedSelection): void {
   sel.objectives.forEach((o, i) => {
     if (!(AVAILABLE_METRIC_IDS as readonly string[]).includes(o.metric_id)) {
-      throw new AppError(
+      throw new DomainError(
         'capability_unavailable',
         `$.objectives[${i}].metric_id: ${o.metric_id} needs the shape/electrostatic scorer, which this deployment does not offer yet; available: ${AVAILABLE_METRIC_IDS.join(', ')}`,
       );

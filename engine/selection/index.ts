@@ -21,10 +21,12 @@ export {
   type SelectionHit,
   type SelectionOutcome,
 } from './execute.ts';
-export { createChecker, jsonPath, type Checker, type Loc } from './check.ts';
+export { createChecker, type Checker, type Loc } from './check.ts';
 export { openCatalogLibrary, type PoolKnn } from './catalog-library.ts';
 export { staticRegistry, catalogRegistry, type LibraryRegistry } from './registry.ts';
 export * from './run-document.ts';
+export { prepareSelection, type PreparedSelection } from './prepare.ts';
+export { checkRunDocument, runLimitViolation, type CheckedRun, type RunWork } from './run-check.ts';
 export { openScanLibrary } from './catalog-library.ts';
 export type { LibrarySource } from './library.ts';
 export {

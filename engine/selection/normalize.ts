@@ -154,7 +154,7 @@ function propertyConstraint(
 
 /**
  * Validates `doc` against molecule-selection/1 for the library `lib` and returns the normalized
- * document. Throws a validation_error AppError listing every issue (loc starts with `root`).
+ * document. Throws a validation_error DomainError listing every issue (loc starts with `root`).
  * Pure and deterministic: parsing of SMILES/SMARTS is checked later by the executor.
  */
 export function normalizeSelection(

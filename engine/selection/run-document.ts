@@ -3,7 +3,7 @@
  * item. kind `selection` has one item (id `selection`); kind `selection_batch` has one item per
  * `items[]` entry, each the `selection_template` with that entry's references.
  */
-import { AppError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { createChecker } from './check.ts';
 
 export const RUN_SCHEMA_VERSION = 'run/1';
@@ -75,7 +75,7 @@ export function parseRunDocument(doc: unknown): RunDocument {
       );
     else {
       if (d.items.length > RUN_LIMITS.maxItems) {
-        throw new AppError(
+        throw new DomainError(
           'payload_too_large',
           `a run has at most ${RUN_LIMITS.maxItems} items, got ${d.items.length}`,
           {

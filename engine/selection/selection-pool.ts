@@ -4,12 +4,12 @@
  * from a serialisable LibrarySource (a catalog directory, loaded into WebAssembly kernel memory
  * for exact masked k-NN; or in-memory molecules), and keeps them for later selections.
  */
-import { Worker } from 'node:worker_threads';
-import { AppError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { executeSelection, type SelectionOutcome } from './execute.ts';
 import type { Library, LibrarySource } from './library.ts';
-import { deserializeError, type ExecuteMessage, type SelectionReply } from './selection-protocol.ts';
+import type { ExecuteMessage } from './selection-protocol.ts';
+import { createThreadPool } from '../threads/index.ts';
 import type { NormalizedSelection } from './spec.ts';
 
 export interface SelectionPoolOptions {
@@ -30,9 +30,9 @@ export interface SelectionPoolStats {
 export interface SelectionPool {
   /**
    * Runs executeSelection(library opened from `source`, `selection`) on a pool thread. Resolves
-   * with the same outcome; rejects with the same AppError (code, message, issues) the in-thread
-   * call would throw, with AppError('overloaded') when the queue is full, AppError('unavailable')
-   * after close(), and AppError('internal') when the thread dies.
+   * with the same outcome; rejects with the same DomainError (code, message, issues) the in-thread
+   * call would throw, with DomainError('overloaded') when the queue is full, DomainError('unavailable')
+   * after close(), and DomainError('internal') when the thread dies.
    */
   execute(source: LibrarySource, selection: NormalizedSelection): Promise<SelectionOutcome>;
   stats(): SelectionPoolStats;
@@ -40,33 +40,31 @@ export interface SelectionPool {
   close(): Promise<void>;
 }
 
-interface Task {
-  id: number;
-  key: string;
-  source: LibrarySource;
-  selection: NormalizedSelection;
-  resolve(o: SelectionOutcome): void;
-  reject(e: unknown): void;
-}
-interface Thread {
-  worker: Worker;
-  known: Set<string>;
-  task?: Task;
-}
-
 const workerUrl = new URL('./selection-worker.ts', import.meta.url);
 
 /** Creates a selection pool; no thread starts until the first execute(). Call close() to stop it. */
 export function createSelectionPool(opts: SelectionPoolOptions = {}): SelectionPool {
-  const size = Math.max(1, opts.threads ?? 1);
   const maxQueue = opts.maxQueue ?? 64;
-  const threads: Thread[] = [];
-  const queue: Task[] = [];
   const memoryKeys = new WeakMap<object, string>();
-  let nextId = 1;
   let nextMemory = 1;
-  let executed = 0;
-  let closed = false;
+  const threads = createThreadPool<ExecuteMessage, SelectionOutcome>({
+    name: 'selection',
+    script: workerUrl,
+    size: Math.max(1, opts.threads ?? 1),
+    maxQueue,
+    unrefIdle: true, // idle threads never keep the process alive; a running selection does
+    errors: {
+      closed: () => new DomainError('unavailable', 'selection pool closed'),
+      died: (cause) => new DomainError('internal', 'selection thread failed', { cause }),
+      overloaded: (queued) =>
+        new DomainError(
+          'overloaded',
+          `${queued} selections are waiting; retry shortly or submit a run (POST /api/v2/runs)`,
+          { retryAfterSeconds: 1 },
+        ),
+    },
+    log: opts.log,
+  });
 
   // A catalog is named by its directory; an in-memory library by the identity of its descriptor.
   const keyOf = (source: LibrarySource): string => {
@@ -80,82 +78,24 @@ export function createSelectionPool(opts: SelectionPoolOptions = {}): SelectionP
     return key;
   };
 
-  function spawn(): Thread {
-    const t: Thread = { worker: new Worker(workerUrl), known: new Set() };
-    t.worker.unref(); // idle threads never keep the process alive; a running task refs it
-    t.worker.on('message', (m: SelectionReply) => {
-      const task = t.task;
-      if (!task || task.id !== m.id) return;
-      t.task = undefined;
-      t.worker.unref();
-      executed++;
-      if (m.t === 'done') task.resolve(m.outcome);
-      else task.reject(deserializeError(m.error));
-      pump();
-    });
-    const die = (err: unknown) => {
-      const i = threads.indexOf(t);
-      if (i < 0) return;
-      threads.splice(i, 1);
-      if (!closed) opts.log?.error({ err }, 'selection thread failed');
-      t.task?.reject(
-        closed
-          ? new AppError('unavailable', 'selection pool closed')
-          : new AppError('internal', 'selection thread failed', { cause: err }),
-      );
-      t.task = undefined;
-      if (!closed) pump();
-    };
-    t.worker.on('error', die);
-    t.worker.on('exit', (code) => die(new Error(`selection thread exited with code ${code}`)));
-    threads.push(t);
-    return t;
-  }
-
-  function pump(): void {
-    while (queue.length && !closed) {
-      const t = threads.find((x) => !x.task) ?? (threads.length < size ? spawn() : undefined);
-      if (!t) return;
-      const task = queue.shift()!;
-      t.task = task;
-      t.worker.ref();
-      const msg: ExecuteMessage = { t: 'execute', id: task.id, key: task.key, selection: task.selection };
-      if (!t.known.has(task.key)) {
-        msg.source = task.source;
-        t.known.add(task.key);
-      }
-      t.worker.postMessage(msg);
-    }
-  }
-
   return {
     execute(source, selection) {
-      if (closed) return Promise.reject(new AppError('unavailable', 'selection pool is closed'));
-      if (queue.length >= maxQueue)
-        return Promise.reject(
-          new AppError(
-            'overloaded',
-            `${queue.length} selections are waiting; retry shortly or submit a run (POST /api/v2/runs)`,
-            { retryAfterSeconds: 1 },
-          ),
-        );
-      return new Promise<SelectionOutcome>((resolve, reject) => {
-        queue.push({ id: nextId++, key: keyOf(source), source, selection, resolve, reject });
-        pump();
+      const key = keyOf(source);
+      // The source (a catalog directory, or in-memory molecules) goes to each thread once.
+      return threads.run((t) => {
+        const msg: ExecuteMessage = { key, selection };
+        if (!t.seen.has(key)) {
+          msg.source = source;
+          t.seen.add(key);
+        }
+        return msg;
       });
     },
-    stats: () => ({
-      threads: threads.length,
-      busy: threads.filter((t) => t.task).length,
-      queued: queue.length,
-      executed,
-    }),
-    async close() {
-      if (closed) return;
-      closed = true;
-      for (const task of queue.splice(0)) task.reject(new AppError('unavailable', 'selection pool closed'));
-      await Promise.all([...threads].map((t) => t.worker.terminate()));
+    stats: () => {
+      const s = threads.stats();
+      return { threads: s.threads, busy: s.busy, queued: s.queued, executed: s.completed };
     },
+    close: () => threads.close(),
   };
 }
 

@@ -1,24 +1,21 @@
 /**
- * Runs substructure scans on a dedicated worker thread (never the caller's event loop), one scan
- * at a time in arrival order. Library SMILES are sent to the thread once per library key.
+ * Runs substructure scans on a dedicated engine thread (engine/threads; never the caller's event
+ * loop), one scan at a time in arrival order. Library SMILES are sent to the thread once per
+ * library key (again to a replacement if the thread dies).
  */
-import { Worker } from 'node:worker_threads';
+import { createThreadPool } from '../threads/index.ts';
 import type { SubstructureScanResult } from './scan.ts';
 
 export interface SubstructureRequest {
-  id: number;
   library: string;
+  /** The library's rows, sent the first time this thread sees `library`. */
   smiles?: string[];
   format: 'smarts' | 'smiles';
   query: string;
   limit: number;
   timeoutMs: number;
 }
-export type SubstructureReply =
-  | { id: number; result: SubstructureScanResult }
-  | { id: number; needLibrary: true }
-  | { id: number; invalidQuery: true }
-  | { id: number; error: string };
+export type SubstructureReply = { result: SubstructureScanResult } | { invalidQuery: true };
 
 export interface SubstructureRunner {
   /**
@@ -35,47 +32,25 @@ export interface SubstructureRunner {
 }
 
 export function createSubstructureRunner(): SubstructureRunner {
-  let worker: Worker | undefined;
-  const pending = new Map<number, (r: SubstructureReply) => void>();
-  const sent = new Set<string>();
-  let nextId = 1;
-  const start = () => {
-    if (worker) return worker;
-    const w = new Worker(new URL('./worker.ts', import.meta.url));
-    w.unref();
-    w.on('message', (r: SubstructureReply) => {
-      pending.get(r.id)?.(r);
-      pending.delete(r.id);
-    });
-    w.on('error', (err) => {
-      for (const [id, resolve] of pending) resolve({ id, error: err.message });
-      pending.clear();
-      sent.clear();
-      worker = undefined;
-    });
-    worker = w;
-    return w;
-  };
-  const call = (msg: SubstructureRequest) =>
-    new Promise<SubstructureReply>((resolve) => {
-      pending.set(msg.id, resolve);
-      start().postMessage(msg);
-    });
+  const thread = createThreadPool<SubstructureRequest, SubstructureReply>({
+    name: 'substructure',
+    script: new URL('./worker.ts', import.meta.url),
+    size: 1,
+    unrefIdle: true,
+  });
   return {
     async scan(key, smiles, req) {
-      const first = !sent.has(key);
-      sent.add(key);
-      let reply = await call({ id: nextId++, library: key, smiles: first ? smiles() : undefined, ...req });
-      if ('needLibrary' in reply)
-        reply = await call({ id: nextId++, library: key, smiles: smiles(), ...req });
-      if ('error' in reply) throw new Error(`substructure scan failed: ${reply.error}`);
-      if ('invalidQuery' in reply) return { invalidQuery: true };
-      if ('needLibrary' in reply) throw new Error('substructure worker lost the library');
-      return reply.result;
+      const reply = await thread
+        .run((t) => {
+          const first = !t.seen.has(key);
+          t.seen.add(key);
+          return { library: key, smiles: first ? smiles() : undefined, ...req };
+        })
+        .catch((err: Error) => {
+          throw new Error(`substructure scan failed: ${err.message}`, { cause: err });
+        });
+      return 'invalidQuery' in reply ? { invalidQuery: true } : reply.result;
     },
-    async close() {
-      await worker?.terminate();
-      worker = undefined;
-    },
+    close: () => thread.close(),
   };
 }

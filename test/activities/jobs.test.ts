@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildCatalog } from '../../engine/catalog/index.ts';
@@ -8,6 +8,15 @@ import { createLogger } from '../../platform/logger.ts';
 import { createJobActivities } from '../../activities/jobs.ts';
 import { mergeParts } from '../../activities/jobs-merge.ts';
 import { tempDir } from '../workflows/support/stack.ts';
+import { DEFAULT_TIER_LIMITS } from '../../platform/config.ts';
+import { openStore, type Store } from '../../store/index.ts';
+
+// The activities under test write no job rows, but the factory takes the jobs repository it closes over.
+let store: Store;
+beforeAll(async () => {
+  store = await openStore({ pgliteDir: 'memory://', tierLimits: DEFAULT_TIER_LIMITS });
+});
+afterAll(() => store?.close());
 
 const fixture = (f: string) => join(import.meta.dirname, '..', 'fixtures', 'jobs', f);
 
@@ -31,6 +40,7 @@ describe('job activities', () => {
     const objects = createLocalObjectStore(join(dir, 'objects'));
     const acts = createJobActivities({
       log: createLogger({ level: 'warn', pretty: false }),
+      jobs: store.jobs,
       objects,
       catalogDir: join(dir, 'cat'),
     });
@@ -83,9 +93,12 @@ describe('job activities', () => {
   });
 
   it('rejects an unparsable query and an unknown database as non-retryable invalid_input', async () => {
+    const dir = await tempDir('jobs-empty');
     const acts = createJobActivities({
       log: createLogger({ level: 'warn', pretty: false }),
-      catalogDir: await tempDir('jobs-empty'),
+      jobs: store.jobs,
+      objects: createLocalObjectStore(join(dir, 'objects')),
+      catalogDir: dir,
     });
     await expect(acts.jobPrepare({ jobName: 'j', smiles: 'C1CC', dbNames: ['x'] })).rejects.toMatchObject({
       type: 'invalid_input',

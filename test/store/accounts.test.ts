@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TIER_LIMITS } from '../../platform/config.ts';
-import { AppError } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { openStore, type Store } from '../../store/index.ts';
 import { BACKENDS, type TestTarget } from './backends.ts';
 
@@ -43,9 +43,9 @@ describe.each(BACKENDS)('accounts on $title', (backend) => {
 
   it('rejects an unknown tier with a message listing the tiers', async () => {
     const err = await store.accounts.createApiKey({ user: 'bob', tier: 'platinum' }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).code).toBe('validation_error');
-    expect((err as AppError).message).toContain(
+    expect(err).toBeInstanceOf(DomainError);
+    expect((err as DomainError).code).toBe('validation_error');
+    expect((err as DomainError).message).toContain(
       'unknown tier "platinum"; expected one of: free, academia, premium, ultra, enterprise, demo',
     );
     expect(await store.accounts.listKeys('bob')).toEqual([]);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from './ports.ts';
+import { freePort } from '../../testkit/ports.ts';
 
 /** The service started as a user starts it: `node bin/molsearch.ts start` as a child process. */
 export interface ServiceProcess {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import ExcelJS from 'exceljs';
-import { writeSyntheticCatalog } from './support/synthetic-catalog.ts';
+import { writeSyntheticCatalog } from '../../testkit/synthetic-catalog.ts';
 import { call, stackEnv, startTestStack, tempDir, waitStatus, type TestStack } from './support/stack.ts';
 
 // Downloads against a real S3-compatible server (moto, from the global setup): multipart upload

@@ -4,7 +4,7 @@ import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { writeSyntheticCatalog } from './support/synthetic-catalog.ts';
+import { writeSyntheticCatalog } from '../../testkit/synthetic-catalog.ts';
 import { call, stackEnv, startTestStack, tempDir, waitStatus, type TestStack } from './support/stack.ts';
 
 // Fault tolerance with real processes: PostgreSQL shared by the API (in this process, no worker)

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { PROPERTY_KEYS } from '../../engine/export/index.ts';
 import { taskQueue } from '../../workflows/contracts.ts';
-import { writeSyntheticCatalog } from './support/synthetic-catalog.ts';
+import { writeSyntheticCatalog } from '../../testkit/synthetic-catalog.ts';
 import { call, stackEnv, startTestStack, tempDir, waitStatus, type TestStack } from './support/stack.ts';
 
 // Real parts: the shared Temporal dev server, PGlite, the local object store, a synthetic catalog

@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import { checkFormats, type DownloadService } from '../../services/jobs-downloads.ts';
 import { checkPropRanges } from '../../services/jobs-page.ts';
 import { BoolParam } from './params.ts';
-import { PagingBody, type PagingBodyT } from './jobs.ts';
+import { PagingBody } from './jobs.ts';
 
 const PrepareQuery = Type.Object({
   job_name: Type.String({ default: 'XXX' }),
@@ -36,7 +36,7 @@ const DownloadViewSchema = Type.Object({
 const ById = Type.Object({ download_id: Type.String() });
 
 /** Legacy download routes: prepare, link status, the caller's downloads, and file serving. */
-export function registerDownloadRoutes(app: FastifyInstance, downloads: DownloadService): void {
+export function registerDownloadRoutes(app: App, downloads: DownloadService): void {
   const tags = ['legacy downloads'];
   app.post(
     '/prepare_download',
@@ -50,12 +50,12 @@ export function registerDownloadRoutes(app: FastifyInstance, downloads: Download
       },
     },
     async (request) => {
-      const q = request.query as Static<typeof PrepareQuery>;
-      const body = (request.body ?? {}) as PagingBodyT;
+      const q = request.query;
+      const body = request.body ?? {};
       if (q.d_min > q.d_max)
         throw validationError(['query', 'd_min'], `d_min (${q.d_min}) is greater than d_max (${q.d_max})`);
       const formats = checkFormats(q.file_format);
-      return downloads.prepare(request.account!.id, q.job_name, formats, {
+      return downloads.prepare(request.account.id, q.job_name, formats, {
         includeProperties: q.include_properties,
         includeMetadata: q.include_metadata,
         simTh: q.sim_th,
@@ -65,8 +65,6 @@ export function registerDownloadRoutes(app: FastifyInstance, downloads: Download
       });
     },
   );
-  const status = async (request: { query: unknown; account?: { id: string } }) =>
-    downloads.status(request.account!.id, (request.query as Static<typeof ById>).download_id);
   app.get(
     '/download_link',
     {
@@ -77,7 +75,7 @@ export function registerDownloadRoutes(app: FastifyInstance, downloads: Download
         response: { 200: DownloadViewSchema },
       },
     },
-    status,
+    (request) => downloads.status(request.account.id, request.query.download_id),
   );
   app.get(
     '/download_status',
@@ -89,7 +87,7 @@ export function registerDownloadRoutes(app: FastifyInstance, downloads: Download
         response: { 200: DownloadViewSchema },
       },
     },
-    status,
+    (request) => downloads.status(request.account.id, request.query.download_id),
   );
   app.get(
     '/user_downloads',
@@ -100,7 +98,7 @@ export function registerDownloadRoutes(app: FastifyInstance, downloads: Download
         response: { 200: Type.Array(DownloadViewSchema) },
       },
     },
-    async (request) => downloads.list(request.account!.id),
+    (request) => downloads.list(request.account.id),
   );
   app.get(
     '/downloads/:download_id/:format',
@@ -112,8 +110,8 @@ export function registerDownloadRoutes(app: FastifyInstance, downloads: Download
       },
     },
     async (request, reply) => {
-      const p = request.params as { download_id: string; format: string };
-      const f = await downloads.file(request.account!.id, p.download_id, p.format);
+      const p = request.params;
+      const f = await downloads.file(request.account.id, p.download_id, p.format);
       reply.header('content-type', f.contentType);
       reply.header('content-disposition', `attachment; filename="${f.filename.replace(/"/g, '')}"`);
       if (f.bytes !== undefined) reply.header('content-length', String(f.bytes));

@@ -1,5 +1,6 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import type { SearchService, SearchType } from '../../services/search-service.ts';
 import { MAX_UPLOAD_BYTES, type FileService } from '../../services/jobs-files.ts';
@@ -26,12 +27,10 @@ const SearchFileQuery = Type.Object({
 });
 
 /** Uploads into the caller's file area and /search_file over a file there. */
-export function registerFileRoutes(
-  app: FastifyInstance,
-  deps: { files: FileService; search: SearchService },
-): void {
+export function registerFileRoutes(app: App, deps: { files: FileService; search: SearchService }): void {
   const tags = ['legacy files'];
-  app.register(async (scope) => {
+  app.register(async (instance) => {
+    const scope = instance.withTypeProvider<TypeBoxTypeProvider>();
     // Raw bodies for uploads only (this scope), buffered up to the upload limit.
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_UPLOAD_BYTES }, (_req, body, done) =>
       done(null, body),
@@ -50,11 +49,7 @@ export function registerFileRoutes(
         const body = request.body;
         if (!(body instanceof Uint8Array))
           throw validationError(['body'], 'send the file as the raw request body');
-        const u = await deps.files.upload(
-          request.account!.id,
-          (request.query as Static<typeof UploadQuery>).path,
-          body,
-        );
+        const u = await deps.files.upload(request.account.id, request.query.path, body);
         return { path: u.path, bytes: u.bytes, uploaded_at: u.createdAt.toISOString() };
       },
     );
@@ -62,12 +57,7 @@ export function registerFileRoutes(
   app.get(
     '/user_files',
     { schema: { tags, summary: 'Your uploads, newest first', response: { 200: Type.Array(UploadView) } } },
-    async (request) =>
-      (await deps.files.uploads.list(request.account!.id)).map((u) => ({
-        path: u.path,
-        bytes: u.bytes,
-        uploaded_at: u.createdAt.toISOString(),
-      })),
+    (request) => deps.files.list(request.account.id),
   );
   app.get(
     '/search_file',
@@ -79,12 +69,12 @@ export function registerFileRoutes(
       },
     },
     async (request) => {
-      const q = request.query as Static<typeof SearchFileQuery>;
+      const q = request.query;
       const k = checkNeighbors(q.n_neighbors);
       const dbNames = checkDatabases(deps.search, q.db_names ? q.db_names.split(',') : undefined, [
         q.search_type as SearchType,
       ]);
-      return deps.files.searchFile(request.account!.id, {
+      return deps.files.searchFile(request.account.id, {
         inputFile: q.input_file,
         outputFile: q.output_file,
         smilesCol: q.smiles_col,

@@ -1,8 +1,6 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
-import { AppError, invalidSmiles, validationError } from '../../../platform/errors.ts';
-import { getRDKit, parseMolecule } from '../../../engine/chem/index.ts';
-import type { SearchService } from '../../services/search-service.ts';
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../types.ts';
+import type { SynthonJobService } from '../../services/synthon-jobs.ts';
 import { BoolParam, SAMPLE_SMILES } from './params.ts';
 
 const enumOf = <T extends readonly string[]>(values: T, def: T[number], description: string) =>
@@ -52,7 +50,7 @@ const SynthonQuery = Type.Object({
  * POST /submit_synthongpt_job: every parameter is validated now (SMILES, SMARTS prefilter, enums,
  * ranges); then, while no synthon database exists, a clear 422 (capability_unavailable) says so.
  */
-export function registerSynthonJobRoute(app: FastifyInstance, search: SearchService): void {
+export function registerSynthonJobRoute(app: App, synthonJobs: SynthonJobService): void {
   app.post(
     '/submit_synthongpt_job',
     {
@@ -64,50 +62,6 @@ export function registerSynthonJobRoute(app: FastifyInstance, search: SearchServ
         response: { 200: Type.String() },
       },
     },
-    async (request) => {
-      const q = request.query as Static<typeof SynthonQuery>;
-      const rd = await getRDKit();
-      const structureMode = q.search_mode !== 'similarity';
-      if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
-      if (structureMode) {
-        const qmol = rd.get_qmol(q.search_input.trim());
-        const ok = !!qmol && qmol.is_valid();
-        qmol?.delete();
-        if (!ok) throw invalidSmiles(['query', 'search_input'], q.search_input, 'SMILES/SMARTS');
-      } else if ('error' in parseMolecule(rd, q.search_input))
-        throw invalidSmiles(['query', 'search_input'], q.search_input);
-      if (q.smarts_prefilter_pattern_smarts.trim()) {
-        const p = rd.get_qmol(q.smarts_prefilter_pattern_smarts.trim());
-        const ok = !!p && p.is_valid();
-        p?.delete();
-        if (!ok)
-          throw invalidSmiles(
-            ['query', 'smarts_prefilter_pattern_smarts'],
-            q.smarts_prefilter_pattern_smarts,
-            'SMARTS',
-          );
-      }
-      const synthonDbs = search.databases().filter((d) => d.kind === 'synthon');
-      if (q.db_name && synthonDbs.length && !synthonDbs.some((d) => d.id === q.db_name)) {
-        throw validationError(
-          ['query', 'db_name'],
-          `unknown synthon database ${JSON.stringify(q.db_name)}; available: ${synthonDbs.map((d) => d.id).join(', ')}`,
-        );
-      }
-      throw new AppError('capability_unavailable', 'synthon databases are not available on this server yet', {
-        issues: [
-          {
-            loc: ['query', 'db_name'],
-            msg: `synthon-space jobs need a synthon database and none is installed on this server (available databases: ${
-              search
-                .databases()
-                .map((d) => d.id)
-                .join(', ') || 'none'
-            }); use /submit_molsearch for enumerated catalogs`,
-            type: 'value_error.unavailable',
-          },
-        ],
-      });
-    },
+    (request) => synthonJobs.submit(request.query),
   );
 }

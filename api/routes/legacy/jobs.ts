@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
+import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import type { SearchService, SearchType } from '../../services/search-service.ts';
 import type { JobService } from '../../services/jobs.ts';
@@ -103,13 +104,19 @@ export const PagingBody = Type.Object(
 );
 export type PagingBodyT = Static<typeof PagingBody>;
 
-const PageSchema = Type.Record(
-  Type.String(),
-  Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])),
-  {
-    description:
-      'Column-oriented page: smiles, id, database, db_id, similarity, in_prop_range (+ 33 property lists); all lists of equal length',
-  },
+/**
+ * Documents the page; the handler sends it as JSON text already serialised from the result's
+ * columns (Fastify sends strings as they are), hence the static type string.
+ */
+const PageSchema = Type.Unsafe<string>(
+  Type.Record(
+    Type.String(),
+    Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])),
+    {
+      description:
+        'Column-oriented page: smiles, id, database, db_id, similarity, in_prop_range (+ 33 property lists); all lists of equal length',
+    },
+  ),
 );
 
 /** Checks the databases of a job and that the search type is one jobs serve. */
@@ -129,10 +136,7 @@ export function checkJobSearch(
 }
 
 /** Legacy job routes: submit, status, info, list, revoke and pages. */
-export function registerJobRoutes(
-  app: FastifyInstance,
-  deps: { jobs: JobService; search: SearchService },
-): void {
+export function registerJobRoutes(app: App, deps: { jobs: JobService; search: SearchService }): void {
   const { jobs, search } = deps;
   const tags = ['legacy jobs'];
   // A bare JSON string: Fastify sends string payloads as-is, so encode it and set the type.
@@ -149,10 +153,10 @@ export function registerJobRoutes(
       },
     },
     async (request, reply) => {
-      const q = request.query as Static<typeof SubmitQuery>;
+      const q = request.query;
       const dbNames = checkJobSearch(search, q.db_names, q.search_type);
       if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
-      const name = await jobs.submit(request.account!.id, {
+      const name = await jobs.submit(request.account.id, {
         smiles: q.search_input.trim(),
         dbNames,
         k: q.n_neighbors,
@@ -176,10 +180,7 @@ export function registerJobRoutes(
       },
     },
     async (request, reply) =>
-      bareString(
-        reply,
-        await jobs.status(request.account!.id, (request.query as Static<typeof byName>).job_name),
-      ),
+      bareString(reply, await jobs.status(request.account.id, request.query.job_name)),
   );
   app.get(
     '/job_info',
@@ -191,7 +192,7 @@ export function registerJobRoutes(
         response: { 200: JobViewSchema },
       },
     },
-    async (request) => jobs.info(request.account!.id, (request.query as Static<typeof byName>).job_name),
+    (request) => jobs.info(request.account.id, request.query.job_name),
   );
   app.get(
     '/user_jobs',
@@ -202,7 +203,7 @@ export function registerJobRoutes(
         response: { 200: Type.Array(JobViewSchema) },
       },
     },
-    async (request) => jobs.list(request.account!.id),
+    (request) => jobs.list(request.account.id),
   );
   app.post(
     '/revoke_job',
@@ -215,8 +216,8 @@ export function registerJobRoutes(
       },
     },
     async (request) => {
-      const name = (request.query as Static<typeof byName>).job_name;
-      return { job_name: name, status: await jobs.revoke(request.account!.id, name) };
+      const name = request.query.job_name;
+      return { job_name: name, status: await jobs.revoke(request.account.id, name) };
     },
   );
 
@@ -232,11 +233,11 @@ export function registerJobRoutes(
       },
     },
     async (request, reply) => {
-      const q = request.query as Static<typeof PageQuery>;
-      const body = (request.body ?? {}) as PagingBodyT;
+      const q = request.query;
+      const body = request.body ?? {};
       if (q.d_min > q.d_max)
         throw validationError(['query', 'd_min'], `d_min (${q.d_min}) is greater than d_max (${q.d_max})`);
-      const page = await jobs.pageJson(request.account!.id, q.job_name, {
+      const page = await jobs.pageJson(request.account.id, q.job_name, {
         pageNum: q.page_num,
         pageSize: q.page_size,
         includeProperties: q.include_properties,

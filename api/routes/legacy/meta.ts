@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import type { SearchService } from '../../services/search-service.ts';
 
@@ -47,10 +47,7 @@ async function runChecks(checks: HealthCheck[]) {
 }
 
 /** /health, /test, /available_databases(_full), /license_information, /random_molecule. */
-export function registerMetaRoutes(
-  app: FastifyInstance,
-  deps: { search: SearchService; health: HealthCheck[] },
-): void {
+export function registerMetaRoutes(app: App, deps: { search: SearchService; health: HealthCheck[] }): void {
   const { search } = deps;
   app.get(
     '/health',
@@ -166,7 +163,7 @@ export function registerMetaRoutes(
       },
     },
     async (request) => {
-      const { n_mols } = request.query as Static<typeof RandomQuery>;
+      const { n_mols } = request.query;
       if (n_mols < 1 || n_mols > MAX_RANDOM_MOLECULES)
         throw validationError(
           ['query', 'n_mols'],

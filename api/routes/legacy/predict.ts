@@ -2,8 +2,8 @@
  * GET /predict_array: the 22 ADMET predictions and the 11 descriptors of up to 1000 molecules, as a
  * column-oriented table; GET /exports/{filename}: the CSV export it wrote (when not presigned).
  */
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../types.ts';
 import type { AdmetService } from '../../services/admet.ts';
 import { MAX_PREDICT_MOLECULES } from '../../services/admet.ts';
 import { BoolParam } from './params.ts';
@@ -33,51 +33,46 @@ const PredictTableSchema = Type.Record(Type.String(), Type.Array(Cell), {
     'Column-oriented: every value is a list with one entry per search_input, in input order. Columns: smiles (canonical; null when unparsable), search_input, the 22 ADMET keys (properties=true), the 11 descriptors (descriptors=true), in_domain (true when no model flags the molecule) and admet_out_of_domain (names of the endpoints whose applicability domain excludes it) with properties=true, and error (why a row has no values, else null).',
 });
 
-/** The legacy predict capability as an AppDeps plugin. */
-export function legacyPredictPlugin(admet: AdmetService): (app: FastifyInstance) => void {
-  return (app) => {
-    const tags = ['legacy predict'];
-    app.get(
-      '/predict_array',
-      {
-        schema: {
-          tags,
-          summary: 'Predicted ADMET properties and descriptors of molecules',
-          querystring: PredictQuery,
-          response: { 200: PredictTableSchema },
-        },
+/** GET /predict_array and GET /exports/{filename} over the ADMET service. */
+export function registerPredictRoutes(app: App, admet: AdmetService): void {
+  const tags = ['legacy predict'];
+  app.get(
+    '/predict_array',
+    {
+      schema: {
+        tags,
+        summary: 'Predicted ADMET properties and descriptors of molecules',
+        querystring: PredictQuery,
+        response: { 200: PredictTableSchema },
       },
-      async (request, reply) => {
-        const q = request.query as Static<typeof PredictQuery>;
-        const r = await admet.predictArray(request.account!.id, {
-          smiles: q.search_input,
-          descriptors: q.descriptors,
-          properties: q.properties,
-          filename: q.filename,
-        });
-        if (r.file) reply.header('x-export-path', r.file.path).header('x-export-url', r.file.url);
-        return r.table;
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const r = await admet.predictArray(request.account.id, {
+        smiles: q.search_input,
+        descriptors: q.descriptors,
+        properties: q.properties,
+        filename: q.filename,
+      });
+      if (r.file) reply.header('x-export-path', r.file.path).header('x-export-url', r.file.url);
+      return r.table;
+    },
+  );
+  app.get(
+    '/exports/:filename',
+    {
+      schema: {
+        tags,
+        summary: 'A CSV export of /predict_array from your file area',
+        params: Type.Object({ filename: Type.String() }),
       },
-    );
-    app.get(
-      '/exports/:filename',
-      {
-        schema: {
-          tags,
-          summary: 'A CSV export of /predict_array from your file area',
-          params: Type.Object({ filename: Type.String() }),
-        },
-      },
-      async (request, reply) => {
-        const f = await admet.exportFile(
-          request.account!.id,
-          (request.params as { filename: string }).filename,
-        );
-        reply.header('content-type', 'text/csv; charset=utf-8');
-        reply.header('content-disposition', `attachment; filename="${f.filename}"`);
-        reply.header('content-length', String(f.bytes));
-        return reply.send(f.stream);
-      },
-    );
-  };
+    },
+    async (request, reply) => {
+      const f = await admet.exportFile(request.account.id, request.params.filename);
+      reply.header('content-type', 'text/csv; charset=utf-8');
+      reply.header('content-disposition', `attachment; filename="${f.filename}"`);
+      reply.header('content-length', String(f.bytes));
+      return reply.send(f.stream);
+    },
+  );
 }

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import type { App } from '../../types.ts';
 
 const SnakeStatus = Type.Object({
   limit: Type.Integer(),
@@ -23,7 +23,7 @@ const CamelStatus = Type.Object({
 });
 
 /** Daily usage after counting this very request (the auth hook consumed it); answered even past the limit. */
-export function registerRateLimitRoutes(app: FastifyInstance): void {
+export function registerRateLimitRoutes(app: App): void {
   app.get(
     '/rate_limit_status',
     {
@@ -35,14 +35,14 @@ export function registerRateLimitRoutes(app: FastifyInstance): void {
       },
     },
     async (request) => {
-      const u = request.usage!;
+      const u = request.usage;
       return {
         limit: u.limit,
         used: u.used,
         remaining: u.remaining,
         reset_at: u.resetAt.toISOString(),
         seconds_to_reset: u.secondsToReset,
-        account_type: request.account!.tier,
+        account_type: request.account.tier,
       };
     },
   );
@@ -57,9 +57,9 @@ export function registerRateLimitRoutes(app: FastifyInstance): void {
       },
     },
     async (request) => {
-      const u = request.usage!;
+      const u = request.usage;
       return {
-        plan: request.account!.tier,
+        plan: request.account.tier,
         limit: u.limit,
         used: u.used,
         remaining: u.remaining,
@@ -67,7 +67,7 @@ export function registerRateLimitRoutes(app: FastifyInstance): void {
         window: 'day' as const,
         resetAt: u.resetAt.toISOString(),
         secondsToReset: u.secondsToReset,
-        userId: request.account!.user,
+        userId: request.account.user,
       };
     },
   );

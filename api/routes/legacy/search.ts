@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
+import type { App } from '../../types.ts';
 import { randomUUID } from 'node:crypto';
 import { validationError } from '../../../platform/errors.ts';
 import type { SearchService, SearchType, SimilarityResult } from '../../services/search-service.ts';
@@ -72,7 +72,6 @@ const BatchQuery = Type.Object({
   db_names: Type.Optional(Type.Array(Type.String())),
   search_mode: Type.Union([Type.Literal('centroid'), Type.Literal('batch')], { default: 'centroid' }),
 });
-type BatchQueryT = Static<typeof BatchQuery>;
 
 export const MAX_BATCH_INPUTS = 100;
 
@@ -113,7 +112,7 @@ async function molsearch(
 }
 
 /** GET /molsearch, /molsearch_simple and /batch_search over the search service. */
-export function registerSearchRoutes(app: FastifyInstance, search: SearchService): void {
+export function registerSearchRoutes(app: App, search: SearchService): void {
   app.get(
     '/molsearch',
     {
@@ -124,7 +123,7 @@ export function registerSearchRoutes(app: FastifyInstance, search: SearchService
         response: { 200: SearchResultSchema },
       },
     },
-    async (request) => molsearch(search, request.query as MolsearchQueryT),
+    (request) => molsearch(search, request.query),
   );
   app.get(
     '/molsearch_simple',
@@ -136,7 +135,7 @@ export function registerSearchRoutes(app: FastifyInstance, search: SearchService
         response: { 200: SearchResultSchema },
       },
     },
-    async (request) => molsearch(search, request.query as Static<typeof MolsearchSimpleQuery>),
+    (request) => molsearch(search, request.query),
   );
   app.get(
     '/batch_search',
@@ -149,7 +148,7 @@ export function registerSearchRoutes(app: FastifyInstance, search: SearchService
       },
     },
     async (request) => {
-      const q = request.query as BatchQueryT;
+      const q = request.query;
       const searchTypes = [q.search_type as SearchType];
       const k = checkNeighbors(q.n_neighbors);
       const dbNames = checkDatabases(search, q.db_names, searchTypes);

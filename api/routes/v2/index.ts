@@ -1,32 +1,28 @@
-import type { FastifyInstance } from 'fastify';
-import type { V2Deps } from './common.ts';
+import type { App } from '../../types.ts';
+import type { RunsService } from '../../services/runs.ts';
+import type { SelectionsService } from '../../services/selections.ts';
+import type { V2SearchService } from '../../services/v2-search.ts';
 import { registerV2CatalogRoutes } from './catalog.ts';
 import { registerV2SearchRoutes } from './search.ts';
 import { registerV2SelectionRoutes } from './selections.ts';
 import { registerV2RunRoutes } from './runs.ts';
 
-export type { V2Deps } from './common.ts';
+/** The services behind /api/v2. */
+export interface V2Services {
+  search: V2SearchService;
+  selections: SelectionsService;
+  runs: RunsService;
+}
 
-/**
- * The /api/v2 route group, for AppDeps.plugins. Also schedules the retention purge of expired runs
- * (every purgeIntervalMs, default hourly), stopped when the app closes.
- */
-export function v2Routes(deps: V2Deps): (app: FastifyInstance) => void {
-  return (app) => {
-    registerV2CatalogRoutes(app, deps);
-    registerV2SearchRoutes(app, deps);
-    registerV2SelectionRoutes(app, deps);
-    registerV2RunRoutes(app, deps);
-    const every = deps.purgeIntervalMs ?? 3_600_000;
-    if (every > 0) {
-      const timer = setInterval(() => {
-        deps.runService.purgeExpired().then(
-          (n) => n && app.log.info({ runs: n }, 'purged expired runs'),
-          (err) => app.log.warn({ err }, 'run purge failed'),
-        );
-      }, every);
-      timer.unref();
-      app.addHook('onClose', async () => clearInterval(timer));
-    }
-  };
+export interface V2RouteOptions {
+  /** How often an SSE stream polls for new events (ms, default 250). */
+  eventPollMs?: number;
+}
+
+/** Registers the /api/v2 routes over their services. */
+export function registerV2Routes(app: App, services: V2Services, opts: V2RouteOptions = {}): void {
+  registerV2CatalogRoutes(app, services.search);
+  registerV2SearchRoutes(app, services.search);
+  registerV2SelectionRoutes(app, services.selections);
+  registerV2RunRoutes(app, services.runs, opts);
 }

@@ -1,9 +1,7 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
-import { validationError } from '../../../platform/errors.ts';
-import { TERMINAL_RUN_STATUSES } from '../../../store/runs.ts';
-import { Open, errorResponses, type V2Deps } from './common.ts';
-import { ownRun, presentEvent } from './run-present.ts';
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../types.ts';
+import type { RunsService } from '../../services/runs.ts';
+import { Open, errorResponses } from './common.ts';
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 const EventsQuery = Type.Object({
@@ -24,14 +22,14 @@ const EventsQuery = Type.Object({
 const StreamQuery = Type.Object({ after: Type.Optional(Type.Integer({ minimum: 0 })) });
 
 /** Events as pages (`after`) and as a server-sent-events stream resuming from Last-Event-ID. */
-export function registerRunEventRoutes(app: FastifyInstance, deps: V2Deps): void {
+export function registerRunEventRoutes(app: App, runs: RunsService, opts: { eventPollMs?: number }): void {
   // Open streams end when the app closes, so a restart never waits on them; clients reconnect
   // with Last-Event-ID and resume.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.get<{ Params: Static<typeof IdParams>; Querystring: Static<typeof EventsQuery> }>(
+  app.get(
     '/api/v2/runs/:id/events',
     {
       schema: {
@@ -50,25 +48,10 @@ export function registerRunEventRoutes(app: FastifyInstance, deps: V2Deps): void
         },
       },
     },
-    async (request) => {
-      const run = await ownRun(deps, request, request.params.id);
-      const after = Math.max(
-        request.query.after,
-        request.query.cursor === undefined ? 0 : Number(request.query.cursor),
-      );
-      const events = await deps.runs.events(run.id, after, request.query.limit);
-      const last = events.length ? events[events.length - 1].sequence : after;
-      // The run row is read before the events, so a page never claims less than it serves.
-      return {
-        data: events.map((e) => presentEvent(run.id, e)),
-        next_cursor: events.length === request.query.limit ? String(last) : null,
-        last_event_sequence: Math.max(run.last_event_sequence, last),
-        status: run.status,
-      };
-    },
+    (request) => runs.events(request.account.id, request.params.id, request.query),
   );
 
-  app.get<{ Params: Static<typeof IdParams>; Querystring: Static<typeof StreamQuery> }>(
+  app.get(
     '/api/v2/runs/:id/events/stream',
     {
       schema: {
@@ -81,14 +64,12 @@ export function registerRunEventRoutes(app: FastifyInstance, deps: V2Deps): void
       },
     },
     async (request, reply) => {
-      const run = await ownRun(deps, request, request.params.id);
       const header = request.headers['last-event-id'];
-      let after = request.query.after ?? 0;
-      if (typeof header === 'string' && header.trim() !== '') {
-        if (!/^\d+$/.test(header.trim()))
-          throw validationError(['header', 'Last-Event-ID'], 'must be an event sequence number');
-        after = Number(header.trim());
-      }
+      const stream = await runs.openEventStream(request.account.id, request.params.id, {
+        lastEventId: typeof header === 'string' ? header : undefined,
+        after: request.query.after,
+      });
+      // The transport: SSE frames over the raw response, polling the service for new events.
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -101,35 +82,26 @@ export function registerRunEventRoutes(app: FastifyInstance, deps: V2Deps): void
       res.write('retry: 1000\n\n');
       let closed = false;
       request.raw.on('close', () => (closed = true));
-      const poll = deps.eventPollMs ?? 250;
+      const poll = opts.eventPollMs ?? 250;
+      let after = stream.after;
       let idle = 0;
       try {
         while (!closed && !closing) {
-          const events = await deps.runs.events(run.id, after, 500);
-          for (const e of events) {
-            res.write(
-              `id: ${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(presentEvent(run.id, e))}\n\n`,
-            );
+          const read = await stream.read(after);
+          for (const e of read.events) {
+            res.write(`id: ${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
             after = e.sequence;
           }
-          const terminal = events.some(
-            (e) => e.type.startsWith('run.') && TERMINAL_RUN_STATUSES.includes(e.status as never),
-          );
-          if (terminal) break;
-          if (events.length === 500) continue;
-          if (!events.length) {
-            const now = await deps.runs.get(null, run.id);
-            if (!now || (TERMINAL_RUN_STATUSES.includes(now.status) && now.last_event_sequence <= after))
-              break;
-            if ((idle += poll) >= 15_000) {
-              res.write(': keep-alive\n\n');
-              idle = 0;
-            }
+          if (read.done) break;
+          if (read.more) continue;
+          if (!read.events.length && (idle += poll) >= 15_000) {
+            res.write(': keep-alive\n\n');
+            idle = 0;
           }
           if (!closing) await new Promise((r) => setTimeout(r, poll));
         }
       } catch (err) {
-        request.log.warn({ err, run: run.id }, 'event stream failed');
+        request.log.warn({ err, run: stream.runId }, 'event stream failed');
       } finally {
         res.end();
       }

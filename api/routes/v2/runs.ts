@@ -1,10 +1,9 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
-import { AppError, validationError } from '../../../platform/errors.ts';
-import { RUN_STATUSES, ITEM_STATUSES, type RunRow } from '../../../store/runs.ts';
-import { checkRunDocument, presentRun, runLimitViolation } from '../../v2/runs-service.ts';
-import { Open, accountOf, errorResponses, type V2Deps } from './common.ts';
-import { ownRun, presentItem } from './run-present.ts';
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../types.ts';
+import { documentedOnly } from '../../types.ts';
+import { ITEM_STATUSES, RUN_STATUSES, type RunsService } from '../../services/runs.ts';
+import { RunDocumentSchema } from '../../schemas/documents.ts';
+import { Open, errorResponses } from './common.ts';
 import { registerRunEventRoutes } from './run-events.ts';
 
 const RunSchema = Open({
@@ -48,70 +47,47 @@ const ResultsQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   order: Type.Union([Type.Literal('completion'), Type.Literal('input')], { default: 'completion' }),
 });
-const RunDoc = Type.Unknown({
-  description:
-    'A run/1 document: {schema_version, kind: selection | selection_batch, selection?, selection_template?, items?, failure_policy, metadata}',
-});
-
-const etagOf = (run: RunRow) => `"${run.id}-${run.last_event_sequence}-${run.updated_at.getTime()}"`;
 
 /** POST/GET /api/v2/runs and the run sub-resources. */
-export function registerV2RunRoutes(app: FastifyInstance, deps: V2Deps): void {
-  const base = deps.publicUrl ?? '';
+export function registerV2RunRoutes(app: App, runs: RunsService, opts: { eventPollMs?: number } = {}): void {
   app.post(
     '/api/v2/runs',
     {
+      // The run document is documented by its schema and checked by the service (field-precise issues).
+      validatorCompiler: documentedOnly,
       schema: {
         tags: ['v2'],
         summary: 'Submit a run (Idempotency-Key required); 202 with the run',
-        body: RunDoc,
+        body: RunDocumentSchema,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
         response: { 202: RunSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
-      const key = request.headers['idempotency-key'];
-      if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) {
-        throw validationError(
-          ['header', 'Idempotency-Key'],
-          'the Idempotency-Key header is required (1 to 255 visible ASCII characters)',
-          'value_error.missing',
-        );
-      }
-      const { run, created } = await deps.runService.create(accountOf(request), key, request.body);
+      const r = await runs.create(request.account.id, request.headers['idempotency-key'], request.body);
       request.log.info(
-        { run: run.id, created, kind: run.kind, items: run.progress.total },
-        created ? 'run created' : 'run returned for idempotency key',
+        { run: r.run.id, created: r.created, kind: r.run.kind, items: r.run.progress.total },
+        r.created ? 'run created' : 'run returned for idempotency key',
       );
-      reply.header('location', `${base}/api/v2/runs/${run.id}`);
-      return reply.status(202).send(presentRun(run, base));
+      return reply.header('location', r.location).status(202).send(r.run);
     },
   );
 
   app.post(
     '/api/v2/runs::estimate',
     {
+      validatorCompiler: documentedOnly,
       schema: {
         tags: ['v2'],
         summary: 'Whether a run document is admissible, and its work',
-        body: RunDoc,
+        body: RunDocumentSchema,
         response: { 200: Open({ admissible: Type.Boolean() }), ...errorResponses },
       },
     },
-    async (request) => {
-      const checked = await checkRunDocument(request.body, deps.libraries);
-      const violation = runLimitViolation(checked);
-      return {
-        admissible: !violation,
-        ...(violation ? { reason: violation } : {}),
-        execution_tier: 'durable',
-        specification_hash: checked.specificationHash,
-        work: checked.work,
-      };
-    },
+    (request) => runs.estimate(request.body),
   );
 
-  app.get<{ Querystring: Static<typeof ListQuery> }>(
+  app.get(
     '/api/v2/runs',
     {
       schema: {
@@ -121,17 +97,15 @@ export function registerV2RunRoutes(app: FastifyInstance, deps: V2Deps): void {
         response: { 200: Page(RunSchema), ...errorResponses },
       },
     },
-    async (request) => {
-      const page = await deps.runs.list(accountOf(request), {
+    (request) =>
+      runs.list(request.account.id, {
         cursor: request.query.cursor,
         limit: request.query.limit,
         status: request.query.status_filter,
-      });
-      return { data: page.data.map((r) => presentRun(r, base)), next_cursor: page.next_cursor };
-    },
+      }),
   );
 
-  app.get<{ Params: Static<typeof IdParams> }>(
+  app.get(
     '/api/v2/runs/:id',
     {
       schema: {
@@ -142,16 +116,15 @@ export function registerV2RunRoutes(app: FastifyInstance, deps: V2Deps): void {
       },
     },
     async (request, reply) => {
-      const run = await ownRun(deps, request, request.params.id);
-      const etag = etagOf(run);
+      const { run, etag } = await runs.get(request.account.id, request.params.id);
       reply.header('etag', etag);
-      if (request.headers['if-none-match'] === etag) return reply.status(304).send();
-      return presentRun(run, base);
+      if (request.headers['if-none-match'] === etag) return reply.status(304).send(null);
+      return run;
     },
   );
 
   // A param ends at '::' only when constrained by a regex (else find-my-way names it 'id::cancel').
-  app.post<{ Params: Static<typeof IdParams> }>(
+  app.post(
     '/api/v2/runs/:id(^[A-Za-z0-9_-]+)::cancel',
     {
       schema: {
@@ -162,15 +135,12 @@ export function registerV2RunRoutes(app: FastifyInstance, deps: V2Deps): void {
       },
     },
     async (request, reply) => {
-      const run = await ownRun(deps, request, request.params.id);
-      if (['completed', 'completed_with_errors', 'failed', 'cancelled'].includes(run.status))
-        return reply.status(200).send(presentRun(run, base));
-      await deps.runService.cancel(run);
-      return reply.status(202).send(presentRun(run, base));
+      const { run, accepted } = await runs.cancel(request.account.id, request.params.id);
+      return reply.status(accepted ? 202 : 200).send(run);
     },
   );
 
-  app.get<{ Params: Static<typeof IdParams>; Querystring: Static<typeof ItemsQuery> }>(
+  app.get(
     '/api/v2/runs/:id/items',
     {
       schema: {
@@ -181,18 +151,15 @@ export function registerV2RunRoutes(app: FastifyInstance, deps: V2Deps): void {
         response: { 200: Page(Type.Any()), ...errorResponses },
       },
     },
-    async (request) => {
-      const run = await ownRun(deps, request, request.params.id);
-      const page = await deps.runs.items(run.id, {
+    (request) =>
+      runs.items(request.account.id, request.params.id, {
         cursor: request.query.cursor,
         limit: request.query.limit,
         status: request.query.status_filter,
-      });
-      return { data: page.data.map(presentItem), next_cursor: page.next_cursor };
-    },
+      }),
   );
 
-  app.get<{ Params: Static<typeof IdParams>; Querystring: Static<typeof ResultsQuery> }>(
+  app.get(
     '/api/v2/runs/:id/results',
     {
       schema: {
@@ -203,31 +170,8 @@ export function registerV2RunRoutes(app: FastifyInstance, deps: V2Deps): void {
         response: { 200: Page(Type.Any()), ...errorResponses },
       },
     },
-    async (request) => {
-      const run = await ownRun(deps, request, request.params.id);
-      const page = await deps.runs.results(run.id, {
-        cursor: request.query.cursor,
-        limit: request.query.limit,
-        order: request.query.order,
-      });
-      const data = await Promise.all(
-        page.data.map(async (i) => {
-          if (!i.result_key) throw new AppError('internal', `item ${i.item_id} has no result`);
-          const doc = JSON.parse(
-            Buffer.from(await deps.objects.getBytes(i.result_key)).toString('utf8'),
-          ) as Record<string, unknown>;
-          return {
-            item_id: i.item_id,
-            input_index: i.input_index,
-            completion_sequence: i.completed_seq,
-            attempt_count: i.attempt_count,
-            ...doc,
-          };
-        }),
-      );
-      return { data, next_cursor: page.next_cursor };
-    },
+    (request) => runs.results(request.account.id, request.params.id, request.query),
   );
 
-  registerRunEventRoutes(app, deps);
+  registerRunEventRoutes(app, runs, opts);
 }

@@ -31,7 +31,7 @@ export function nearestInShard(shard: ShardLike, queries: FingerprintSet, floor?
   const scores = new Float32Array(queries.n).fill(Number.NEGATIVE_INFINITY);
   const rows = new Int32Array(queries.n).fill(-1);
   for (let i = 0; i < queries.n; i++) {
-    const top = scanShardTopK(shard, rowOf(queries, i), 1, undefined, floor?.[i]);
+    const top = scanShardTopK(shard, rowOf(queries, i), { k: 1, floor: floor?.[i] });
     if (top.rows.length > 0) {
       scores[i] = top.scores[0];
       rows[i] = top.rows[0];

@@ -127,8 +127,8 @@ describe('scanShardTopK with the block bound', () => {
       const k = [1, 10, 100, 1000][trial % 4];
       const threshold = trial % 3 === 0 ? [0.2, 0.45, 0.7][(trial % 9) / 3] : undefined;
       const mask = trial % 5 === 1 ? Uint8Array.from({ length: rows }, () => (r() < 0.3 ? 1 : 0)) : undefined;
-      const plain = scanShardTopK(shard, q, k, threshold, undefined, mask, { blockBound: false });
-      const blocks = scanShardTopK(shard, q, k, threshold, undefined, mask);
+      const plain = scanShardTopK(shard, q, { k, threshold, mask, blockBound: false });
+      const blocks = scanShardTopK(shard, q, { k, threshold, mask });
       expect([Array.from(blocks.rows), Array.from(blocks.scores)]).toEqual([
         Array.from(plain.rows),
         Array.from(plain.scores),
@@ -144,8 +144,8 @@ describe('scanShardTopK with the block bound', () => {
       }
       // A floor from other shards: the result is the exhaustive list cut at the floor.
       const floor = plain.scores.length ? plain.scores[plain.scores.length >> 1] : 0.5;
-      const floored = scanShardTopK(shard, q, k, threshold, floor, mask);
-      const wantFloored = scanShardTopK(shard, q, k, threshold, floor, mask, { blockBound: false });
+      const floored = scanShardTopK(shard, q, { k, threshold, floor, mask });
+      const wantFloored = scanShardTopK(shard, q, { k, threshold, floor, mask, blockBound: false });
       expect([Array.from(floored.rows), Array.from(floored.scores)]).toEqual([
         Array.from(wantFloored.rows),
         Array.from(wantFloored.scores),
@@ -156,7 +156,7 @@ describe('scanShardTopK with the block bound', () => {
 
   it('handles exact duplicates of the query (score 1 ties broken by row)', () => {
     const dup = cat.sorted.slice(6 * 256, 7 * 256); // randomFps duplicates every 7th row
-    const got = scanShardTopK(shard, dup, 5);
+    const got = scanShardTopK(shard, dup, { k: 5 });
     const want = exhaustiveTopK(ref, prepareTanimoto(dup), 5);
     expect(Array.from(got.rows)).toEqual(want.map((h) => h.row));
   });

@@ -6,7 +6,7 @@ import { createSearchPool, type SearchPool } from '../../../engine/search/pool.t
 import { prepareCentroid, prepareTanimoto } from '../../../engine/search/query.ts';
 import { exhaustiveTopK, type RefShard } from './support/reference.ts';
 import { fixtureFps, randomFps, readTestShard, writeTestCatalog } from './support/shards.ts';
-import { writeFormatCatalog } from './support/catalog-format.ts';
+import { writeFormatCatalog } from '../../../testkit/format-catalog.ts';
 import { openCatalog } from '../../../engine/catalog/reader.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'search-pool-'));

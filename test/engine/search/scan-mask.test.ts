@@ -30,7 +30,7 @@ describe('masked scanShardTopK', () => {
       const q = cat.sorted.slice(qi * 256, qi * 256 + 256);
       const k = [1, 10, 100, 2000][trial % 4];
       const mask = randomMask(n, [0.001, 0.05, 0.5, 0.95][trial % 4], trial);
-      const got = scanShardTopK(shard, q, k, undefined, undefined, mask);
+      const got = scanShardTopK(shard, q, { k, mask });
       const want = bruteForceKnn(cat.sorted, pcs, q, k, mask);
       expect(got.rows.length).toBe(
         Math.min(
@@ -47,9 +47,9 @@ describe('masked scanShardTopK', () => {
     const q = cat.sorted.slice(1234 * 256, 1235 * 256);
     const mask = new Uint8Array(n).fill(1);
     mask[1234] = 0;
-    const got = scanShardTopK(shard, q, 50, undefined, undefined, mask);
+    const got = scanShardTopK(shard, q, { k: 50, mask });
     expect(Array.from(got.rows)).not.toContain(1234);
-    const unmasked = scanShardTopK(shard, q, 51);
+    const unmasked = scanShardTopK(shard, q, { k: 51 });
     expect(Array.from(got.rows)).toEqual(
       Array.from(unmasked.rows)
         .filter((row) => row !== 1234)
@@ -67,15 +67,15 @@ describe('masked scanShardTopK', () => {
       const want = exhaustiveTopK([{ catalog: 'real', shard: 0, fps: real.sorted }], prepareTanimoto(q), rows)
         .filter((h) => mask[h.row])
         .slice(0, 15);
-      const got = scanShardTopK(s, q, 15, undefined, undefined, mask);
+      const got = scanShardTopK(s, q, { k: 15, mask });
       expect(Array.from(got.rows)).toEqual(want.map((h) => h.row));
       expect(Array.from(got.scores)).toEqual(want.map((h) => h.similarity));
     }
   });
 
   it('rejects a mask shorter than the shard', () => {
-    expect(() =>
-      scanShardTopK(shard, cat.sorted.slice(0, 256), 5, undefined, undefined, new Uint8Array(10)),
-    ).toThrow(RangeError);
+    expect(() => scanShardTopK(shard, cat.sorted.slice(0, 256), { k: 5, mask: new Uint8Array(10) })).toThrow(
+      RangeError,
+    );
   });
 });

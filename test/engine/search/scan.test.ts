@@ -98,7 +98,7 @@ describe('scanShardTopK', () => {
       const q = cat.sorted.slice(qi * 256, qi * 256 + 256);
       const k = [1, 10, 100, 1000][trial % 4];
       const threshold = trial % 3 === 0 ? 0.3 : undefined;
-      const got = scanShardTopK(shard, q, k, threshold);
+      const got = scanShardTopK(shard, q, { k, threshold });
       const want = exhaustiveTopK(ref, prepareTanimoto(q), k, threshold);
       expect(Array.from(got.rows)).toEqual(want.map((h) => h.row));
       expect(Array.from(got.scores)).toEqual(want.map((h) => h.similarity));
@@ -108,7 +108,7 @@ describe('scanShardTopK', () => {
   it('a shard parsed from an ordinary buffer scans the same (columns copied once into kernel memory)', () => {
     const plain = readTestShard(Uint8Array.from(readFileSync(cat.shardPath(0))), 0);
     const q = cat.sorted.slice(500 * 256, 501 * 256);
-    expect(scanShardTopK(plain, q, 50)).toEqual(scanShardTopK(shard, q, 50));
+    expect(scanShardTopK(plain, q, { k: 50 })).toEqual(scanShardTopK(shard, q, { k: 50 }));
   });
 
   it('on real RDKit fingerprints, top-k and threshold scans equal the exhaustive scan', () => {
@@ -127,7 +127,7 @@ describe('scanShardTopK', () => {
           k,
           t,
         );
-        const got = scanShardTopK(s, q, k, t);
+        const got = scanShardTopK(s, q, { k, threshold: t });
         expect(Array.from(got.rows)).toEqual(want.map((h) => h.row));
         expect(Array.from(got.scores)).toEqual(want.map((h) => h.similarity));
       }
@@ -136,7 +136,7 @@ describe('scanShardTopK', () => {
 
   it('threshold results contain every row scoring at or above the threshold and nothing else', () => {
     const q = cat.sorted.slice(777 * 256, 778 * 256);
-    const got = scanShardTopK(shard, q, 1e6, 0.12);
+    const got = scanShardTopK(shard, q, { k: 1e6, threshold: 0.12 });
     const n = cat.sorted.length / 256;
     const expected = Array.from({ length: n }, (_, i) => i).filter(
       (i) => tanimotoJs(q, cat.sorted, i) >= Math.fround(0.12),
@@ -147,7 +147,7 @@ describe('scanShardTopK', () => {
   it('centroid top-k with bounds equals the exhaustive continuous-Tanimoto scan', () => {
     const q = prepareCentroid([3, 900, 4000].map((i) => cat.sorted.slice(i * 256, i * 256 + 256)));
     const want = exhaustiveTopK(ref, q, 200);
-    const got = scanShardTopK(shard, q, 200);
+    const got = scanShardTopK(shard, q, { k: 200 });
     expect(Array.from(got.rows)).toEqual(want.map((h) => h.row));
     expect(Array.from(got.scores)).toEqual(want.map((h) => h.similarity));
   });

@@ -8,7 +8,7 @@ import {
   createPrng,
   type Library,
 } from '../../../engine/selection/index.ts';
-import { drugsLibrary } from '../../support/v2-library.ts';
+import { drugsLibrary } from '../../../testkit/drugs-library.ts';
 
 // Reference values from Python RDKit (scripts/reference/v2_selection_reference.py).
 const REF = JSON.parse(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../platform/errors.ts';
+import { DomainError } from '../../../platform/errors.ts';
 import {
   canonicalJson,
   documentHash,
@@ -61,8 +61,8 @@ function issuesOf(fn: () => unknown) {
   try {
     fn();
   } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    return (err as AppError).issues.map((i) => ({ path: i.loc.join('/'), msg: i.msg }));
+    expect(err).toBeInstanceOf(DomainError);
+    return (err as DomainError).issues.map((i) => ({ path: i.loc.join('/'), msg: i.msg }));
   }
   throw new Error('expected a validation error');
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
-import { AppError } from '../../../platform/errors.ts';
+import { DomainError } from '../../../platform/errors.ts';
+import { HTTP_STATUS } from '../../../api/plugins/errors.ts';
 import {
   createSelectionPool,
   executeSelection,
@@ -15,7 +16,7 @@ import {
 } from '../../../engine/selection/index.ts';
 import { DESCRIPTOR_NAMES } from '../../../engine/chem/index.ts';
 import { buildReferenceCatalog } from '../../support/fixture-catalog.ts';
-import { drugsLibrary } from '../../support/v2-library.ts';
+import { drugsLibrary } from '../../../testkit/drugs-library.ts';
 
 const ASPIRIN = 'CC(=O)Oc1ccccc1C(=O)O';
 const IBUPROFEN = 'CC(C)Cc1ccc(cc1)C(C)C(=O)O';
@@ -57,11 +58,11 @@ const constrained = (databaseId: string, query: string) =>
   });
 
 /** The error a promise rejects with (fails the test if it resolves). */
-async function failure(p: Promise<unknown>): Promise<AppError> {
+async function failure(p: Promise<unknown>): Promise<DomainError> {
   try {
     await p;
   } catch (err) {
-    return err as AppError;
+    return err as DomainError;
   }
   throw new Error('expected a rejection');
 }
@@ -121,13 +122,13 @@ describe('selection pool', () => {
     );
     const inThread = await failure(executeSelection(drugs, bad));
     const viaPool = await failure(pool.execute(drugs.source!, bad));
-    expect(viaPool).toBeInstanceOf(AppError);
-    expect(inThread).toBeInstanceOf(AppError);
+    expect(viaPool).toBeInstanceOf(DomainError);
+    expect(inThread).toBeInstanceOf(DomainError);
     expect({
       code: viaPool.code,
       message: viaPool.message,
       issues: viaPool.issues,
-      status: viaPool.status,
+      status: HTTP_STATUS[viaPool.code],
     }).toEqual({ code: 'invalid_smiles', message: inThread.message, issues: inThread.issues, status: 422 });
 
     const badRef = normalizeSelection(ranked('drugs', 'C1CC('), libraryFacts(drugs));

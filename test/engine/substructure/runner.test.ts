@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { createSubstructureRunner } from '../../../engine/substructure/index.ts';
 import type { Library } from '../../../engine/selection/index.ts';
-import { drugsLibrary } from '../../support/v2-library.ts';
+import { drugsLibrary } from '../../../testkit/drugs-library.ts';
 
 // Reference matches from Python RDKit on the canonical SMILES (scripts/reference/v2_selection_reference.py).
 const REF = JSON.parse(

@@ -88,8 +88,8 @@ describe('search by embedding', () => {
       0,
     );
     const members = fps.slice(0, 6);
-    const byEmbedding = scanShardTopK(shard, embeddingQuery(centroidOf(members.map(bitsVector))), 10);
-    const byCentroid = scanShardTopK(shard, prepareCentroid(members), 10);
+    const byEmbedding = scanShardTopK(shard, embeddingQuery(centroidOf(members.map(bitsVector))), { k: 10 });
+    const byCentroid = scanShardTopK(shard, prepareCentroid(members), { k: 10 });
     expect(byEmbedding.rows).toEqual(byCentroid.rows);
     expect(byEmbedding.scores).toEqual(byCentroid.scores);
     expect(byEmbedding.rows.length).toBe(10);

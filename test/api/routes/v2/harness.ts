@@ -5,26 +5,26 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../../api/app.ts';
-import { v2Routes } from '../../../api/routes/v2/index.ts';
-import { createRunService } from '../../../api/v2/runs-service.ts';
-import type { SearchService } from '../../../api/services/search-service.ts';
-import { createActivities } from '../../../activities/index.ts';
-import { DEFAULT_TIER_LIMITS } from '../../../platform/config.ts';
-import { createLogger } from '../../../platform/logger.ts';
-import { createLocalObjectStore } from '../../../platform/object-store/index.ts';
-import { openStore, type Store } from '../../../store/index.ts';
-import { createRunsRepository } from '../../../store/runs.ts';
+import { buildApp } from '../../../../api/app.ts';
+import { createRunsService } from '../../../../api/services/runs.ts';
+import { createSelectionsService } from '../../../../api/services/selections.ts';
+import { createV2SearchService } from '../../../../api/services/v2-search.ts';
+import type { SearchService } from '../../../../api/services/search-service.ts';
+import { createActivities } from '../../../../activities/index.ts';
+import { DEFAULT_TIER_LIMITS } from '../../../../platform/config.ts';
+import { createLogger } from '../../../../platform/logger.ts';
+import { createLocalObjectStore } from '../../../../platform/object-store/index.ts';
+import { openStore, type Store } from '../../../../store/index.ts';
 import {
   createSelectionPool,
   staticRegistry,
   type Library,
   type SelectionPool,
-} from '../../../engine/selection/index.ts';
-import { createSubstructureRunner } from '../../../engine/substructure/index.ts';
-import { startWorkers, type RunningWorkers } from '../../../worker/worker.ts';
-import { BACKENDS, type TestTarget } from '../../store/backends.ts';
-import { drugsLibrary } from '../../support/v2-library.ts';
+} from '../../../../engine/selection/index.ts';
+import { createSubstructureRunner } from '../../../../engine/substructure/index.ts';
+import { startWorkers, type RunningWorkers } from '../../../../worker/worker.ts';
+import { BACKENDS, type TestTarget } from '../../../store/backends.ts';
+import { drugsLibrary } from '../../../../testkit/drugs-library.ts';
 
 /**
  * A stand-in for the legacy SearchService that buildApp requires; the v2 tests never call the
@@ -94,36 +94,22 @@ export async function startHarness(
   const substructure = createSubstructureRunner();
   // As in bin/stack.ts, selections run on a pool thread unless a test asks for the in-thread path.
   const selectionPool = opts.selectionPool === false ? undefined : createSelectionPool({ threads: 1 });
-  const runs = createRunsRepository(store.db);
-  const runService = createRunService({
-    runs,
-    libraries,
-    objects,
-    temporal,
-    taskQueuePrefix: prefix,
-    concurrency: opts.concurrency ?? 4,
-    itemTimeoutSeconds: opts.itemTimeoutSeconds ?? 60,
-    itemAttempts: 3,
-  });
+  const v2 = {
+    search: createV2SearchService({ libraries, substructure }),
+    selections: createSelectionsService({ libraries, selectionPool }),
+    runs: createRunsService({
+      runs: store.runs,
+      libraries,
+      objects,
+      workflows: temporal.workflow,
+      taskQueuePrefix: prefix,
+      concurrency: opts.concurrency ?? 4,
+      itemTimeoutSeconds: opts.itemTimeoutSeconds ?? 60,
+      itemAttempts: 3,
+    }),
+  };
   const build = () =>
-    buildApp({
-      log,
-      accounts: store.accounts,
-      search: NO_LEGACY_SEARCH,
-      health: [],
-      plugins: [
-        v2Routes({
-          libraries,
-          runs,
-          runService,
-          objects,
-          substructure,
-          selectionPool,
-          eventPollMs: 50,
-          purgeIntervalMs: 0,
-        }),
-      ],
-    });
+    buildApp({ log, accounts: store.accounts, search: NO_LEGACY_SEARCH, health: [], v2, eventPollMs: 50 });
   let workers: RunningWorkers | undefined;
   const harness: Harness = {
     app: await build(),
@@ -154,7 +140,8 @@ export async function startHarness(
         address: temporalAddress,
         namespace: 'default',
         prefix,
-        activities: createActivities({ log, store, objects, libraries, selectionPool }),
+        // v2 libraries are given; no legacy job runs here, so the catalog directory holds none.
+        activities: createActivities({ log, store, objects, catalogDir: dataDir, libraries, selectionPool }),
         log,
         kinds: ['orchestration', 'scan'],
       });

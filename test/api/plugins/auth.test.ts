@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildReferenceCatalog } from '../support/fixture-catalog.ts';
-import { startApiHarness, type ApiHarness } from '../support/api-harness.ts';
+import { buildReferenceCatalog } from '../../support/fixture-catalog.ts';
+import { startApiHarness, type ApiHarness } from '../../support/api-harness.ts';
 
 let h: ApiHarness;
 beforeAll(async () => {

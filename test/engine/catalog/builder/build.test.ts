@@ -12,10 +12,10 @@ import {
   rowRecord,
   sha256Hex,
   type CatalogManifest,
-} from '../../../engine/catalog/index.ts';
+} from '../../../../engine/catalog/index.ts';
 
 const fixture = JSON.parse(
-  readFileSync(new URL('../../fixtures/rdkit-reference.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../../fixtures/rdkit-reference.json', import.meta.url), 'utf8'),
 ) as {
   molecules: { input: string; canonical: string; popcount: number }[];
 };

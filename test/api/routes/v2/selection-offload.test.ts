@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executeSelection, libraryFacts, normalizeSelection } from '../../../engine/selection/index.ts';
+import { executeSelection, libraryFacts, normalizeSelection } from '../../../../engine/selection/index.ts';
 import { call, selectionDoc, startHarness, type Harness } from './harness.ts';
 import { batchDoc, submit, waitTerminal } from './run-helpers.ts';
 

@@ -8,9 +8,9 @@ import {
   parseMoleculeRecords,
   type Library,
   type MoleculeRecord,
-} from '../../engine/selection/index.ts';
+} from '../engine/selection/index.ts';
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/v2/chembl-drugs.smi', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../test/fixtures/v2/chembl-drugs.smi', import.meta.url));
 
 /** The 1,203 ChEMBL drugs fixture as molecules (SMILES, id). */
 export function chemblDrugs(): { id: string; smiles: string }[] {

@@ -5,16 +5,11 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DESCRIPTOR_NAMES } from '../../../../engine/chem/descriptors.ts';
-import { MORGAN_FP } from '../../../../engine/chem/fingerprint.ts';
-import {
-  CATALOG_FORMAT,
-  COLUMNS,
-  MANIFEST_FILE,
-  type CatalogManifest,
-} from '../../../../engine/catalog/schema.ts';
-import { encodeShard, sha256Hex } from '../../../../engine/catalog/shard-writer.ts';
-import { popcountOf } from '../../../../engine/search/kernel-js.ts';
+import { DESCRIPTOR_NAMES } from '../engine/chem/descriptors.ts';
+import { MORGAN_FP } from '../engine/chem/fingerprint.ts';
+import { CATALOG_FORMAT, COLUMNS, MANIFEST_FILE, type CatalogManifest } from '../engine/catalog/schema.ts';
+import { encodeShard, sha256Hex } from '../engine/catalog/shard-writer.ts';
+import { popcountOf } from '../engine/search/kernel-js.ts';
 
 /**
  * Writes `fps` (rows x 256 bytes, any order) to dir as catalog `id` with shards of `shardRows`.

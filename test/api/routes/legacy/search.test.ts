@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildReferenceCatalog, referenceTanimoto, type Reference } from '../support/fixture-catalog.ts';
-import { startApiHarness, type ApiHarness } from '../support/api-harness.ts';
+import {
+  buildReferenceCatalog,
+  referenceTanimoto,
+  type Reference,
+} from '../../../support/fixture-catalog.ts';
+import { startApiHarness, type ApiHarness } from '../../../support/api-harness.ts';
 
 let h: ApiHarness;
 let ref: Reference;

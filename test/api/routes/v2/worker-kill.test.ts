@@ -16,7 +16,7 @@ afterAll(async () => {
   await h?.close();
 }, 60_000);
 
-function startWorkerProcess(): Promise<ChildProcess> {
+function startWorkerProcess(extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./worker-process.ts', import.meta.url))], {
     env: {
       ...process.env,
@@ -24,6 +24,7 @@ function startWorkerProcess(): Promise<ChildProcess> {
       DATABASE_URL: h.databaseUrl,
       PREFIX: h.prefix,
       OBJECTS_DIR: join(h.dataDir, 'objects'),
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -36,20 +37,20 @@ function startWorkerProcess(): Promise<ChildProcess> {
 
 describe('a worker killed mid-run', () => {
   it('the run completes on another worker, no item lost or recorded twice', async () => {
-    const first = await startWorkerProcess();
+    // The first worker completes 5 items, then its executions stop midway (see worker-process.ts).
+    const first = await startWorkerProcess({ HOLD_AFTER_ITEMS: '5' });
+    const holding = new Promise<void>((resolve) =>
+      first.stdout!.on('data', (d: Buffer) => d.toString().includes('holding') && resolve()),
+    );
     const r = await submit(h, batchDoc(60, 2), 'kill-key');
     const runId = r.body!.id;
-    for (let i = 0; ; i++) {
-      const run = (await call(h, 'GET', `/api/v2/runs/${runId}`)).body!;
-      // Kill while an item is executing on that worker, so one execution is cut off mid-way.
-      const running = await h.store.db.query(
-        "SELECT 1 FROM run_items WHERE run_id = $1 AND status = 'running'",
-        [runId],
-      );
-      if (run.progress.succeeded >= 5 && running.length) break;
-      if (i > 2000) throw new Error('no progress');
-      await new Promise((res) => setTimeout(res, 10));
-    }
+    await holding;
+    // Kill while an item is executing on that worker, so one execution is cut off mid-way.
+    const running = await h.store.db.query(
+      "SELECT 1 FROM run_items WHERE run_id = $1 AND status = 'running'",
+      [runId],
+    );
+    expect(running.length).toBeGreaterThan(0);
     first.kill('SIGKILL');
     await new Promise((res) => first.once('exit', res));
     const before = (await call(h, 'GET', `/api/v2/runs/${runId}`)).body!;

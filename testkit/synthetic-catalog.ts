@@ -14,8 +14,8 @@ import {
   encodeShard,
   sha256Hex,
   type CatalogManifest,
-} from '../../../engine/catalog/index.ts';
-import { DESCRIPTOR_NAMES } from '../../../engine/chem/index.ts';
+} from '../engine/catalog/index.ts';
+import { DESCRIPTOR_NAMES } from '../engine/chem/index.ts';
 
 function rng(seed: number) {
   let s = seed >>> 0 || 1;

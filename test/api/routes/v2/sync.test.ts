@@ -4,7 +4,7 @@ import { call, selectionDoc, startHarness, type Harness } from './harness.ts';
 
 // Python RDKit reference values (scripts/reference/v2_selection_reference.py).
 const REF = JSON.parse(
-  readFileSync(new URL('../../fixtures/v2/selection-reference.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../../fixtures/v2/selection-reference.json', import.meta.url), 'utf8'),
 );
 const ASPIRIN = 'CC(=O)Oc1ccccc1C(=O)O';
 let h: Harness;
@@ -42,6 +42,31 @@ describe('v2 common behaviour', () => {
       ]),
     );
     expect(paths.some((p) => p.endsWith(':cancel'))).toBe(true);
+  });
+
+  it('documents the run and selection documents as real schemas, and still answers field-precise 422s', async () => {
+    const doc = (await call(h, 'GET', '/openapi.json', { key: null })).body!;
+    const body = (path: string) => doc.paths[path].post.requestBody.content['application/json'].schema;
+    const run = body('/api/v2/runs');
+    expect(
+      run.properties.kind.anyOf.map((k: { const?: string; enum?: string[] }) => k.const ?? k.enum?.[0]),
+    ).toEqual(['selection', 'selection_batch']);
+    expect(run.required).toEqual(['kind']);
+    for (const path of ['/api/v2/selections', '/api/v2/selections:validate', '/api/v2/selections:estimate']) {
+      const sel = body(path);
+      expect(sel.required).toEqual(['database', 'strategy']);
+      expect(sel.additionalProperties).toBe(false);
+      expect(Object.keys(sel.properties)).toContain('constraints');
+    }
+    // The service validates the body: one issue per offending field, with its JSON path.
+    const bad = await call(h, 'POST', '/api/v2/selections:validate', {
+      body: selectionDoc(ASPIRIN, 5, { database: { database_id: 'drugs', shard: 1 }, colour: 'blue' }),
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body!.error.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      '$.colour',
+      '$.database.shard',
+    ]);
   });
 
   it('lists the catalog with capabilities and pricing availability', async () => {

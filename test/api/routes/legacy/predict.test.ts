@@ -4,22 +4,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../platform/logger.ts';
-import { DEFAULT_TIER_LIMITS } from '../../platform/config.ts';
-import { createLocalObjectStore } from '../../platform/object-store/index.ts';
-import type { ObjectStore } from '../../platform/object-store/index.ts';
-import { openStore, type Store } from '../../store/index.ts';
-import { buildCatalog, openCatalog, ADMET_NAMES } from '../../engine/catalog/index.ts';
-import { DESCRIPTOR_NAMES } from '../../engine/chem/descriptors.ts';
-import { createSearchPool, type SearchPool } from '../../engine/search/index.ts';
-import { buildApp } from '../../api/app.ts';
-import { createCatalogSearchService } from '../../api/services/catalog-search.ts';
-import { createAdmetService, exportFileName, type AdmetService } from '../../api/services/admet.ts';
-import { legacyPredictPlugin } from '../../api/routes/legacy/predict.ts';
+import { createLogger } from '../../../../platform/logger.ts';
+import { DEFAULT_TIER_LIMITS } from '../../../../platform/config.ts';
+import { createLocalObjectStore } from '../../../../platform/object-store/index.ts';
+import type { ObjectStore } from '../../../../platform/object-store/index.ts';
+import { openStore, type Store } from '../../../../store/index.ts';
+import { buildCatalog, openCatalog, ADMET_NAMES } from '../../../../engine/catalog/index.ts';
+import { DESCRIPTOR_NAMES } from '../../../../engine/chem/descriptors.ts';
+import { createSearchPool, type SearchPool } from '../../../../engine/search/index.ts';
+import { buildApp } from '../../../../api/app.ts';
+import { createCatalogSearchService } from '../../../../api/services/catalog-search.ts';
+import { createAdmetService, exportFileName, type AdmetService } from '../../../../api/services/admet.ts';
 
 // Python reference: onnxruntime scores and models/domain.py flags (models/make_prediction_fixture.py).
 const fixture = JSON.parse(
-  readFileSync(new URL('../engine/admet/fixtures/predictions-sample.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../../engine/admet/fixtures/predictions-sample.json', import.meta.url), 'utf8'),
 ) as {
   smiles: string[];
   endpoints: Record<string, { score: number[]; in_domain: number[] }>;
@@ -76,7 +75,7 @@ beforeAll(async () => {
     log,
     accounts: store.accounts,
     search,
-    plugins: [legacyPredictPlugin(admet)],
+    admet,
     health: [],
   });
   const created = await store.accounts.createApiKey({ user: 'predictor', tier: 'premium' });

@@ -2,9 +2,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCatalog, openCatalog } from '../../engine/catalog/index.ts';
-import { startApiHarness, type ApiHarness } from '../support/api-harness.ts';
-import { loadFilterReference, type FilterReferenceMolecule } from '../engine/filters/reference.ts';
+import { buildCatalog, openCatalog } from '../../../../engine/catalog/index.ts';
+import { startApiHarness, type ApiHarness } from '../../../support/api-harness.ts';
+import { loadFilterReference, type FilterReferenceMolecule } from '../../../engine/filters/reference.ts';
 
 // A real catalog of the filter fixture's molecules (ids FLT-<index>); expected verdicts come from
 // Python RDKit (test/fixtures/filters-reference.json), the ranking from the engine (checked against

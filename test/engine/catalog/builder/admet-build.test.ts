@@ -13,13 +13,17 @@ import {
   rowRecord,
   type Catalog,
   type ShardData,
-} from '../../../engine/catalog/index.ts';
-import { ADMET_ENDPOINTS, createAdmetPredictor, type AdmetPredictor } from '../../../engine/admet/index.ts';
+} from '../../../../engine/catalog/index.ts';
+import {
+  ADMET_ENDPOINTS,
+  createAdmetPredictor,
+  type AdmetPredictor,
+} from '../../../../engine/admet/index.ts';
 
 // Python reference: onnxruntime scores and models/domain.py flags for 200 molecules
 // (models/make_prediction_fixture.py).
 const fixture = JSON.parse(
-  readFileSync(new URL('../admet/fixtures/predictions-sample.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../admet/fixtures/predictions-sample.json', import.meta.url), 'utf8'),
 ) as {
   model_version: string;
   smiles: string[];

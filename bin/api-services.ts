@@ -1,0 +1,80 @@
+/**
+ * The API's services, built once over what the stack opened: the legacy jobs, downloads, files
+ * and synthon-job validation; ADMET predictions; v2 search, selections and runs. The app is given
+ * these, never the database or the Temporal client they use.
+ */
+import type { WorkflowClient } from '@temporalio/client';
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { ObjectStore } from '../platform/object-store/index.ts';
+import type { Store } from '../store/index.ts';
+import type { LibraryRegistry, SelectionPool } from '../engine/selection/index.ts';
+import type { SubstructureRunner } from '../engine/substructure/index.ts';
+import type { LegacyJobServices, V2Services } from '../api/app.ts';
+import type { SearchService } from '../api/services/search-service.ts';
+import { createJobService } from '../api/services/jobs.ts';
+import { createDownloadService } from '../api/services/jobs-downloads.ts';
+import { createFileService } from '../api/services/jobs-files.ts';
+import { createSynthonJobService } from '../api/services/synthon-jobs.ts';
+import { createAdmetService, type AdmetService } from '../api/services/admet.ts';
+import { createV2SearchService } from '../api/services/v2-search.ts';
+import { createSelectionsService } from '../api/services/selections.ts';
+import { createRunsService } from '../api/services/runs.ts';
+
+export interface ApiServiceDeps {
+  config: Config;
+  log: Logger;
+  store: Store;
+  objects: ObjectStore;
+  workflows: WorkflowClient;
+  search: SearchService;
+  libraries: LibraryRegistry;
+  selectionPool: SelectionPool;
+  substructure: SubstructureRunner;
+}
+
+export interface ApiServices {
+  legacyJobs: LegacyJobServices;
+  admet: AdmetService;
+  v2: V2Services;
+  /** Stops what the services started themselves (the ADMET predictor threads). */
+  close(): Promise<void>;
+}
+
+export function createApiServices(deps: ApiServiceDeps): ApiServices {
+  const { config, log, store, objects, workflows, search } = deps;
+  const taskQueuePrefix = config.temporal.taskQueuePrefix;
+  const jobs = createJobService({ jobs: store.jobs, objects, workflows, taskQueuePrefix, log });
+  // ADMET for query molecules: predictor threads start on the first /predict_array request.
+  const admet = createAdmetService({ objects, publicUrl: config.publicUrl, log });
+  return {
+    legacyJobs: {
+      jobs,
+      synthonJobs: createSynthonJobService({ search }),
+      downloads: createDownloadService({
+        downloads: store.downloads,
+        objects,
+        workflows,
+        taskQueuePrefix,
+        publicUrl: config.publicUrl,
+        log,
+        jobs,
+      }),
+      files: createFileService({ uploads: store.uploads, objects, search }),
+    },
+    admet,
+    v2: {
+      search: createV2SearchService({ libraries: deps.libraries, substructure: deps.substructure }),
+      selections: createSelectionsService({ libraries: deps.libraries, selectionPool: deps.selectionPool }),
+      runs: createRunsService({
+        runs: store.runs,
+        libraries: deps.libraries,
+        objects,
+        workflows,
+        taskQueuePrefix,
+        publicUrl: config.publicUrl,
+      }),
+    },
+    close: () => admet.close(),
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * What a process's Temporal workers need, opened in one place for the embedded stack
+ * (`molsearch start`) and the standalone worker (`molsearch worker`) alike: the metadata store, the
+ * object store, the libraries run items execute over, the selection threads, and the activities
+ * built over them. The stack passes what it already opened for the API (PGlite allows one handle
+ * per process; the libraries share the API's search pool); close() closes only what was opened here.
+ */
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
+import { openObjectStore, type ObjectStore } from '../platform/object-store/index.ts';
+import { openStore, type Store } from '../store/index.ts';
+import {
+  catalogRegistry,
+  createSelectionPool,
+  type LibraryRegistry,
+  type SelectionPool,
+} from '../engine/selection/index.ts';
+import { createActivities, type Activities } from '../activities/index.ts';
+
+export interface WorkerDeps {
+  store: Store;
+  objects: ObjectStore;
+  libraries: LibraryRegistry;
+  selectionPool: SelectionPool;
+  activities: Activities;
+  /** Closes what openWorkerDeps opened (not what it was given). */
+  close(): Promise<void>;
+}
+
+export async function openWorkerDeps(
+  config: Config,
+  log: Logger,
+  given: Partial<Pick<WorkerDeps, 'store' | 'objects' | 'libraries' | 'selectionPool'>> = {},
+): Promise<WorkerDeps> {
+  const opened: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const fn of opened.splice(0).reverse()) await fn();
+  };
+  try {
+    let store = given.store;
+    if (!store) {
+      store = await openStore(config, log);
+      opened.push(store.close);
+    }
+    const objects = given.objects ?? (await openObjectStore(config));
+    const libraries = given.libraries ?? catalogRegistry(config.catalogDir, { ids: config.catalogs });
+    let selectionPool = given.selectionPool;
+    if (!selectionPool) {
+      // Run items' selections execute on a thread, so the Temporal worker keeps heartbeating meanwhile.
+      selectionPool = createSelectionPool({ threads: 1, log });
+      opened.push(selectionPool.close);
+    }
+    const activities = createActivities({
+      log,
+      store,
+      objects,
+      catalogDir: config.catalogDir,
+      libraries,
+      selectionPool,
+    });
+    return { store, objects, libraries, selectionPool, activities, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

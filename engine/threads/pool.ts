@@ -1,0 +1,272 @@
+/**
+ * The engine's one worker-thread pool. Every CPU-heavy capability (search scans, selections,
+ * ADMET, filters, substructure, catalog builds) runs on it, so spawning, request ids, queueing,
+ * failing the work of a thread that dies (and replacing the thread), and close() live here once.
+ *
+ * - A pool has `size` slots; a slot's thread starts on first use (or all at once with start()),
+ *   and a thread that dies is replaced in the same slot (`index` stays, so per-slot resources
+ *   such as a scratch area in shared memory carry over).
+ * - Each thread runs one queued request at a time. Requests wait in named lanes, served in the
+ *   order of `lanes` (first = highest priority); FIFO within a lane.
+ * - `onSpawn(thread)` runs for every new thread before it takes queued work: a pool whose threads
+ *   share state (the search pool's kernel memories) registers it there, and `broadcast()` sends
+ *   later additions to every live thread.
+ * - A request may be a function of the thread it is dispatched to, called at dispatch time: it
+ *   can send bulky context once per thread (`thread.seen`) or read state that changed while the
+ *   request was queued.
+ * - An AbortSignal withdraws a request that is still queued. Work already running is not
+ *   interrupted (a thread can only be stopped by terminating it; see engine/README.md).
+ */
+import { Worker, type TransferListItem } from 'node:worker_threads';
+import { DomainError } from '../../platform/errors.ts';
+import { deserializeError, type RequestEnvelope, type ThreadEnvelope } from './protocol.ts';
+import type { ThreadHandle, ThreadPool, ThreadPoolOptions } from './types.ts';
+
+export type { RunOptions, ThreadHandle, ThreadPool, ThreadPoolOptions, ThreadPoolStats } from './types.ts';
+
+interface Pending {
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
+interface Task<Req> extends Pending {
+  request: Req | ((thread: ThreadHandle) => Req);
+  lane: string;
+  transfer?: TransferListItem[];
+  detach(): void;
+}
+interface Thread<Req> extends ThreadHandle {
+  worker: Worker;
+  task?: Task<Req> & { id: number };
+  calls: Map<number, Pending>;
+  /** onSpawn has not finished: the thread takes no queued work yet. */
+  starting: boolean;
+  ready: Promise<unknown>;
+  wasReady: boolean;
+  dead: boolean;
+}
+
+/** Creates a pool; no thread starts before the first run() or start(). */
+export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<Req, Res> {
+  const size = Math.max(1, Math.floor(opts.size));
+  const lanes = opts.lanes?.length ? [...opts.lanes] : ['default'];
+  const queues = new Map(lanes.map((l) => [l, [] as Task<Req>[]]));
+  const slots: (Thread<Req> | undefined)[] = new Array(size).fill(undefined);
+  const closedError =
+    opts.errors?.closed ?? (() => new DomainError('unavailable', `${opts.name} pool is closed`));
+  const diedError =
+    opts.errors?.died ??
+    ((cause: unknown) => new DomainError('internal', `${opts.name} thread failed`, { cause }));
+  const overloadedError =
+    opts.errors?.overloaded ??
+    ((n: number) =>
+      new DomainError('overloaded', `${n} ${opts.name} requests are waiting; retry shortly`, {
+        retryAfterSeconds: 1,
+      }));
+  let nextId = 1;
+  let completed = 0;
+  let died = 0;
+  let closed = false;
+
+  const queued = () => lanes.reduce((n, l) => n + queues.get(l)!.length, 0);
+  const live = () => slots.filter((t): t is Thread<Req> => t !== undefined);
+
+  function spawn(index: number): Thread<Req> {
+    const worker = new Worker(opts.script, { workerData: opts.workerData?.(index) });
+    if (opts.unrefIdle) worker.unref();
+    let settleReady!: Pending;
+    const t: Thread<Req> = {
+      index,
+      seen: new Set(),
+      worker,
+      calls: new Map(),
+      starting: false,
+      ready: new Promise((resolve, reject) => (settleReady = { resolve, reject })),
+      wasReady: false,
+      dead: false,
+      call: (request, transfer) =>
+        new Promise((resolve, reject) => {
+          if (t.dead) return reject(closed ? closedError() : diedError(new Error('thread is gone')));
+          const id = nextId++;
+          t.calls.set(id, { resolve: resolve as (v: unknown) => void, reject });
+          worker.postMessage({ id, body: request } satisfies RequestEnvelope, transfer);
+        }),
+    };
+    t.ready.catch(() => undefined); // observed by start() when asked for; a dead thread's work fails anyway
+    slots[index] = t;
+    worker.on('message', (m: ThreadEnvelope<Res>) => {
+      if (m.t === 'ready') {
+        t.wasReady = true;
+        settleReady.resolve(m.info);
+      } else if (m.t === 'failed') {
+        // Setup failed (models missing, ...): every queued request would fail the same way.
+        const err = deserializeError(m.error, `a ${opts.name} thread`);
+        settleReady.reject(err);
+        for (const task of drainQueues()) task.reject(err);
+        kill(t, err);
+      } else onReply(t, m);
+    });
+    worker.on('error', (err) => die(t, err, settleReady));
+    worker.on('exit', (code) =>
+      die(t, new Error(`${opts.name} thread exited with code ${code}`), settleReady),
+    );
+    if (opts.onSpawn) {
+      t.starting = true;
+      Promise.resolve()
+        .then(() => opts.onSpawn!(t))
+        .then(
+          () => {
+            t.starting = false;
+            pump();
+          },
+          (err) => {
+            // Registration failed: the pool cannot serve; fail what waits rather than retry forever.
+            for (const task of drainQueues()) task.reject(err);
+            kill(t, err);
+          },
+        );
+    }
+    return t;
+  }
+
+  function onReply(t: Thread<Req>, m: Extract<ThreadEnvelope<Res>, { t: 'reply' }>): void {
+    const call = t.calls.get(m.id);
+    const pending = call ?? (t.task?.id === m.id ? t.task : undefined);
+    if (!pending) return;
+    if (call) t.calls.delete(m.id);
+    else {
+      t.task = undefined;
+      completed++;
+      if (opts.unrefIdle) t.worker.unref();
+    }
+    if (m.ok) pending.resolve(m.value);
+    else pending.reject(deserializeError(m.error, `a ${opts.name} thread`));
+    if (!call) pump();
+  }
+
+  /** Fails a thread's work with `err`, then terminates it (the exit is then ignored). */
+  function kill(t: Thread<Req>, err: unknown): void {
+    if (t.dead) return;
+    fail(t, err);
+    void t.worker.terminate();
+  }
+
+  function die(t: Thread<Req>, cause: unknown, ready: Pending): void {
+    if (t.dead) return;
+    const err = closed ? closedError() : diedError(cause);
+    ready.reject(err);
+    if (!closed) {
+      died++;
+      opts.log?.error({ err: cause, pool: opts.name, slot: t.index }, 'worker thread died');
+    }
+    fail(t, err);
+    if (!closed && t.wasReady && opts.respawnEagerly) spawn(t.index);
+    pump();
+  }
+
+  function fail(t: Thread<Req>, err: unknown): void {
+    t.dead = true;
+    if (slots[t.index] === t) slots[t.index] = undefined;
+    t.task?.reject(err);
+    t.task = undefined;
+    for (const c of t.calls.values()) c.reject(err);
+    t.calls.clear();
+  }
+
+  function* drainQueues(): Generator<Task<Req>> {
+    for (const l of lanes) for (const task of queues.get(l)!.splice(0)) yield (task.detach(), task);
+  }
+
+  function nextTask(): Task<Req> | undefined {
+    for (const l of lanes) {
+      const q = queues.get(l)!;
+      if (q.length) return q.shift();
+    }
+    return undefined;
+  }
+
+  function freeThread(): Thread<Req> | undefined {
+    const idle = live().find((t) => !t.task && !t.starting && !t.dead);
+    if (idle) return idle;
+    const empty = slots.findIndex((t) => t === undefined);
+    if (empty < 0) return undefined;
+    const t = spawn(empty);
+    return t.starting ? undefined : t;
+  }
+
+  function pump(): void {
+    while (!closed && queued() > 0) {
+      const t = freeThread();
+      if (!t) return;
+      const task = nextTask()!;
+      task.detach();
+      let body: Req;
+      try {
+        body =
+          typeof task.request === 'function'
+            ? (task.request as (th: ThreadHandle) => Req)(t)
+            : (task.request as Req);
+      } catch (err) {
+        task.reject(err);
+        continue;
+      }
+      const id = nextId++;
+      t.task = { ...task, id };
+      if (opts.unrefIdle) t.worker.ref();
+      t.worker.postMessage({ id, body } satisfies RequestEnvelope<Req>, task.transfer);
+    }
+  }
+
+  return {
+    run(request, ro = {}) {
+      if (closed) return Promise.reject(closedError());
+      const lane = ro.lane ?? lanes[0];
+      const q = queues.get(lane);
+      if (!q) return Promise.reject(new RangeError(`${opts.name} pool has no lane ${JSON.stringify(lane)}`));
+      const waiting = queued();
+      if (opts.maxQueue !== undefined && waiting >= opts.maxQueue)
+        return Promise.reject(overloadedError(waiting));
+      if (ro.signal?.aborted) return Promise.reject(ro.signal.reason);
+      return new Promise<Res>((resolve, reject) => {
+        const onAbort = () => {
+          const i = q.indexOf(task);
+          if (i >= 0) q.splice(i, 1);
+          reject(ro.signal!.reason);
+        };
+        const task: Task<Req> = {
+          request,
+          lane,
+          transfer: ro.transfer,
+          resolve: resolve as (v: unknown) => void,
+          reject,
+          detach: () => ro.signal?.removeEventListener('abort', onAbort),
+        };
+        ro.signal?.addEventListener('abort', onAbort, { once: true });
+        q.push(task);
+        pump();
+      });
+    },
+    async broadcast(request, transfer) {
+      await Promise.all(live().map((t) => t.call(request, transfer)));
+    },
+    start() {
+      if (closed) return Promise.reject(closedError());
+      for (let i = 0; i < size; i++) if (!slots[i]) spawn(i);
+      return Promise.all(live().map((t) => t.ready));
+    },
+    stats: () => ({
+      size,
+      threads: live().length,
+      busy: live().filter((t) => t.task).length,
+      queued: queued(),
+      completed,
+      died,
+    }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      const err = closedError();
+      for (const task of drainQueues()) task.reject(err);
+      await Promise.all(live().map((t) => t.worker.terminate()));
+    },
+  };
+}

@@ -1,0 +1,190 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { DomainError } from '../../../platform/errors.ts';
+import { createThreadPool, type ThreadPool, type ThreadPoolOptions } from '../../../engine/threads/index.ts';
+import type { TestRequest } from './support/test-thread.ts';
+
+const script = new URL('./support/test-thread.ts', import.meta.url);
+const pools: ThreadPool<TestRequest, any>[] = [];
+function pool(opts: Partial<ThreadPoolOptions> = {}): ThreadPool<TestRequest, any> {
+  const p = createThreadPool<TestRequest, any>({
+    name: 'test',
+    script,
+    size: 2,
+    workerData: (slot) => ({ slot }),
+    ...opts,
+  });
+  pools.push(p);
+  return p;
+}
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()));
+});
+
+const osThreads = (): number => readdirSync('/proc/self/task').length;
+const settle = () => new Promise((r) => setTimeout(r, 50));
+
+describe('thread pool', () => {
+  it('starts threads on demand, at most size, and runs requests in parallel on them', async () => {
+    const p = pool({ size: 2 });
+    expect(p.stats().threads).toBe(0);
+    const t0 = Date.now();
+    const replies = await Promise.all([1, 2, 3, 4].map((i) => p.run({ op: 'sleep', ms: 300, tag: `r${i}` })));
+    expect(replies.map((r) => r.tag)).toEqual(['r1', 'r2', 'r3', 'r4']);
+    expect(new Set(replies.map((r) => r.threadId)).size).toBe(2);
+    // Two threads, four requests of 300 ms each: two rounds, not four.
+    expect(Date.now() - t0).toBeLessThan(1100);
+    expect(p.stats()).toMatchObject({ size: 2, threads: 2, busy: 0, queued: 0, completed: 4, died: 0 });
+  });
+
+  it('carries a DomainError across the thread boundary with code, message and issues, and a plain error with name and code', async () => {
+    const p = pool();
+    const err = await p.run({ op: 'domain-error' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err).toMatchObject({
+      code: 'validation_error',
+      message: '$.x: bad',
+      issues: [{ loc: ['body', 'x'], msg: 'bad', type: 'value_error' }],
+    });
+    const plain = await p.run({ op: 'plain-error' }).catch((e: unknown) => e);
+    expect(plain).not.toBeInstanceOf(DomainError);
+    expect(plain).toMatchObject({ name: 'TypeError', message: 'not a number', code: 'ERR_TEST' });
+    expect((plain as Error).stack).toContain('in a test thread');
+    // The thread survives its handler's errors.
+    expect((await p.run({ op: 'whoami' })).slot).toBe(0);
+  });
+
+  it('moves transferred buffers back instead of copying them', async () => {
+    const p = pool();
+    const a: Float64Array = await p.run({ op: 'bytes', n: 1000 });
+    expect(a).toBeInstanceOf(Float64Array);
+    expect(a[999]).toBe(999);
+  });
+
+  it('fails the request of a thread that dies, replaces the thread in the same slot, and serves later requests', async () => {
+    const p = pool({ size: 1 });
+    const first = await p.run({ op: 'whoami' });
+    const err = await p.run({ op: 'crash' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err).toMatchObject({ code: 'internal', message: 'test thread failed' });
+    const after = await p.run({ op: 'whoami' });
+    expect(after.slot).toBe(0);
+    expect(after.threadId).not.toBe(first.threadId);
+    expect(p.stats()).toMatchObject({ threads: 1, died: 1 });
+  });
+
+  it('fails only the dead thread’s request; queued work goes on to the replacement', async () => {
+    const p = pool({ size: 1 });
+    const crash = p.run({ op: 'crash' }).catch((e: unknown) => e);
+    const next = p.run({ op: 'sleep', ms: 10, tag: 'after' });
+    expect(await crash).toMatchObject({ code: 'internal' });
+    expect((await next).tag).toBe('after');
+  });
+
+  it('with respawnEagerly, replaces a dead thread at once and registers it through onSpawn before work', async () => {
+    let spawned = 0;
+    const p = pool({
+      size: 2,
+      respawnEagerly: true,
+      onSpawn: async (t) => {
+        spawned++;
+        await t.call({ op: 'register', key: `spawn-${t.index}` });
+      },
+    });
+    await p.start();
+    await p.broadcast({ op: 'register', key: 'catalog-a' });
+    await p.run({ op: 'crash' }).catch(() => undefined);
+    await settle();
+    expect(p.stats().threads).toBe(2);
+    expect(spawned).toBe(3);
+    // The replacement has its own registration (never none: onSpawn precedes its first request) but
+    // not the broadcast (that is onSpawn's job in real pools).
+    const seen = new Set<string>();
+    for (const until = Date.now() + 10_000; seen.size < 2 && Date.now() < until;) {
+      const regs = await Promise.all([0, 1].map(() => p.run({ op: 'registered' })));
+      for (const r of regs) seen.add((r as string[]).join(','));
+    }
+    expect([...seen].sort()).toEqual(['spawn-0', 'spawn-1,catalog-a']);
+  });
+
+  it('reports a failed thread setup: start() rejects with the error, and queued requests fail with it', async () => {
+    const p = pool({ workerData: () => ({ failSetup: true }) });
+    await expect(p.start()).rejects.toMatchObject({
+      code: 'unavailable',
+      message: 'models missing in this test thread',
+    });
+    const q = pool({ size: 1, workerData: () => ({ failSetup: true }) });
+    const results = await Promise.allSettled([q.run({ op: 'whoami' }), q.run({ op: 'whoami' })]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'unavailable' });
+  });
+
+  it('serves lanes in priority order, FIFO within a lane', async () => {
+    const p = pool({ size: 1, lanes: ['interactive', 'batch'] });
+    const order: string[] = [];
+    const go = (tag: string, lane: string) =>
+      p.run({ op: 'sleep', ms: 5, tag }, { lane }).then((r) => order.push(r.tag));
+    const blocker = p.run({ op: 'sleep', ms: 200, tag: 'blocker' });
+    await Promise.all([
+      blocker,
+      go('b1', 'batch'),
+      go('b2', 'batch'),
+      go('i1', 'interactive'),
+      go('i2', 'interactive'),
+    ]);
+    expect(order).toEqual(['i1', 'i2', 'b1', 'b2']);
+    await expect(p.run({ op: 'whoami' }, { lane: 'nope' })).rejects.toThrow(/no lane/);
+  });
+
+  it('withdraws a queued request when its signal aborts, and rejects past maxQueue with overloaded', async () => {
+    const p = pool({ size: 1, maxQueue: 2 });
+    const blocker = p.run({ op: 'sleep', ms: 200 });
+    const ac = new AbortController();
+    const withdrawn = p
+      .run({ op: 'sleep', ms: 10, tag: 'x' }, { signal: ac.signal })
+      .catch((e: unknown) => e);
+    const kept = p.run({ op: 'sleep', ms: 10, tag: 'kept' });
+    await expect(p.run({ op: 'whoami' })).rejects.toMatchObject({ code: 'overloaded', retryAfterSeconds: 1 });
+    ac.abort(new Error('deadline passed'));
+    expect(await withdrawn).toMatchObject({ message: 'deadline passed' });
+    expect(p.stats().queued).toBe(1);
+    await blocker;
+    expect((await kept).tag).toBe('kept');
+    expect(p.stats().completed).toBe(2);
+  });
+
+  it('builds a request for the thread it lands on: context is sent once per thread, again to a replacement', async () => {
+    const p = pool({ size: 1 });
+    const sent: boolean[] = [];
+    const ask = () =>
+      p.run((t) => {
+        const first = !t.seen.has('lib');
+        t.seen.add('lib');
+        sent.push(first);
+        return { op: 'context', context: first ? 'library rows' : undefined };
+      });
+    expect((await ask()).context).toBe('library rows');
+    expect((await ask()).context).toBe('library rows');
+    await p.run({ op: 'crash' }).catch(() => undefined);
+    expect((await ask()).context).toBe('library rows');
+    expect(sent).toEqual([true, false, true]);
+  });
+
+  it('close() rejects queued and running requests with unavailable, terminates every thread, and rejects later requests', async () => {
+    const before = osThreads();
+    const p = pool({ size: 3 });
+    await p.start();
+    expect(osThreads() - before).toBeGreaterThanOrEqual(3);
+    const running = p.run({ op: 'sleep', ms: 300 }).catch((e: unknown) => e);
+    const queued = [1, 2, 3].map(() => p.run({ op: 'sleep', ms: 300 }).catch((e: unknown) => e));
+    await settle();
+    await p.close();
+    expect(await running).toMatchObject({ code: 'unavailable', message: 'test pool is closed' });
+    for (const q of queued) expect(await q).toMatchObject({ code: 'unavailable' });
+    await settle();
+    expect(osThreads()).toBeLessThanOrEqual(before);
+    expect(p.stats()).toMatchObject({ threads: 0, busy: 0, queued: 0 });
+    await expect(p.run({ op: 'whoami' })).rejects.toMatchObject({ code: 'unavailable' });
+    await p.close();
+  });
+});

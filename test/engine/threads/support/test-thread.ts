@@ -1,0 +1,57 @@
+// A worker-thread entry for the thread-pool tests: each request names an operation.
+import { threadId } from 'node:worker_threads';
+import { DomainError } from '../../../../platform/errors.ts';
+import { serveThread, withTransfer } from '../../../../engine/threads/index.ts';
+
+export type TestRequest =
+  | { op: 'whoami' }
+  | { op: 'sleep'; ms: number; tag?: string }
+  | { op: 'crash' }
+  | { op: 'domain-error' }
+  | { op: 'plain-error' }
+  | { op: 'register'; key: string }
+  | { op: 'registered' }
+  | { op: 'bytes'; n: number }
+  | { op: 'context'; context?: string };
+
+serveThread<TestRequest, unknown>(async (data) => {
+  const { slot, failSetup } = (data ?? {}) as { slot?: number; failSetup?: boolean };
+  if (failSetup) throw new DomainError('unavailable', 'models missing in this test thread');
+  const registered: string[] = [];
+  let context: string | undefined;
+  return {
+    info: { slot, threadId },
+    handle(req) {
+      switch (req.op) {
+        case 'whoami':
+          return { slot, threadId };
+        case 'sleep': {
+          const until = Date.now() + req.ms;
+          while (Date.now() < until); // busy, as CPU work is
+          return { tag: req.tag, threadId };
+        }
+        case 'crash':
+          process.exit(3);
+          return null;
+        case 'domain-error':
+          throw new DomainError('validation_error', '$.x: bad', {
+            issues: [{ loc: ['body', 'x'], msg: 'bad', type: 'value_error' }],
+          });
+        case 'plain-error':
+          throw Object.assign(new TypeError('not a number'), { code: 'ERR_TEST' });
+        case 'register':
+          registered.push(req.key);
+          return null;
+        case 'registered':
+          return [...registered];
+        case 'bytes': {
+          const a = new Float64Array(req.n).map((_, i) => i);
+          return withTransfer(a, [a.buffer]);
+        }
+        case 'context':
+          if (req.context !== undefined) context = req.context;
+          return { context, threadId };
+      }
+    },
+  };
+});
