@@ -26,9 +26,10 @@ serveThread<TestRequest, unknown>(async (data) => {
         case 'whoami':
           return { slot, threadId };
         case 'sleep': {
-          const until = Date.now() + req.ms;
+          const start = Date.now();
+          const until = start + req.ms;
           while (Date.now() < until); // busy, as CPU work is
-          return { tag: req.tag, threadId };
+          return { tag: req.tag, threadId, start, end: Date.now() };
         }
         case 'crash':
           process.exit(3);
