@@ -9,7 +9,7 @@
  */
 import { I, encodeModule, type FuncDef, type ValType } from './encoder.ts';
 import { ROW_BYTES, WORDS, advance, earlyReturn, popcntTree, ptrAt } from './kernel-parts.ts';
-import { blockPopcounts, tanimotoAboveBlocks } from './kernel-blocks.ts';
+import { blockBits, screenRows, tanimotoRows } from './kernel-blocks.ts';
 
 /** d = a + b - c, made 1 when 0 (then c is 0 too, so the score is 0 as in RDKit). */
 function denominator(a: number, pp: number, c: number, d: number): number[] {
@@ -473,7 +473,10 @@ export function kernelModuleBytes(): Uint8Array {
     tanimotoAbove(),
     centroidAbove(),
     readOr(),
-    blockPopcounts(),
-    tanimotoAboveBlocks(),
+    blockBits(),
+    screenRows(1),
+    screenRows(2),
+    screenRows(3),
+    tanimotoRows(),
   ]);
 }
