@@ -9,7 +9,8 @@
  */
 import { I, encodeModule, type FuncDef, type ValType } from './encoder.ts';
 import { ROW_BYTES, WORDS, advance, earlyReturn, popcntTree, ptrAt } from './kernel-parts.ts';
-import { blockBits, screenRows, tanimotoRows } from './kernel-blocks.ts';
+import { blockBits, screenRows } from './kernel-blocks.ts';
+import { tanimotoRows } from './kernel-rows.ts';
 
 /** d = a + b - c, made 1 when 0 (then c is 0 too, so the score is 0 as in RDKit). */
 function denominator(a: number, pp: number, c: number, d: number): number[] {
