@@ -3,6 +3,7 @@
  * fingerprints.
  */
 import { I, type FuncDef, type ValType } from './encoder.ts';
+import { scoreAndAppend } from './kernel-parts.ts';
 
 /**
  * tanimoto_rows(q, fp, pc, rows, count, a, min, outScores) -> n: scores the `count` rows listed at
@@ -62,43 +63,12 @@ export function tanimotoRows(): FuncDef {
   const emit = (r: number): number[] => [
     ...I.get(acc[r]),
     ...I.i32WrapI64(),
-    ...I.tee(c),
-    ...I.f32ConvertI32U(),
-    ...I.get(a),
-    ...I.get(pc),
-    ...I.get(row[r]),
-    ...I.i32Const(1),
-    ...I.i32Shl(),
-    ...I.i32Add(),
-    ...I.i32Load16U(),
-    ...I.i32Add(),
-    ...I.get(c),
-    ...I.i32Sub(),
-    ...I.tee(d),
-    ...I.get(d),
-    ...I.i32Eqz(),
-    ...I.i32Add(),
-    ...I.f32ConvertI32U(),
-    ...I.f32Div(),
-    ...I.set(s),
-    ...I.get(rows),
-    ...I.get(o4),
-    ...I.i32Add(),
-    ...I.get(row[r]),
-    ...I.i32Store(),
-    ...I.get(outScores),
-    ...I.get(o4),
-    ...I.i32Add(),
-    ...I.get(s),
-    ...I.f32Store(),
-    ...I.get(o4),
-    ...I.get(s),
-    ...I.get(min),
-    ...I.f32Ge(),
-    ...I.i32Const(2),
-    ...I.i32Shl(),
-    ...I.i32Add(),
-    ...I.set(o4),
+    ...I.set(c),
+    ...scoreAndAppend(
+      { c, a, d, s, min, outRows: rows, outScores, n: o4 },
+      [...I.get(pc), ...I.get(row[r]), ...I.i32Const(1), ...I.i32Shl(), ...I.i32Add(), ...I.i32Load16U()],
+      I.get(row[r]),
+    ),
   ];
   /** A loop taking `group` candidates per step while at least `group` remain. */
   const loop = (group: number): number[] => [
