@@ -12,6 +12,7 @@ commands:
   keys create --tier T --user U [--expires YYYY-MM-DD]
   keys list [--user U] | keys revoke <key-id|prefix>
   catalog build --input FILE --out DIR --id ID [...]   build a catalog (see docs/catalog-format.md)
+  catalog publish --id ID [--catalog-dir DIR]   upload a catalog to the object store (S3_BUCKET)
   catalog ensure        build the bundled sample catalogs that are missing
 `;
 

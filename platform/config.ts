@@ -55,6 +55,12 @@ export interface Config {
   catalogs: string[];
   /** Build the bundled sample catalogs missing from catalogDir at start (default true). */
   buildBundledCatalogs: boolean;
+  /**
+   * The local cache of catalog shards fetched from the object store (S3_BUCKET): a directory
+   * bounded by diskBytes, and loaded shards in memory bounded by memoryBytes (least recently used
+   * evicted from both).
+   */
+  shardCache: { dir: string; diskBytes: number; memoryBytes: number };
   engineThreads: number;
   tierLimits: Record<string, number>;
   toolsDir: string;
@@ -87,6 +93,22 @@ function bool(env: Env, name: string, def: boolean): boolean {
   if (/^(1|true|yes)$/i.test(raw)) return true;
   if (/^(0|false|no)$/i.test(raw)) return false;
   throw new ConfigError(name, `expected true or false, got ${JSON.stringify(raw)}`);
+}
+
+const UNITS: Record<string, number> = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 };
+
+/** A byte count: an integer with an optional binary unit (512M, 20G, 1T; k, m, g, t in any case). */
+function byteSize(env: Env, name: string, def: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return def;
+  const m = /^(\d+)\s*([kmgt]?)i?b?$/i.exec(raw.trim());
+  const v = m ? Number(m[1]) * UNITS[m[2].toLowerCase()] : NaN;
+  if (!Number.isSafeInteger(v) || v < 1)
+    throw new ConfigError(
+      name,
+      `expected a positive byte count such as 536870912, 512M or 20G, got ${JSON.stringify(raw)}`,
+    );
+  return v;
 }
 
 function str(env: Env, name: string): string | undefined {
@@ -164,6 +186,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     catalogDir: resolve(cwd, str(env, 'CATALOG_DIR') ?? resolve(dataDir, 'catalogs')),
     catalogs,
     buildBundledCatalogs: bool(env, 'BUILD_BUNDLED_CATALOGS', true),
+    shardCache: {
+      dir: resolve(cwd, str(env, 'SHARD_CACHE_DIR') ?? resolve(dataDir, 'shard-cache')),
+      diskBytes: byteSize(env, 'SHARD_CACHE_DISK_BYTES', 20 * 2 ** 30),
+      memoryBytes: byteSize(env, 'SHARD_CACHE_MEMORY_BYTES', 4 * 2 ** 30),
+    },
     engineThreads: int(env, 'ENGINE_THREADS', Math.max(1, Math.min(availableParallelism(), 8)), 1, 256),
     tierLimits: tierLimits(env),
     toolsDir: resolve(cwd, str(env, 'TOOLS_DIR') ?? '.tools'),

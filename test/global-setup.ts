@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { loadConfig } from '../platform/config.ts';
 import { resolveTemporalCli } from '../platform/temporal/cli.ts';
 import { startDevServer, type DevServer } from '../platform/temporal/dev-server.ts';
-import { startS3Server, type S3Server } from './support/s3-server.ts';
+import { startS3Server, type S3Server } from '../testkit/s3-server.ts';
 import { freePort } from '../testkit/ports.ts';
 
 /**

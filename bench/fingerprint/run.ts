@@ -1,35 +1,32 @@
 /**
  * Fingerprint search benchmark: `node bench/fingerprint/run.ts [--n 1000000] [--queries 50]
- * [--k 100] [--threads N] [--rdkit-queries 5] [--no-peers] [--source catalog_merged.tsv.gz]`.
+ * [--k 100] [--threads N] [--runs 3] [--reps 5] [--rdkit-queries 5] [--no-peers] [--source F]`.
  *
  * Data: Morgan r2 2048-bit fingerprints of the 802,238 rows of catalog_merged.tsv.gz, extended to
  * --n rows with perturbed copies (see make_fps.py), computed once with Python RDKit into
  * bench/out/fps-<n>.u8, which both our side and the peers read; our side writes them once as a
  * catalog (bench/out/catalog-<n>/, engine/catalog format). Queries: --queries seeded random rows.
- * Prints the single-core bandwidth ceiling, full-scan throughput, k-NN time per query and the rows
- * whose fingerprints were read for our scan with BitBound only and with the block bound (one
- * thread in-process, and the pool; same run) beside FPSim2 and RDKit BulkTanimotoSimilarity, and writes
- * everything to bench/out/fingerprint-<n>.json.
+ *
+ * 1. Kernel figures (kernel-bench.ts): the native AVX2 read ceiling, the wasm read loop, the full
+ *    scan and the screened scan over the same bytes, --reps alternating rounds.
+ * 2. k-NN, --runs back-to-back runs: in each, every query runs our one-thread scan with plain
+ *    BitBound, ours with the screen bound and FPSim2's top_k (1 thread), in rotating order, then
+ *    our pool (both paths) and FPSim2 with --threads workers; medians per run, their ratios, the
+ *    spread over runs and the load average. RDKit BulkTanimotoSimilarity on a few queries once.
+ * Everything also goes to bench/out/fingerprint-<n>.json.
  */
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openCatalog, readShard } from '../../engine/catalog/reader.ts';
-import {
-  createSearchPool,
-  loadShardForScan,
-  mergeHits,
-  mergeTopK,
-  prepareTanimoto,
-  scanShardTopK,
-  type Hit,
-} from '../../engine/search/index.ts';
-import { maxBound } from '../../engine/search/bitbound.ts';
+import { createSearchPool, loadShardForScan, type Hit } from '../../engine/search/index.ts';
 import { popcountOf } from '../../engine/search/kernel-js.ts';
 import { writeFormatCatalog } from '../../testkit/format-catalog.ts';
-import { cpuSeconds, kernelFigures } from './kernel-bench.ts';
-import { BLOCK_BYTES } from '../../engine/search/wasm/kernel-blocks.ts';
+import { kernelFigures, type Series } from './kernel-bench.ts';
+import { knnSerial, mean, median, spread } from './knn.ts';
+import { loadNativeReader } from './native-ceiling.ts';
+import { startPeers, type Peers } from './peers-client.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const OUT = join(ROOT, 'bench/out');
@@ -42,13 +39,19 @@ const n = arg('--n', 1_000_000);
 const nq = arg('--queries', 50);
 const k = arg('--k', 100);
 const threads = arg('--threads', availableParallelism());
+const runs = arg('--runs', 3);
+const reps = arg('--reps', 5);
 const rdkitQ = arg('--rdkit-queries', 5);
 const source = argv.includes('--source')
   ? argv[argv.indexOf('--source') + 1]
   : '/work/shared/data/catalog/catalog_merged.tsv.gz';
 const log = (...a: unknown[]): void => console.log(...a);
-const mean = (xs: number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length;
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' / ');
+const same = (a: Hit[], b: Hit[]): boolean => JSON.stringify(a) === JSON.stringify(b);
+const fmt = (s: Series, d = 2): string => `${s.median.toFixed(d)} (${s.min.toFixed(d)}–${s.max.toFixed(d)})`;
 
 mkdirSync(OUT, { recursive: true });
 const fpsPath = join(OUT, `fps-${n}.u8`);
@@ -80,172 +83,173 @@ if (!existsSync(join(catDir, 'manifest.json'))) {
 }
 const catalog = await openCatalog(catDir);
 const id = catalog.manifest.id;
-
-log(`\n${n.toLocaleString()} fingerprints, ${nq} queries, k=${k}, ${threads} pool threads`);
 const shards = catalog.manifest.shards.map((_, i) => loadShardForScan(catalog.shardPath(i), i, readShard));
+log(
+  `\n${n.toLocaleString()} fingerprints, ${nq} queries, k=${k}, ${threads} pool threads; load average ${load()}`,
+);
+
+// Reference answers (plain BitBound, one thread): every other path must return exactly these.
+const reference = queries.map((q) => knnSerial(id, shards, q, k, false).hits);
+
+// 1. Kernel figures over the popcount-sorted bytes, screened at five queries' own k-th scores.
 const sorted = new Uint8Array(n * 256);
 let off = 0;
 for (const s of shards) {
   sorted.set(s.fingerprints, off);
   off += s.fingerprints.length;
 }
-const kf = kernelFigures(sorted);
-log(`single-core read bandwidth (wasm, 16-byte loads): ${kf.bandwidthGBs.toFixed(2)} GB/s`);
+const native = loadNativeReader(join(OUT, 'native'));
+if (typeof native === 'string') log(`native ceiling skipped: ${native}`);
+const kf = kernelFigures(
+  sorted,
+  queries.slice(0, 5).map((fp, i) => ({ fp, min: reference[i][k - 1]?.similarity ?? 0 })),
+  native,
+  reps,
+);
+const per = (s: Series | undefined): string => (s ? fmt(s) : 'n/a');
+log(`kernel, one thread, CPU time, median (min–max) of ${reps} alternating rounds:`);
+log(`  native AVX2 read loop (32-byte loads): ${kf.nativeGBs ? `${fmt(kf.nativeGBs)} GB/s` : 'skipped'}`);
+log(`  wasm read loop (16-byte loads):        ${fmt(kf.wasmReadGBs)} GB/s`);
 log(
-  `full Tanimoto scan, 1 thread: ${(kf.scanFpsPerSec / 1e6).toFixed(1)} M fps/s = ${kf.scanGBs.toFixed(2)} GB/s = ${(kf.scanGBs / kf.bandwidthGBs).toFixed(2)} of the ceiling (median paired ratio ${kf.medianRatio.toFixed(2)})`,
+  `  full scan (258 B/row): ${fmt(kf.scanGBs)} GB/s = ${fmt({ ...kf.scanFpsPerSec, rounds: [], median: kf.scanFpsPerSec.median / 1e6, min: kf.scanFpsPerSec.min / 1e6, max: kf.scanFpsPerSec.max / 1e6 }, 1)} M fps/s; of native ${per(kf.scanOverNative)}, of wasm read ${fmt(kf.scanOverWasm)}`,
+);
+log(
+  `  screened scan (32 B/row screen, fingerprints of ${(100 * kf.screenedTouched).toFixed(2)}% of rows at each query's k-th score): ${(kf.screenedRowsPerSec.median / 1e6).toFixed(0)} M rows/s (${(kf.screenedRowsPerSec.min / 1e6).toFixed(0)}–${(kf.screenedRowsPerSec.max / 1e6).toFixed(0)}), raw read ${fmt(kf.screenedReadGBs)} GB/s; rows/s x 258 B = ${fmt(kf.screenedEffectiveGBs)} GB/s = ${per(kf.screenedOverNative)} of native`,
 );
 
-// k-NN on one thread, in-process: shards by decreasing bound, each seeded with the k-th score so far.
-// `blockBound` false is the plain BitBound path (every row BitBound leaves is read), true the block-bound path.
-function knnSerial(q: Uint8Array, blockBound: boolean): { hits: Hit[]; scanned: number; touched: number } {
-  const pq = prepareTanimoto(q);
-  const order = shards
-    .map((s, i) => ({ i, b: maxBound(pq.bounds, s.popcounts[0], s.popcounts[s.rows - 1]) }))
-    .sort((x, y) => y.b - x.b);
-  let hits: Hit[] = [];
-  let scanned = 0;
+// 2. k-NN runs.
+const peers: Peers | undefined = argv.includes('--no-peers')
+  ? undefined
+  : await startPeers(PY, join(ROOT, 'bench/fingerprint/peers.py'), fpsPath, qpath, k);
+const pools = {
+  screen: createSearchPool({ threads }),
+  plain: createSearchPool({ threads, blockBound: false }),
+};
+for (const p of Object.values(pools)) {
+  await p.loadCatalog(catalog);
+  for (const q of queries.slice(0, 5)) await p.knn({ catalogs: [id], query: q, k });
+}
+type Path = 'plain' | 'screen' | 'fpsim2';
+const runFigures: Record<string, unknown>[] = [];
+for (let run = 1; run <= runs; run++) {
+  const loadBefore = load();
+  const ms: Record<Path, number[]> = { plain: [], screen: [], fpsim2: [] };
+  const cpu: Record<Path, number[]> = { plain: [], screen: [], fpsim2: [] };
+  const ratio: number[] = [];
   let touched = 0;
-  for (const { i, b } of order) {
-    const floor = hits.length >= k ? hits[k - 1].similarity : -Infinity;
-    if (b < floor) break;
-    const r = scanShardTopK(shards[i], pq, { k, floor, blockBound });
-    scanned += r.scanned;
-    touched += r.touched;
-    hits = mergeHits(hits, mergeTopK([{ catalog: id, shard: i, rows: r.rows, scores: r.scores }], k), k);
-  }
-  return { hits, scanned, touched };
-}
-
-interface PathFigures {
-  ms: number[];
-  cpuMs: number[];
-  hits: Hit[][];
-  scanned: number;
-  touched: number;
-}
-const paths: Record<'plain' | 'blocks', PathFigures> = {
-  plain: { ms: [], cpuMs: [], hits: [], scanned: 0, touched: 0 },
-  blocks: { ms: [], cpuMs: [], hits: [], scanned: 0, touched: 0 },
-};
-knnSerial(queries[0], false);
-knnSerial(queries[0], true);
-// Both paths per query, alternating which goes first, so they see the same machine load.
-for (const [qi, q] of queries.entries()) {
-  for (const name of qi % 2 ? (['blocks', 'plain'] as const) : (['plain', 'blocks'] as const)) {
-    const f = paths[name];
-    const t = performance.now();
-    const c = process.cpuUsage();
-    const r = knnSerial(q, name === 'blocks');
-    f.cpuMs.push(cpuSeconds(c) * 1000);
-    f.ms.push(performance.now() - t);
-    f.hits.push(r.hits);
-    f.scanned += r.scanned;
-    f.touched += r.touched;
-  }
-}
-const serialHits = paths.plain.hits;
-const sameSerial = paths.blocks.hits.filter(
-  (h, i) => JSON.stringify(h) === JSON.stringify(serialHits[i]),
-).length;
-const bytesPerRow = 258;
-for (const name of ['plain', 'blocks'] as const) {
-  const f = paths[name];
-  const rate = (f.scanned * bytesPerRow) / (f.cpuMs.reduce((a, b) => a + b, 0) / 1000) / 1e9;
-  log(
-    `k-NN 1 thread, ${name === 'plain' ? 'BitBound only' : `block bound (${BLOCK_BYTES} B/row)`}: mean ${mean(f.ms).toFixed(1)} ms wall (${mean(f.cpuMs).toFixed(1)} ms CPU), median ${median(f.ms).toFixed(1)} ms per query; BitBound left ${((100 * f.scanned) / (n * nq)).toFixed(0)}% of rows, fingerprints read for ${((100 * f.touched) / (n * nq)).toFixed(1)}%${name === 'plain' ? ` (${rate.toFixed(2)} GB/s of CPU time, ${(rate / kf.bandwidthGBs).toFixed(2)} of ceiling)` : `; results identical to BitBound only: ${sameSerial}/${nq}`}`,
-  );
-}
-log(
-  `  block bound vs BitBound only, 1 thread: ${(mean(paths.plain.ms) / mean(paths.blocks.ms)).toFixed(2)}x wall, ${(mean(paths.plain.cpuMs) / mean(paths.blocks.cpuMs)).toFixed(2)}x CPU`,
-);
-
-const poolFig: Record<
-  'plain' | 'blocks',
-  { ms: number[]; identical: number; scanned: number; touched: number }
-> = {} as never;
-for (const name of ['plain', 'blocks'] as const) {
-  const pool = createSearchPool({ threads, blockBound: name === 'blocks' });
-  await pool.loadCatalog(catalog);
-  for (const q of queries.slice(0, 10)) await pool.knn({ catalogs: [id], query: q, k });
-  const ms: number[] = [];
+  let scanned = 0;
   let identical = 0;
-  const before = pool.stats();
-  for (const [i, q] of queries.entries()) {
-    const t = performance.now();
-    const hits = await pool.knn({ catalogs: [id], query: q, k });
-    ms.push(performance.now() - t);
-    if (JSON.stringify(hits) === JSON.stringify(serialHits[i])) identical++;
+  let sameAsFpsim2 = 0;
+  for (const [qi, q] of queries.entries()) {
+    const order: Path[] = (['plain', 'screen', 'fpsim2'] as Path[]).map((_, j, a) => a[(j + qi) % 3]);
+    for (const path of order) {
+      if (path === 'fpsim2') {
+        if (!peers) continue;
+        const t = await peers.fpsim2(qi, 1);
+        ms.fpsim2.push(t.ms);
+        cpu.fpsim2.push(t.cpuMs);
+        if (JSON.stringify(t.scores) === JSON.stringify(reference[qi].map((h) => h.similarity)))
+          sameAsFpsim2++;
+        continue;
+      }
+      const r = knnSerial(id, shards, q, k, path === 'screen');
+      ms[path].push(r.ms);
+      cpu[path].push(r.cpuMs);
+      if (path === 'screen') {
+        touched += r.touched;
+        scanned += r.scanned;
+        if (same(r.hits, reference[qi])) identical++;
+      }
+    }
+    if (peers) ratio.push(ms.fpsim2[qi] / ms.screen[qi]);
   }
-  const after = pool.stats();
-  await pool.close();
-  poolFig[name] = {
-    ms,
-    identical,
-    scanned: after.rowsScanned - before.rowsScanned,
-    touched: after.rowsTouched - before.rowsTouched,
+  const poolMs: Record<Path, number[]> = { plain: [], screen: [], fpsim2: [] };
+  let poolIdentical = 0;
+  for (const [qi, q] of queries.entries()) {
+    const order: Path[] = (['plain', 'screen', 'fpsim2'] as Path[]).map((_, j, a) => a[(j + qi) % 3]);
+    for (const path of order) {
+      if (path === 'fpsim2') {
+        if (peers) poolMs.fpsim2.push((await peers.fpsim2(qi, threads)).ms);
+        continue;
+      }
+      const t = performance.now();
+      const hits = await pools[path].knn({ catalogs: [id], query: q, k });
+      poolMs[path].push(performance.now() - t);
+      if (same(hits, reference[qi])) poolIdentical++;
+    }
+  }
+  const f = {
+    run,
+    load: { before: loadBefore, after: load() },
+    serialMedianMs: {
+      plain: median(ms.plain),
+      screen: median(ms.screen),
+      fpsim2: peers ? median(ms.fpsim2) : undefined,
+    },
+    serialCpuMedianMs: {
+      plain: median(cpu.plain),
+      screen: median(cpu.screen),
+      fpsim2: peers ? median(cpu.fpsim2) : undefined,
+    },
+    poolMedianMs: {
+      plain: median(poolMs.plain),
+      screen: median(poolMs.screen),
+      fpsim2: peers ? median(poolMs.fpsim2) : undefined,
+    },
+    screenOverPlain: median(ms.plain) / median(ms.screen),
+    fpsim2OverScreen: peers ? median(ms.fpsim2) / median(ms.screen) : undefined,
+    fpsim2OverScreenCpu: peers ? median(cpu.fpsim2) / median(cpu.screen) : undefined,
+    fpsim2OverScreenPerQueryMedian: peers ? median(ratio) : undefined,
+    fpsim2OverScreenPerQueryMin: peers ? Math.min(...ratio) : undefined,
+    poolFpsim2OverScreen: peers ? median(poolMs.fpsim2) / median(poolMs.screen) : undefined,
+    bitboundLeft: scanned / (n * nq),
+    fingerprintsRead: touched / (n * nq),
+    identicalToPlain: identical,
+    poolIdenticalToSerial: poolIdentical,
+    sameScoresAsFpsim2: peers ? sameAsFpsim2 : undefined,
   };
+  runFigures.push(f);
+  log(`\nrun ${run} (load average ${f.load.before} -> ${f.load.after}), medians per query:`);
   log(
-    `k-NN pool (${threads} threads), ${name === 'plain' ? 'BitBound only' : 'block bound'}: mean ${mean(ms).toFixed(1)} ms, median ${median(ms).toFixed(1)} ms per query; fingerprints read for ${((100 * poolFig[name].touched) / (n * nq)).toFixed(1)}% of rows; results identical to 1 thread: ${identical}/${nq}`,
-  );
-}
-const poolMs = poolFig.blocks.ms;
-const serialMs = paths.blocks.ms;
-const serialCpuMs = paths.blocks.cpuMs;
-
-const summary = (f: PathFigures) => ({
-  meanMs: mean(f.ms),
-  cpuMeanMs: mean(f.cpuMs),
-  medianMs: median(f.ms),
-  scannedFraction: f.scanned / (n * nq),
-  touchedFraction: f.touched / (n * nq),
-});
-const result: Record<string, unknown> = {
-  n,
-  queries: nq,
-  k,
-  threads,
-  kernel: kf,
-  blockBytes: BLOCK_BYTES,
-  serial: { plain: summary(paths.plain), blocks: summary(paths.blocks), identical: sameSerial },
-  pool: Object.fromEntries(
-    (['plain', 'blocks'] as const).map((p) => [
-      p,
-      {
-        meanMs: mean(poolFig[p].ms),
-        medianMs: median(poolFig[p].ms),
-        touchedFraction: poolFig[p].touched / (n * nq),
-        identical: poolFig[p].identical,
-      },
-    ]),
-  ),
-};
-if (!argv.includes('--no-peers')) {
-  const r = spawnSync(
-    PY,
-    [join(ROOT, 'bench/fingerprint/peers.py'), fpsPath, qpath, String(k), String(threads), String(rdkitQ)],
-    { encoding: 'utf8', maxBuffer: 1 << 28 },
-  );
-  if (r.status !== 0) throw new Error(`peers.py failed: ${r.stderr}`);
-  const peers = JSON.parse(r.stdout) as Record<string, number & number[][]>;
-  const f1 = peers.fpsim2_1t_ms;
-  const fN = peers[`fpsim2_${threads}t_ms`];
-  const sameScores = serialHits.filter(
-    (h, i) => JSON.stringify(h.map((x) => x.similarity)) === JSON.stringify(peers.fpsim2_top_scores[i]),
-  ).length;
-  const f1cpu = peers.fpsim2_1t_cpu_ms;
-  log(
-    `FPSim2 top_k: 1 thread ${f1.toFixed(1)} ms wall (${f1cpu.toFixed(1)} ms CPU), ${threads} threads ${fN.toFixed(1)} ms per query; same top-${k} similarities as ours: ${sameScores}/${nq}`,
+    `  1 thread: BitBound only ${f.serialMedianMs.plain.toFixed(1)} ms, screen ${f.serialMedianMs.screen.toFixed(1)} ms (CPU ${f.serialCpuMedianMs.screen.toFixed(1)} ms)${peers ? `, FPSim2 top_k ${f.serialMedianMs.fpsim2!.toFixed(1)} ms (CPU ${f.serialCpuMedianMs.fpsim2!.toFixed(1)} ms)` : ''}`,
   );
   log(
-    `  ours (block bound) vs FPSim2 per k-NN query: 1 thread ${(f1 / mean(serialMs)).toFixed(2)}x wall, ${(f1cpu / mean(serialCpuMs)).toFixed(2)}x CPU; pool vs ${threads} threads ${(fN / mean(poolMs)).toFixed(2)}x wall`,
+    `  screen vs BitBound only ${f.screenOverPlain.toFixed(2)}x; fingerprints read for ${(100 * f.fingerprintsRead).toFixed(2)}% of rows (BitBound left ${(100 * f.bitboundLeft).toFixed(0)}%); identical results ${identical}/${nq}`,
   );
-  log(
-    `  ours (BitBound only) vs FPSim2: 1 thread ${(f1 / mean(paths.plain.ms)).toFixed(2)}x wall, ${(f1cpu / mean(paths.plain.cpuMs)).toFixed(2)}x CPU; pool ${(fN / mean(poolFig.plain.ms)).toFixed(2)}x wall`,
-  );
-  if (peers.rdkit_ms)
+  if (peers)
     log(
-      `RDKit BulkTanimotoSimilarity + top-k: ${peers.rdkit_ms.toFixed(1)} ms wall (${peers.rdkit_cpu_ms.toFixed(1)} ms CPU) per query (${rdkitQ} queries); ours 1 thread is ${(peers.rdkit_cpu_ms / mean(serialCpuMs)).toFixed(1)}x faster (CPU)`,
+      `  ours (screen) vs FPSim2, 1 thread: ${f.fpsim2OverScreen!.toFixed(2)}x wall, ${f.fpsim2OverScreenCpu!.toFixed(2)}x CPU (per-query ratio median ${f.fpsim2OverScreenPerQueryMedian!.toFixed(2)}, min ${f.fpsim2OverScreenPerQueryMin!.toFixed(2)}); same top-${k} similarities as FPSim2 ${sameAsFpsim2}/${nq}`,
     );
-  result.peers = { ...peers, fpsim2_top_scores: undefined, rdkit_top_scores: undefined, sameScores };
+  log(
+    `  pool (${threads} threads): BitBound only ${f.poolMedianMs.plain.toFixed(1)} ms, screen ${f.poolMedianMs.screen.toFixed(1)} ms${peers ? `, FPSim2 ${threads} workers ${f.poolMedianMs.fpsim2!.toFixed(1)} ms (${f.poolFpsim2OverScreen!.toFixed(2)}x)` : ''}; identical to 1 thread ${poolIdentical}/${2 * nq}`,
+  );
 }
-writeFileSync(join(OUT, `fingerprint-${n}.json`), JSON.stringify(result, null, 2));
+for (const p of Object.values(pools)) await p.close();
+const vs = runFigures.map((f) => f.fpsim2OverScreen as number);
+if (peers) {
+  log(
+    `\nours (screen) vs FPSim2 top_k over ${runs} runs, ratio of medians, 1 thread: ${spread(vs)}; pool: ${spread(runFigures.map((f) => f.poolFpsim2OverScreen as number))}`,
+  );
+  log(
+    `screen vs BitBound only over ${runs} runs: ${spread(runFigures.map((f) => f.screenOverPlain as number))}`,
+  );
+}
+let rdkit: Record<string, number> | undefined;
+if (peers && rdkitQ > 0) {
+  const t: { ms: number[]; cpu: number[] } = { ms: [], cpu: [] };
+  for (let qi = 0; qi < Math.min(rdkitQ, nq); qi++) {
+    const r = await peers.rdkit(qi);
+    t.ms.push(r.ms);
+    t.cpu.push(r.cpuMs);
+  }
+  rdkit = { ms: mean(t.ms), cpuMs: mean(t.cpu) };
+  const oursCpu = median(runFigures.map((f) => (f.serialCpuMedianMs as { screen: number }).screen));
+  log(
+    `RDKit BulkTanimotoSimilarity + top-k: ${rdkit.ms.toFixed(1)} ms (${rdkit.cpuMs.toFixed(1)} ms CPU) per query; ours ${(rdkit.cpuMs / oursCpu).toFixed(0)}x faster (CPU)`,
+  );
+}
+await peers?.close();
+writeFileSync(
+  join(OUT, `fingerprint-${n}.json`),
+  JSON.stringify({ n, queries: nq, k, threads, kernel: kf, runs: runFigures, rdkit }, null, 2),
+);

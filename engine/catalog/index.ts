@@ -17,7 +17,33 @@ export {
   type BuildCatalogResult,
   type AdmetPredictor,
 } from './builder/build-catalog.ts';
-export { runCatalogBuild, CATALOG_BUILD_USAGE } from './builder/cli.ts';
+export { runCatalogBuild, CATALOG_BUILD_USAGE, type CatalogBuildHooks } from './builder/cli.ts';
+export {
+  publishCatalog,
+  openPublishedCatalog,
+  readPublication,
+  listPublishedCatalogs,
+  catalogKey,
+  hashFile,
+  PUBLICATION_FILE,
+  PUBLICATION_FORMAT,
+  CATALOGS_PREFIX,
+  type CatalogObjectStore,
+  type Publication,
+  type PublishedCatalog,
+  type PublishedFile,
+  type PublishOptions,
+  type PublishResult,
+} from './published.ts';
+export {
+  createShardMemoryCache,
+  type CacheCounters,
+  type ShardFileLease,
+  type ShardFileSource,
+  type ShardMemoryCache,
+  type ShardMemoryCacheOptions,
+  type ShardObjectRef,
+} from './shard-cache.ts';
 export {
   ensureBundledCatalogs,
   readBundledList,

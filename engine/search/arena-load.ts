@@ -1,7 +1,7 @@
 /**
  * Loads a catalog's shard files into shared kernel memories ("arenas") for the pool. Arena
- * layout: one scratch slot per worker thread, then per shard its file followed by its block
- * popcounts (BLOCK_BYTES per row, computed here by the kernel at load: no catalog format change),
+ * layout: one scratch slot per worker thread, then per shard its file followed by its row screens
+ * (BLOCK_BYTES per row, computed here by the kernel at load: no catalog format change),
  * each 64-byte aligned. A wasm32 memory holds at most 4 GiB, so large catalogs span several arenas.
  */
 import type { WasmMemory } from './wasm/wasm-api.ts';
@@ -51,7 +51,7 @@ export function loadCatalogArenas<S extends ShardLike>(
   firstArenaId: number,
 ): { arenas: Arena[]; shards: LoadedShard<S>[] } {
   const files = catalog.manifest.shards.map((_, i) => fileSize(catalog.shardPath(i)));
-  // Room per shard: the file, then its block popcounts.
+  // Room per shard: the file, then its row screens.
   const sizes = files.map((f, i) => align64(f) + catalog.manifest.shards[i].rows * BLOCK_BYTES);
   const groups: number[][] = [];
   let used = Infinity;
@@ -95,7 +95,7 @@ export function loadCatalogArenas<S extends ShardLike>(
         );
       }
       const blkPtr = ptr + align64(files[i]);
-      kernel.blockPopcounts(data.fingerprints.byteOffset, 0, data.rows, blkPtr);
+      kernel.blockBits(data.fingerprints.byteOffset, 0, data.rows, blkPtr);
       const ref: ShardRef = {
         fpPtr: data.fingerprints.byteOffset,
         pcPtr: data.popcounts.byteOffset,

@@ -21,13 +21,36 @@ export function popcountOf(fps: Uint8Array, row = 0): number {
   return n;
 }
 
-/** Block popcounts of row `row`: `blocks` counts per row, block j = bytes [j·256/blocks, (j+1)·256/blocks). The reference for block_popcounts. */
-export function blockPopcountsJs(fps: Uint8Array, row: number, blocks: number): Uint8Array {
-  const out = new Uint8Array(blocks);
-  const per = FP_BYTES / blocks;
+/** The screen of row `row`: 32 bytes, bit j set when fingerprint byte j is non-zero. The reference for block_bits. */
+export function blockBitsJs(fps: Uint8Array, row: number): Uint8Array {
+  const out = new Uint8Array(32);
   const o = row * FP_BYTES;
-  for (let i = 0; i < FP_BYTES; i++) out[Math.floor(i / per)] += POP8[fps[o + i]];
+  for (let j = 0; j < FP_BYTES; j++) if (fps[o + j]) out[j >> 3] |= 1 << (j & 7);
   return out;
+}
+
+/**
+ * The query side of the screen bound: bit planes Q_0, Q_1, Q_2 (32 bytes each, bit j of Q_t set
+ * when byte j of the query has more than t bits), how many of them the bound needs (1 to 3) and
+ * the weight of Q_2 (max byte popcount - 2, covering every plane above it).
+ */
+export function queryPlanesJs(query: Uint8Array): { planes: Uint8Array; count: 1 | 2 | 3; weight: number } {
+  const planes = new Uint8Array(96);
+  let max = 0;
+  for (let j = 0; j < FP_BYTES; j++) {
+    const c = POP8[query[j]];
+    max = Math.max(max, c);
+    for (let t = 0; t < Math.min(c, 3); t++) planes[32 * t + (j >> 3)] |= 1 << (j & 7);
+  }
+  return { planes, count: Math.min(3, Math.max(1, max)) as 1 | 2 | 3, weight: Math.max(0, max - 2) };
+}
+
+/** The screen bound p0 + p1 + weight * p2 of a row's screen against query planes: the reference for screen_rows. */
+export function screenBoundJs(q: ReturnType<typeof queryPlanesJs>, screen: Uint8Array): number {
+  const p = [0, 0, 0];
+  for (let t = 0; t < q.count; t++)
+    for (let i = 0; i < 32; i++) p[t] += POP8[screen[i] & q.planes[32 * t + i]];
+  return p[0] + p[1] + q.weight * p[2];
 }
 
 /** Tanimoto c / (a + b - c) rounded to f32; 0 for two empty fingerprints (RDKit's convention). */

@@ -42,26 +42,33 @@ export interface Kernel {
     outRowsPtr: number,
     outScoresPtr: number,
   ): number;
-  /** Writes BLOCK_BYTES block popcounts (u8) per row of [start, end) at out + row * BLOCK_BYTES (see wasm/kernel-blocks.ts). */
-  blockPopcounts(fpPtr: number, start: number, end: number, outPtr: number): void;
+  /** Writes each row's screen (BLOCK_BYTES, one bit per non-zero fingerprint byte) of [start, end) at out + row * BLOCK_BYTES (see wasm/kernel-blocks.ts). */
+  blockBits(fpPtr: number, start: number, end: number, outPtr: number): void;
   /**
-   * scoreAbove with the block bound (see wasm/kernel-blocks.ts): reads a row's fingerprint only when
-   * the sum of min(query block count, row block count) is >= minCommon, which the caller must
-   * derive from minScore (minIntersection) so the output equals scoreAbove's. Returns
-   * n | (candidates << 16); end - start < 65536.
+   * Appends to outRows the rows of [start, end) whose screen bound (query planes at planesPtr, 1-3
+   * of them, the third weighted by `weight`) reaches minCommon; returns how many. The caller
+   * derives minCommon from the minimum score (minIntersection), so no row scoring at least that
+   * minimum is left out.
    */
-  scoreAboveBlocks(
+  screenRows(
+    planes: 1 | 2 | 3,
+    screenPtr: number,
+    planesPtr: number,
+    start: number,
+    end: number,
+    minCommon: number,
+    weight: number,
+    outRowsPtr: number,
+  ): number;
+  /** Scores the `count` rows listed at rowsPtr and keeps in place those scoring >= minScore, scores at outScoresPtr; returns how many. */
+  scoreRows(
     queryPtr: number,
     fpPtr: number,
     pcPtr: number,
-    blkPtr: number,
-    queryBlkPtr: number,
-    start: number,
-    end: number,
+    rowsPtr: number,
+    count: number,
     queryPopcount: number,
     minScore: number,
-    minCommon: number,
-    outRowsPtr: number,
     outScoresPtr: number,
   ): number;
   /** ORs [ptr, ptr + len) (len a multiple of 128); used to measure read bandwidth. */
@@ -80,14 +87,16 @@ export function kernelModule(): WasmModule {
 export function instantiateKernel(memory: WasmMemory): Kernel {
   const inst = new Wasm.Instance(kernelModule(), { env: { memory } });
   const ex = inst.exports as Record<string, (...args: number[]) => number>;
+  const screens = [ex.screen_rows_1, ex.screen_rows_2, ex.screen_rows_3];
   const readOr = inst.exports.read_or as unknown as (ptr: number, len: number) => bigint;
   return {
     memory,
     scoreRange: ex.tanimoto_range as Kernel['scoreRange'],
     scoreAbove: ex.tanimoto_above as Kernel['scoreAbove'],
     centroidAbove: ex.centroid_above as Kernel['centroidAbove'],
-    blockPopcounts: ex.block_popcounts as Kernel['blockPopcounts'],
-    scoreAboveBlocks: ex.tanimoto_above_blocks as Kernel['scoreAboveBlocks'],
+    blockBits: ex.block_bits as Kernel['blockBits'],
+    screenRows: (planes, ...args) => screens[planes - 1](...args),
+    scoreRows: ex.tanimoto_rows as Kernel['scoreRows'],
     readOr,
   };
 }

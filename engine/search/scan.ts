@@ -4,8 +4,7 @@
  * scratch slot of the kernel memory; used by pool workers and in-process alike.
  */
 import { bandOrder, minIntersection } from './bitbound.ts';
-import { BLOCK_BYTES } from './wasm/kernel-blocks.ts';
-import { blockPopcountsJs } from './kernel-js.ts';
+import { queryPlanesJs } from './kernel-js.ts';
 import type { Kernel } from './kernel.ts';
 import type { PreparedQuery } from './query.ts';
 import { createTopKHeap, type ShardTopK } from './topk.ts';
@@ -13,7 +12,7 @@ import { createTopKHeap, type ShardTopK } from './topk.ts';
 /** Rows per kernel call: bounds the candidate buffers and how stale the heap floor gets. */
 export const CHUNK_ROWS = 8192;
 
-/** Scratch slot layout (bytes from the slot start): query, query block popcounts, centroid weights, candidate rows, candidate scores. */
+/** Scratch slot layout (bytes from the slot start): query, query screen planes, centroid weights, candidate rows, candidate scores. */
 export const SLOT = {
   query: 0,
   queryBlocks: 256,
@@ -30,7 +29,7 @@ export interface ShardRef {
   rows: number;
   /** popcountOffsets() of the shard's popcount column. */
   offsets: Int32Array;
-  /** Block popcounts (BLOCK_BYTES per row, row-major) in the same memory; without them the scan reads every fingerprint BitBound leaves. */
+  /** Row screens (BLOCK_BYTES per row, wasm/kernel-blocks.ts) in the same memory; without them the scan reads every fingerprint BitBound leaves. */
   blkPtr?: number;
 }
 
@@ -47,14 +46,14 @@ export interface ScanOptions {
    * Still exact: the heap floor (and so BitBound's early exit) only rises with accepted rows.
    */
   mask?: Uint8Array;
-  /** Use the block bound when the shard has block popcounts (default true; false = plain BitBound scan, for benchmarks). */
+  /** Use the screen bound when the shard has screens (default true; false = plain BitBound scan, for benchmarks). */
   blockBound?: boolean;
 }
 
 export interface ScanResult extends ShardTopK {
   /** Rows BitBound left to the kernel (visited bands). */
   scanned: number;
-  /** Rows whose fingerprint the kernel read and scored: `scanned` minus those the block bound rejected. */
+  /** Rows whose fingerprint the kernel read and scored: `scanned` minus those the screen rejected. */
   touched: number;
 }
 
@@ -89,13 +88,11 @@ export function scanTopK(
   if (opts.k <= 0 || rowEnd <= rowStart) return { ...heap.finish(), scanned: 0, touched: 0 };
   const buffer = kernel.memory.buffer;
   const a = q.kind === 'tanimoto' ? q.popcount : 0;
-  const useBlocks = q.kind === 'tanimoto' && shard.blkPtr !== undefined && opts.blockBound !== false;
+  const useScreen = q.kind === 'tanimoto' && shard.blkPtr !== undefined && opts.blockBound !== false;
+  const planes = useScreen ? queryPlanesJs(q.fp) : undefined;
   if (q.kind === 'tanimoto') {
     new Uint8Array(buffer, slotPtr + SLOT.query, 256).set(q.fp);
-    if (useBlocks)
-      new Uint8Array(buffer, slotPtr + SLOT.queryBlocks, BLOCK_BYTES).set(
-        blockPopcountsJs(q.fp, 0, BLOCK_BYTES),
-      );
+    if (planes) new Uint8Array(buffer, slotPtr + SLOT.queryBlocks, planes.planes.length).set(planes.planes);
   } else new Float64Array(buffer, slotPtr + SLOT.weights, 2048).set(q.weights);
   const outRows = new Int32Array(buffer, slotPtr + SLOT.rows, CHUNK_ROWS);
   const outScores = new Float32Array(buffer, slotPtr + SLOT.scores, CHUNK_ROWS);
@@ -113,26 +110,31 @@ export function scanTopK(
     for (let s = Math.max(shard.offsets[b], rowStart); s < hi; s += CHUNK_ROWS) {
       const e = Math.min(hi, s + CHUNK_ROWS);
       // Rows of band b score >= cur only if they share >= need bits with the query; with need 0
-      // every row is a candidate and the block pass would only cost time.
-      const need = useBlocks ? minIntersection(a, b, cur) : 0;
+      // every row is a candidate and screening would only cost time.
+      const need = planes ? minIntersection(a, b, cur) : 0;
       let n: number;
       if (need > 0) {
-        const packed = kernel.scoreAboveBlocks(
-          slotPtr + SLOT.query,
-          shard.fpPtr,
-          shard.pcPtr,
+        const candidates = kernel.screenRows(
+          planes!.count,
           shard.blkPtr!,
           slotPtr + SLOT.queryBlocks,
           s,
           e,
+          need,
+          planes!.weight,
+          slotPtr + SLOT.rows,
+        );
+        n = kernel.scoreRows(
+          slotPtr + SLOT.query,
+          shard.fpPtr,
+          shard.pcPtr,
+          slotPtr + SLOT.rows,
+          candidates,
           a,
           cur,
-          need,
-          slotPtr + SLOT.rows,
           slotPtr + SLOT.scores,
         );
-        n = packed & 0xffff;
-        touched += packed >>> 16;
+        touched += candidates;
       } else {
         n =
           q.kind === 'tanimoto'

@@ -66,8 +66,8 @@ function kernelFor(memory: WasmMemory): Kernel {
 }
 
 /**
- * Loads one shard file into a private kernel memory (one scratch slot + the file + room for its block
- * popcounts) and parses it with `readShard`. The result scans in place with scanShardTopK: the file
+ * Loads one shard file into a private kernel memory (one scratch slot + the file + room for its row
+ * screens) and parses it with `readShard`. The result scans in place with scanShardTopK: the file
  * is read once, never copied.
  */
 export function loadShardForScan<S extends ShardLike>(
@@ -110,8 +110,8 @@ function contextFor(shard: ShardLike): ScanContext {
     new Uint16Array(memory.buffer, pcPtr, shard.rows).set(shard.popcounts.subarray(0, shard.rows));
     ctx = { kernel: kernelFor(memory), slotPtr: 0, ref: { fpPtr, pcPtr, rows: shard.rows, offsets, blkPtr } };
   }
-  // Block popcounts once per shard (the kernel reads 256 bytes per row: a few ms per 100k rows).
-  ctx.kernel.blockPopcounts(ctx.ref.fpPtr, 0, ctx.ref.rows, ctx.ref.blkPtr!);
+  // Row screens once per shard (the kernel reads 256 bytes per row: a few ms per 100k rows).
+  ctx.kernel.blockBits(ctx.ref.fpPtr, 0, ctx.ref.rows, ctx.ref.blkPtr!);
   contexts.set(shard, ctx);
   return ctx;
 }
@@ -132,11 +132,12 @@ export interface ShardScanOptions {
 /**
  * Exact top-k rows of one shard for a query fingerprint (256 bytes) or a prepared query, on the
  * calling thread: rows sorted by (similarity desc, row asc), similarity >= threshold when given.
- * `floor` (inclusive) is a k-th score already reached on other shards: rows below it are skipped,
- * which lets BitBound prune more; the merged result stays exact. Also reports how many rows were
- * scored. `mask` (indexed by shard row) excludes rows whose byte is 0 from the result, exactly
- * (masked k-NN). For job activities and selection threads that scan shard by shard and merge
- * with mergeTopK. Synchronous and CPU-bound: call it from a worker, never from an
+ * `floor` (optional, inclusive) is a k-th score already reached on other shards: rows below it
+ * are skipped, which lets BitBound prune more; the merged result stays exact. Also reports how
+ * many rows were scored. `mask` (optional, indexed by shard row) excludes rows whose byte is 0 from
+ * the result, exactly (masked k-NN). `opts.blockBound: false` turns the screen bound off (same results,
+ * for benchmarks); it is on by default. For job activities and selection threads that scan shard by
+ * shard and merge with mergeTopK. Synchronous and CPU-bound: call it from a worker, never from an
  * API event loop.
  */
 export function scanShardTopK(

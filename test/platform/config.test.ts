@@ -31,4 +31,18 @@ describe('loadConfig', () => {
     const c = loadConfig({ S3_BUCKET: 'b', S3_ENDPOINT: 'http://127.0.0.1:9000' });
     expect(c.s3).toMatchObject({ bucket: 'b', endpoint: 'http://127.0.0.1:9000', forcePathStyle: true });
   });
+
+  it('reads shard cache budgets as byte counts with binary units, naming the variable of a bad one', () => {
+    const c = loadConfig({ SHARD_CACHE_DISK_BYTES: '20G', SHARD_CACHE_MEMORY_BYTES: '512m' }, '/srv/app');
+    expect(c.shardCache).toEqual({
+      dir: '/srv/app/data/shard-cache',
+      diskBytes: 20 * 2 ** 30,
+      memoryBytes: 512 * 2 ** 20,
+    });
+    expect(loadConfig({ SHARD_CACHE_MEMORY_BYTES: '1048576' }).shardCache.memoryBytes).toBe(2 ** 20);
+    for (const bad of ['lots', '-5', '0', '1.5G', '12Q'])
+      expect(() => loadConfig({ SHARD_CACHE_DISK_BYTES: bad })).toThrow(
+        /SHARD_CACHE_DISK_BYTES: expected a positive byte count/,
+      );
+  });
 });

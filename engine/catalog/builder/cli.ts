@@ -12,8 +12,13 @@ export const CATALOG_BUILD_USAGE = `usage: molsearch catalog build --input FILE 
 FILE is .csv, .tsv or .smi (headerless: columns by position, e.g. --smiles-col 0 --id-col 1), optionally .gz.
 A rerun with the same arguments resumes an interrupted build.`;
 
+export interface CatalogBuildHooks {
+  /** Runs after a successful build with the catalog directory (the CLI publishes it when S3_BUCKET is set). */
+  afterBuild?(outDir: string): Promise<void>;
+}
+
 /** Runs the builder from CLI arguments; returns the process exit code (0 ok, 2 usage, 1 failure). */
-export async function runCatalogBuild(argv: string[]): Promise<number> {
+export async function runCatalogBuild(argv: string[], hooks: CatalogBuildHooks = {}): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
@@ -80,9 +85,15 @@ export async function runCatalogBuild(argv: string[]): Promise<number> {
     process.stdout.write(
       `${JSON.stringify({ id: r.manifest.id, counts: r.manifest.counts, shards: r.manifest.shards.length, seconds: r.seconds })}\n`,
     );
-    return 0;
   } catch (err) {
     process.stderr.write(`catalog build failed: ${(err as Error).message}\n`);
     return 1;
   }
+  try {
+    await hooks.afterBuild?.(values.out!);
+  } catch (err) {
+    process.stderr.write(`catalog built, but publishing it failed: ${(err as Error).message}\n`);
+    return 1;
+  }
+  return 0;
 }

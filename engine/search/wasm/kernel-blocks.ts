@@ -1,48 +1,54 @@
 /**
- * Block-bound kernels. A 2048-bit row is split into BLOCK_BYTES blocks of 2048 / BLOCK_BYTES
- * contiguous bits; the catalog loader stores each row's block popcounts as BLOCK_BYTES u8 (row
- * major, one contiguous array per shard, in the same memory as the shard). For a query with block
- * popcounts qa_j and a row with b_j, the intersection c <= m = sum_j min(qa_j, b_j), so the row's
- * Tanimoto is at most m / (a + b - m). tanimoto_above_blocks reads only those BLOCK_BYTES bytes for
- * every row and the 256-byte fingerprint only for rows whose m reaches the caller's minimum, which
- * is what makes it faster than tanimoto_above on a memory-bound scan.
+ * Screening kernels: an exact upper bound on the intersection count from 32 bytes per row, read
+ * before (and usually instead of) the row's 256 fingerprint bytes.
+ *
+ * A row's screen has one bit per fingerprint byte (256 blocks of 8 bits): bit j is set when byte j
+ * of the row is non-zero. With qc_j the popcount of the query's byte j, the intersection
+ * c = sum_j popcount(q_j & x_j) <= sum over the row's occupied blocks of qc_j. Writing
+ * Q_t = {j : qc_j > t} (bit planes of the query counts), that sum is sum_t popcount(X & Q_t); the
+ * kernels use planes 0 and 1 exactly and bound the rest by w * popcount(X & Q_2) with
+ * w = max_j qc_j - 2 (every Q_t with t >= 2 is inside Q_2), so m = p0 + p1 + w * p2 >= c always.
+ * Morgan rows set ~2% of their bits, so a block rarely holds two of them and the bound is tight:
+ * on 802k real fingerprints it left 0.02-1.5% of the rows (median 0.03%) against a query's final
+ * k-th score (k=100), where 64 blocks of 32-bit counts (64 bytes per row) left 0.04-52%.
  */
 import { I, type FuncDef, type ValType } from './encoder.ts';
-import { ROW_BYTES, WORDS, earlyReturn, popcntTree, ptrAt } from './kernel-parts.ts';
+import { ROW_BYTES, earlyReturn, ptrAt } from './kernel-parts.ts';
 
-/**
- * Bytes of block popcounts per row: 64 blocks of 32 bits (a count is at most 32, and four of them
- * summed per lane at most 128, so u8 lanes never overflow). Measured on the 1M benchmark, k=100
- * (docs/search.md): 16 blocks left 65% of the rows to read, 32 blocks 44%, 64 blocks 20%; 64 was
- * the fastest despite reading 64 bytes per rejected row. Supported values: 16, 32, 64.
- */
-export const BLOCK_BYTES = 64 as 16 | 32 | 64;
-const BLOCK_SHIFT = Math.log2(BLOCK_BYTES);
-/** v128 loads per row in pass 1. */
-const VECS = BLOCK_BYTES / 16;
+/** Screen bytes per row (one bit per fingerprint byte). */
+export const BLOCK_BYTES = 32;
+const SCREEN_SHIFT = 5;
 
-/** block_popcounts(fp, start, end, out): out[row * BLOCK_BYTES + j] = popcount of block j of row, for rows [start, end). */
-export function blockPopcounts(): FuncDef {
-  const [fp, start, end, out, p, pend, o] = [0, 1, 2, 3, 4, 5, 6];
+/** block_bits(fp, start, end, out): out + 32 * row = the screen of each row of [start, end). */
+export function blockBits(): FuncDef {
+  const [fp, start, end, out, p, pend, o, z] = [0, 1, 2, 3, 4, 5, 6, 7];
   const row: number[] = [];
-  for (let j = 0; j < BLOCK_BYTES; j++) {
+  for (let w = 0; w < 4; w++) {
     row.push(...I.get(o));
-    if (BLOCK_BYTES === 64) row.push(...I.get(p), ...I.i32Load(j * 4), ...I.i32Popcnt());
-    else {
-      const words = WORDS / BLOCK_BYTES;
-      for (let w = 0; w < words; w++) {
-        row.push(...I.get(p), ...I.i64Load((j * words + w) * 8), ...I.i64Popcnt());
-        if (w > 0) row.push(...I.i64Add());
-      }
-      row.push(...I.i32WrapI64());
+    for (let h = 0; h < 4; h++) {
+      // Bits of the non-zero bytes among 16: the inverted movemask of (bytes == 0).
+      row.push(
+        ...I.get(p),
+        ...I.v128Load(16 * (4 * w + h)),
+        ...I.get(z),
+        ...I.i8x16Eq(),
+        ...I.i8x16Bitmask(),
+        ...I.i32Const(0xffff),
+        ...I.i32Xor(),
+        ...I.i64ExtendI32U(),
+      );
+      if (h > 0) row.push(...I.i64Const(16 * h), ...I.i64Shl(), ...I.i64Or());
     }
-    row.push(...I.i32Store8(j));
+    row.push(...I.i64Store(8 * w));
   }
   const body = [
     ...earlyReturn(start, end),
+    ...I.i32Const(0),
+    ...I.i32x4Splat(),
+    ...I.set(z),
     ...ptrAt(fp, start, 8, p),
     ...ptrAt(fp, end, 8, pend),
-    ...ptrAt(out, start, BLOCK_SHIFT, o),
+    ...ptrAt(out, start, SCREEN_SHIFT, o),
     ...I.loop(),
     ...row,
     ...I.get(o),
@@ -59,48 +65,52 @@ export function blockPopcounts(): FuncDef {
     ...I.end(),
   ];
   return {
-    name: 'block_popcounts',
+    name: 'block_bits',
     params: ['i32', 'i32', 'i32', 'i32'],
     results: [],
-    locals: ['i32', 'i32', 'i32'],
+    locals: ['i32', 'i32', 'i32', 'v128'],
     body,
   };
 }
 
 /**
- * tanimoto_above_blocks(q, fp, pc, blk, qblk, start, end, a, min, mNeed, outRows, outScores) -> packed:
- * the rows of [start, end) whose score is >= min (f32) and their scores, in row order, exactly as
- * tanimoto_above returns them, provided every row with score >= min has m >= mNeed (the caller
- * derives mNeed from min, see minIntersection). Pass 1 reads the block popcounts (blk, BLOCK_BYTES
- * per row; qblk = the query's) and appends, branch-free, the rows with m >= mNeed to outRows; pass
- * 2 scores those candidates from their fingerprints and compacts the qualifying ones in place.
- * Returns n | (candidates << 16) (end - start must stay below 65536).
+ * screen_rows_<planes>(scr, qp, start, end, need, w, outRows) -> n: appends to outRows (i32, in
+ * row order) every row of [start, end) whose bound m = p0 + p1 + w * p2 (planes the variant does
+ * not have count 0) is >= need, branch-free; qp holds the query planes Q_0, Q_1, Q_2 (32 bytes
+ * each). Variants for 1, 2 and 3 planes: most queries need two (a byte with two query bits is
+ * common, one with three is not).
  */
-export function tanimotoAboveBlocks(): FuncDef {
-  const [q, fp, pc, blk, qblk, start, end, a, min, mNeed, outRows, outScores] = [
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-  ];
-  const [p, pend, i, n4, v, j4, o4, row, rp, c, d, s, qv] = [
-    12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
-  ];
-  // VECS 16-byte slices, lane-wise min with the query's, summed lane-wise: a lane then holds at most
-  // 2048 / 16 = 128 (VECS block counts of 128 / VECS bits each), so the i8 adds cannot overflow.
-  const minSum: number[] = [];
-  const loadQuery: number[] = [];
-  for (let h = 0; h < VECS; h++) {
-    minSum.push(
-      ...I.get(p),
-      ...I.v128Load(16 * h),
-      ...I.get(qv + h),
-      ...I.i8x16MinU(),
-      ...(h > 0 ? I.i8x16Add() : []),
+export function screenRows(planes: 1 | 2 | 3): FuncDef {
+  const [scr, qp, start, end, need, w, outRows] = [0, 1, 2, 3, 4, 5, 6];
+  const [p, pend, i, n4] = [7, 8, 9, 10];
+  const x = [11, 12, 13, 14];
+  const plane = (t: number, word: number): number => 15 + 4 * t + word;
+  const loadPlanes: number[] = [];
+  for (let t = 0; t < planes; t++)
+    for (let word = 0; word < 4; word++)
+      loadPlanes.push(...I.get(qp), ...I.i64Load(32 * t + 8 * word), ...I.set(plane(t, word)));
+  // Sum over the four words of popcnt(x & plane) for the given planes, as a balanced i64 tree.
+  const sum = (ts: number[]): number[] => {
+    const terms = [0, 1, 2, 3].flatMap((word) =>
+      ts.map((t) => [...I.get(x[word]), ...I.get(plane(t, word)), ...I.i64And(), ...I.i64Popcnt()]),
     );
-    loadQuery.push(...I.get(qblk), ...I.v128Load(16 * h), ...I.set(qv + h));
-  }
-  const pass1 = [
-    ...loadQuery,
-    ...ptrAt(blk, start, BLOCK_SHIFT, p),
-    ...ptrAt(blk, end, BLOCK_SHIFT, pend),
+    while (terms.length > 1) {
+      const next: number[][] = [];
+      for (let k = 0; k < terms.length; k += 2)
+        next.push(k + 1 < terms.length ? [...terms[k], ...terms[k + 1], ...I.i64Add()] : terms[k]);
+      terms.splice(0, terms.length, ...next);
+    }
+    return [...terms[0], ...I.i32WrapI64()];
+  };
+  const bound = [
+    ...sum(planes >= 2 ? [0, 1] : [0]),
+    ...(planes === 3 ? [...sum([2]), ...I.get(w), ...I.i32Mul(), ...I.i32Add()] : []),
+  ];
+  const body = [
+    ...earlyReturn(start, end, I.i32Const(0)),
+    ...loadPlanes,
+    ...ptrAt(scr, start, SCREEN_SHIFT, p),
+    ...ptrAt(scr, end, SCREEN_SHIFT, pend),
     ...I.get(start),
     ...I.set(i),
     ...I.loop(),
@@ -109,21 +119,9 @@ export function tanimotoAboveBlocks(): FuncDef {
     ...I.i32Add(),
     ...I.get(i),
     ...I.i32Store(),
-    ...minSum,
-    ...I.i16x8ExtaddPairwiseI8x16U(),
-    ...I.i32x4ExtaddPairwiseI16x8U(),
-    ...I.tee(v),
-    ...I.i32x4ExtractLane(0),
-    ...I.get(v),
-    ...I.i32x4ExtractLane(1),
-    ...I.i32Add(),
-    ...I.get(v),
-    ...I.i32x4ExtractLane(2),
-    ...I.get(v),
-    ...I.i32x4ExtractLane(3),
-    ...I.i32Add(),
-    ...I.i32Add(),
-    ...I.get(mNeed),
+    ...[0, 1, 2, 3].flatMap((word) => [...I.get(p), ...I.i64Load(8 * word), ...I.set(x[word])]),
+    ...bound,
+    ...I.get(need),
     ...I.i32GeS(),
     ...I.i32Const(2),
     ...I.i32Shl(),
@@ -142,103 +140,21 @@ export function tanimotoAboveBlocks(): FuncDef {
     ...I.i32Ne(),
     ...I.brIf(0),
     ...I.end(),
-  ];
-  // Slot o4 <= j4 is written only after candidate j4 was read, so compacting in place is safe.
-  const pass2 = [
-    ...I.block(),
     ...I.get(n4),
-    ...I.i32Eqz(),
-    ...I.brIf(0),
-    ...I.loop(),
-    ...I.get(outRows),
-    ...I.get(j4),
-    ...I.i32Add(),
-    ...I.i32Load(),
-    ...I.tee(row),
-    ...I.i32Const(8),
-    ...I.i32Shl(),
-    ...I.get(fp),
-    ...I.i32Add(),
-    ...I.set(rp),
-    ...popcntTree(q, rp, 0, WORDS),
-    ...I.i32WrapI64(),
-    ...I.tee(c),
-    ...I.f32ConvertI32U(),
-    ...I.get(a),
-    ...I.get(pc),
-    ...I.get(row),
-    ...I.i32Const(1),
-    ...I.i32Shl(),
-    ...I.i32Add(),
-    ...I.i32Load16U(),
-    ...I.i32Add(),
-    ...I.get(c),
-    ...I.i32Sub(),
-    ...I.tee(d),
-    ...I.get(d),
-    ...I.i32Eqz(),
-    ...I.i32Add(),
-    ...I.f32ConvertI32U(),
-    ...I.f32Div(),
-    ...I.set(s),
-    ...I.get(outRows),
-    ...I.get(o4),
-    ...I.i32Add(),
-    ...I.get(row),
-    ...I.i32Store(),
-    ...I.get(outScores),
-    ...I.get(o4),
-    ...I.i32Add(),
-    ...I.get(s),
-    ...I.f32Store(),
-    ...I.get(o4),
-    ...I.get(s),
-    ...I.get(min),
-    ...I.f32Ge(),
-    ...I.i32Const(2),
-    ...I.i32Shl(),
-    ...I.i32Add(),
-    ...I.set(o4),
-    ...I.get(j4),
-    ...I.i32Const(4),
-    ...I.i32Add(),
-    ...I.tee(j4),
-    ...I.get(n4),
-    ...I.i32Ne(),
-    ...I.brIf(0),
-    ...I.end(),
-    ...I.end(),
-  ];
-  const body = [
-    ...earlyReturn(start, end, I.i32Const(0)),
-    ...pass1,
-    ...pass2,
-    ...I.get(o4),
     ...I.i32Const(2),
     ...I.i32ShrU(),
-    ...I.get(n4),
-    ...I.i32Const(14),
-    ...I.i32Shl(),
-    ...I.i32Or(),
   ];
   const locals: ValType[] = [
     'i32',
     'i32',
     'i32',
     'i32',
-    'v128',
-    'i32',
-    'i32',
-    'i32',
-    'i32',
-    'i32',
-    'i32',
-    'f32',
-    ...Array<ValType>(VECS).fill('v128'),
+    ...Array<ValType>(4).fill('i64'),
+    ...Array<ValType>(4 * planes).fill('i64'),
   ];
   return {
-    name: 'tanimoto_above_blocks',
-    params: ['i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'f32', 'i32', 'i32', 'i32'],
+    name: `screen_rows_${planes}`,
+    params: ['i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32'],
     results: ['i32'],
     locals,
     body,

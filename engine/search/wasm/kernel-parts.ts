@@ -49,3 +49,59 @@ export const advance = (local: number, by: number): number[] => [
   ...I.i32Add(),
   ...I.set(local),
 ];
+
+/**
+ * Scores a row whose intersection count is in local `c`: s = f32(c) / f32(a + b - c), with
+ * d = a + b - c made 1 when 0 (then c is 0 too and the score 0, as in RDKit); stores the row index
+ * and s at byte slot `n` of outRows / outScores and advances n by 4 only when s >= min
+ * (branch-free append). `popcount` and `rowIndex` push the row's popcount and index.
+ */
+export function scoreAndAppend(
+  l: {
+    c: number;
+    a: number;
+    d: number;
+    s: number;
+    min: number;
+    outRows: number;
+    outScores: number;
+    n: number;
+  },
+  popcount: number[],
+  rowIndex: number[],
+): number[] {
+  return [
+    ...I.get(l.c),
+    ...I.f32ConvertI32U(),
+    ...I.get(l.a),
+    ...popcount,
+    ...I.i32Add(),
+    ...I.get(l.c),
+    ...I.i32Sub(),
+    ...I.tee(l.d),
+    ...I.get(l.d),
+    ...I.i32Eqz(),
+    ...I.i32Add(),
+    ...I.f32ConvertI32U(),
+    ...I.f32Div(),
+    ...I.set(l.s),
+    ...I.get(l.outRows),
+    ...I.get(l.n),
+    ...I.i32Add(),
+    ...rowIndex,
+    ...I.i32Store(),
+    ...I.get(l.outScores),
+    ...I.get(l.n),
+    ...I.i32Add(),
+    ...I.get(l.s),
+    ...I.f32Store(),
+    ...I.get(l.n),
+    ...I.get(l.s),
+    ...I.get(l.min),
+    ...I.f32Ge(),
+    ...I.i32Const(2),
+    ...I.i32Shl(),
+    ...I.i32Add(),
+    ...I.set(l.n),
+  ];
+}

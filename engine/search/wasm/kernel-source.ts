@@ -8,8 +8,9 @@
  * correctly rounded f32 of c / (a + b - c) (an empty pair scores 0, as RDKit does).
  */
 import { I, encodeModule, type FuncDef, type ValType } from './encoder.ts';
-import { ROW_BYTES, WORDS, advance, earlyReturn, popcntTree, ptrAt } from './kernel-parts.ts';
-import { blockPopcounts, tanimotoAboveBlocks } from './kernel-blocks.ts';
+import { ROW_BYTES, WORDS, advance, earlyReturn, popcntTree, ptrAt, scoreAndAppend } from './kernel-parts.ts';
+import { blockBits, screenRows } from './kernel-blocks.ts';
+import { tanimotoRows } from './kernel-rows.ts';
 
 /** d = a + b - c, made 1 when 0 (then c is 0 too, so the score is 0 as in RDKit). */
 function denominator(a: number, pp: number, c: number, d: number): number[] {
@@ -88,45 +89,12 @@ function tanimotoAbove(): FuncDef {
     9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
   ];
   // Scores the row at rowPtr (popcount at ppL) whose intersection count is in local c, appends it at slot nL (bytes).
-  const emit = (ppL: number, rowPtr: number, nL: number): number[] => [
-    ...I.get(c),
-    ...I.f32ConvertI32U(),
-    ...I.get(a),
-    ...I.get(ppL),
-    ...I.i32Load16U(),
-    ...I.i32Add(),
-    ...I.get(c),
-    ...I.i32Sub(),
-    ...I.tee(d),
-    ...I.get(d),
-    ...I.i32Eqz(),
-    ...I.i32Add(),
-    ...I.f32ConvertI32U(),
-    ...I.f32Div(),
-    ...I.set(s),
-    ...I.get(outRows),
-    ...I.get(nL),
-    ...I.i32Add(),
-    ...I.get(rowPtr),
-    ...I.get(fp),
-    ...I.i32Sub(),
-    ...I.i32Const(8),
-    ...I.i32ShrU(),
-    ...I.i32Store(),
-    ...I.get(outScores),
-    ...I.get(nL),
-    ...I.i32Add(),
-    ...I.get(s),
-    ...I.f32Store(),
-    ...I.get(nL),
-    ...I.get(s),
-    ...I.get(min),
-    ...I.f32Ge(),
-    ...I.i32Const(2),
-    ...I.i32Shl(),
-    ...I.i32Add(),
-    ...I.set(nL),
-  ];
+  const emit = (ppL: number, rowPtr: number, nL: number): number[] =>
+    scoreAndAppend(
+      { c, a, d, s, min, outRows, outScores, n: nL },
+      [...I.get(ppL), ...I.i32Load16U()],
+      [...I.get(rowPtr), ...I.get(fp), ...I.i32Sub(), ...I.i32Const(8), ...I.i32ShrU()],
+    );
   const counts: number[] = [...I.i64Const(0), ...I.set(cA), ...I.i64Const(0), ...I.set(cB)];
   for (let h = 0; h < WORDS / 2; h++) {
     counts.push(...I.get(q), ...I.v128Load(h * 16), ...I.set(qv));
@@ -473,7 +441,10 @@ export function kernelModuleBytes(): Uint8Array {
     tanimotoAbove(),
     centroidAbove(),
     readOr(),
-    blockPopcounts(),
-    tanimotoAboveBlocks(),
+    blockBits(),
+    screenRows(1),
+    screenRows(2),
+    screenRows(3),
+    tanimotoRows(),
   ]);
 }

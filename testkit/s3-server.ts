@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { freePort } from '../../testkit/ports.ts';
+import { freePort } from './ports.ts';
 
 export interface S3Server {
   endpoint: string;
