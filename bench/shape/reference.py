@@ -137,7 +137,8 @@ def fixtures(out_dir):
             break
     meta = {"rdkit": rdBase.rdkitVersion, "script": "bench/shape/reference.py fixtures", "confs": 3,
             "source": "shared/data/catalog/patwalters_chembl_drugs.smi (ChEMBL approved drugs)"}
-    write(out_dir + "/molecules.json", {"meta": meta, "molecules": [record(m, q, i, s) for i, s, m, q in mols]})
+    records = [record(m, q, i, s) for i, s, m, q in mols]
+    write(out_dir + "/molecules.json", {"meta": meta, "molecules": records})
 
     fixed, aligned = [], []
     for k in range(24):  # fixed poses: conformer pairs after RDKit's own shape alignment, and raw ones

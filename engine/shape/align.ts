@@ -76,7 +76,8 @@ export const START_QUATERNIONS: readonly (readonly number[])[] = (() => {
     [1, -1, 1],
     [-1, 1, 1],
   ])
-    for (const w of [1, -1]) rest.push([0.5, 0.5 * x * w, 0.5 * y * w, 0.5 * z * w]); // ±120° about body diagonals
+    // ±120° about the body diagonals
+    for (const w of [1, -1]) rest.push([0.5, 0.5 * x * w, 0.5 * y * w, 0.5 * z * w]);
   return [...flips, ...rest];
 })();
 

@@ -12,7 +12,7 @@ export interface ConformerSet {
   elements: Uint8Array;
   /** Gasteiger partial charges (length atomCount). */
   charges: Float32Array;
-  /** Conformer c, atom i at coords[(c * atomCount + i) * 3 + 0..2], in Å (length confCount * atomCount * 3). */
+  /** Conformer c, atom i at coords[(c * atomCount + i) * 3 + 0..2], in Å (confCount * atomCount * 3). */
   coords: Float32Array;
 }
 
