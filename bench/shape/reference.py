@@ -2,7 +2,7 @@
 
 usage:
   python reference.py fixtures OUT_DIR         # test/fixtures/shape/{molecules,fixed,aligned}.json
-  python reference.py pairs SMILES_TSV N OUT   # bench input: N random DUD-E pairs, conformers and scores
+  python reference.py bench OUT_DIR [MOLS PAIRS NOISE]  # bench/out/shape: DUD-E molecules and pair scores
 
 Run in the venv .tools/shapebench (see requirements.txt). Conformers: RDKit ETKDGv3 with hydrogens,
 fixed seeds; charges: Gasteiger (espsim's default). Coordinates are rounded to 1e-4 A before any
@@ -138,6 +138,9 @@ def fixtures(out_dir):
     meta = {"rdkit": rdBase.rdkitVersion, "script": "bench/shape/reference.py fixtures", "confs": 3,
             "source": "shared/data/catalog/patwalters_chembl_drugs.smi (ChEMBL approved drugs)"}
     records = [record(m, q, i, s) for i, s, m, q in mols]
+    for r, (_, _, m, _) in zip(records, mols):  # RDKit's USR of the heavy atoms, per conformer
+        heavy = Chem.RemoveHs(m)
+        r["usr"] = [list(rdMolDescriptors.GetUSR(heavy, confId=c)) for c in range(heavy.GetNumConformers())]
     write(out_dir + "/molecules.json", {"meta": meta, "molecules": records})
 
     fixed, aligned = [], []
@@ -173,8 +176,70 @@ def write(path, obj):
     print("wrote", path)
 
 
+def load_dude(n, rng):
+    import glob
+    import gzip
+    rows = []
+    for path in sorted(glob.glob("/work/shared/data/vs_benchmarks/dude_subset20/*/*_final.ism.gz")):
+        target = path.split("/")[-2]
+        active = "actives" in path
+        with gzip.open(path, "rt") as f:
+            rows += [(line.split()[0], line.split()[1], target, active) for line in f if line.strip()]
+    rng.shuffle(rows)
+    return rows[: n * 2]
+
+
+def bench(out_dir, n_mols=1000, n_pairs=2000, n_noise=300):
+    """Molecules (3 conformers, seed 2342; a second embedding, seed 7, for the noise subset) and the
+    reference scores of random pairs: espsim's procedure and RDKit's shape alignment, timed."""
+    rng = random.Random(11)
+    mols, t0 = [], time.perf_counter()
+    for smi, mid, target, active in load_dude(n_mols, rng):
+        e = embed(smi, 3, 2342)
+        if e:
+            mols.append((f"{target}:{mid}", smi, *e, target, active))
+        if len(mols) == n_mols:
+            break
+    embed_s = time.perf_counter() - t0
+    meta = {"rdkit": rdBase.rdkitVersion, "script": "bench/shape/reference.py bench", "confs": 3,
+            "source": "shared/data/vs_benchmarks/dude_subset20 (actives and decoys of 20 targets)",
+            "etkdg_ms_per_conformer": embed_s * 1000 / (3 * len(mols))}
+    records = []
+    for i, s, m, q, target, active in mols:
+        r = record(m, q, i, s)
+        r.update(target=target, active=active)
+        records.append(r)
+    write(out_dir + "/molecules.json", {"meta": meta, "molecules": records})
+    pairs, rd_ms, es_ms = [], 0.0, 0.0
+    second = {}
+    for k in range(n_pairs):
+        a, b = rng.sample(range(len(mols)), 2)
+        prb, qp, ref, qr = mols[a][2], mols[a][3], mols[b][2], mols[b][3]
+        shape, ms = best_rdkit_align(prb, ref)
+        t1 = time.perf_counter()
+        grid, esp = best_espsim(prb, qp, ref, qr)
+        es_ms += (time.perf_counter() - t1) * 1000 / 9
+        rd_ms += ms
+        row = {"probe": a, "ref": b, "rdkit_shape_align": shape,
+               "espsim_grid_shape": grid, "espsim_esp_carbo": esp}
+        if k < n_noise:  # the reference's own noise: the same pair with other conformers (seed 7)
+            for idx in (a, b):
+                if idx not in second:
+                    second[idx] = embed(mols[idx][1], 3, 7)
+            if second[a] and second[b]:
+                g2, e2 = best_espsim(second[a][0], second[a][1], second[b][0], second[b][1])
+                row.update(espsim_grid_shape_seed7=g2, espsim_esp_carbo_seed7=e2)
+        pairs.append(row)
+        if k % 200 == 0:
+            print(k, "pairs", flush=True)
+    meta.update(rdkit_align_ms_per_conf_pair=rd_ms / n_pairs, espsim_ms_per_conf_pair=es_ms / n_pairs)
+    write(out_dir + "/pairs.json", {"meta": meta, "pairs": pairs})
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "fixtures":
         fixtures(sys.argv[2])
+    elif sys.argv[1] == "bench":
+        bench(sys.argv[2], *map(int, sys.argv[3:6]))
     else:
         sys.exit(__doc__)

@@ -13,6 +13,8 @@ interface MoleculeRecord {
   elements: number[];
   charges: number[];
   coords: number[];
+  /** RDKit's GetUSR of the heavy atoms, per conformer. */
+  usr: number[][];
 }
 
 export interface FixedPose {
@@ -39,8 +41,9 @@ export interface AlignedPair {
   espsim_esp_carbo: number;
 }
 
-export const toSet = (m: MoleculeRecord): ConformerSet & { id: string; smiles: string } => ({
+export const toSet = (m: MoleculeRecord): ConformerSet & { id: string; smiles: string; usr: number[][] } => ({
   id: m.id,
+  usr: m.usr,
   smiles: m.smiles,
   atomCount: m.atomCount,
   confCount: m.confCount,
