@@ -2,6 +2,7 @@
 
 usage:
   python reference.py fixtures OUT_DIR         # test/fixtures/shape/{molecules,fixed,aligned}.json
+  python reference.py sutherland FIXTURE_DIR   # test/fixtures/shape/sutherland.json (RDKit's RMSDs)
   python reference.py bench OUT_DIR [MOLS PAIRS NOISE]  # bench/out/shape: DUD-E molecules and pair scores
 
 Run in the venv .tools/shapebench (see requirements.txt). Conformers: RDKit ETKDGv3 with hydrogens,
@@ -236,9 +237,38 @@ def bench(out_dir, n_mols=1000, n_pairs=2000, n_noise=300):
     write(out_dir + "/pairs.json", {"meta": meta, "pairs": pairs})
 
 
+def sutherland(fixture_dir):
+    """RDKit's rdShapeAlign on the Sutherland sets copied into the fixtures: each ligand, moved off its
+    given pose, aligned onto the template; heavy-atom RMSD to the given pose (test/engine/shape)."""
+    import gzip
+    out = {}
+    for name in ("ace", "ache", "gpb", "therm"):
+        with gzip.open(f"{fixture_dir}/sutherland/{name}_data.sdf.gz") as f:
+            mols = [m for m in Chem.ForwardSDMolSupplier(f, removeHs=False)]
+        tpl = next(m for m in mols if m.GetProp("IsTemplate") == "1")
+        rmsd = []
+        for m in mols:
+            if m is tpl:
+                continue
+            work = Chem.Mol(m)
+            conf = work.GetConformer()
+            for i in range(work.GetNumAtoms()):  # the test's move: 90 degrees about z, then a shift
+                p = conf.GetAtomPosition(i)
+                conf.SetAtomPosition(i, (-p.y + 5, p.x - 3, p.z + 2))
+            sa.AlignMol(tpl, work, useColors=False)
+            heavy = [a.GetIdx() for a in m.GetAtoms() if a.GetAtomicNum() > 1]
+            d = [(work.GetConformer().GetAtomPosition(i) - m.GetConformer().GetAtomPosition(i)).LengthSq()
+                 for i in heavy]
+            rmsd.append(float(np.sqrt(np.mean(d))))
+        out[name] = {"rdkit_shape_align_rmsd": rmsd}
+    write(f"{fixture_dir}/sutherland.json", {"meta": {"rdkit": rdBase.rdkitVersion}, "sets": out})
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "fixtures":
         fixtures(sys.argv[2])
+    elif sys.argv[1] == "sutherland":
+        sutherland(sys.argv[2])
     elif sys.argv[1] == "bench":
         bench(sys.argv[2], *map(int, sys.argv[3:6]))
     else:
