@@ -7,6 +7,7 @@ import type { Logger } from '../platform/logger.ts';
 import { registerErrorHandler } from './plugins/errors.ts';
 import { registerAuth, type AccountsPort } from './plugins/auth.ts';
 import { normalizeLegacyQuery } from './plugins/legacy-query.ts';
+import { rejectNulBytes } from './plugins/input-guard.ts';
 import type { SearchService } from './services/search-service.ts';
 import type { JobService } from './services/jobs.ts';
 import type { DownloadService } from './services/jobs-downloads.ts';
@@ -73,7 +74,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  app.addHook('preValidation', async (request) => normalizeLegacyQuery(request));
+  app.addHook('preValidation', async (request) => {
+    rejectNulBytes(request);
+    normalizeLegacyQuery(request);
+  });
   registerErrorHandler(app);
   await app.register(swagger, {
     openapi: {

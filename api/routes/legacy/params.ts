@@ -15,6 +15,8 @@ import {
 export const SAMPLE_SMILES = 'CC(=O)Oc1ccccc1C(=O)O';
 export const MAX_SYNC_NEIGHBORS = 100;
 export const MAX_SYNC_DATABASES = 2;
+/** The bound of every integer parameter without a smaller one (the database's `integer`). */
+export const INT32_MAX = 2_147_483_647;
 
 const enumOf = <T extends readonly string[]>(values: T, description?: string) =>
   Type.Union(

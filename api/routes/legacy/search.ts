@@ -10,6 +10,7 @@ import {
   checkNeighbors,
   checkOrderings,
   FilteringSchema,
+  INT32_MAX,
   OrderingSchema,
   SAMPLE_SMILES,
   SearchQualitySchema,
@@ -50,7 +51,11 @@ const simpleQuery = {
   db_names: Type.Optional(
     Type.Array(Type.String(), { description: 'Databases to search (at most 2); see /available_databases' }),
   ),
-  n_neighbors: Type.Integer({ default: 30, description: 'Number of neighbours (at most 100)' }),
+  n_neighbors: Type.Integer({
+    default: 30,
+    maximum: INT32_MAX,
+    description: 'Number of neighbours (at most 100 are returned; more is capped, with a remark)',
+  }),
 };
 
 const MolsearchSimpleQuery = Type.Object(simpleQuery);
@@ -67,7 +72,7 @@ type MolsearchQueryT = Static<typeof MolsearchQuery>;
 
 const BatchQuery = Type.Object({
   search_type: Type.Union([SearchTypeSchema], { default: 'espsim_shape' }),
-  n_neighbors: Type.Integer({ default: 30 }),
+  n_neighbors: Type.Integer({ default: 30, maximum: INT32_MAX }),
   search_input: Type.Array(Type.String(), { description: 'Query molecules (SMILES), repeated parameter' }),
   db_names: Type.Optional(Type.Array(Type.String())),
   search_mode: Type.Union([Type.Literal('centroid'), Type.Literal('batch')], { default: 'centroid' }),
