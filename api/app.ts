@@ -8,6 +8,7 @@ import { registerErrorHandler } from './plugins/errors.ts';
 import { registerAuth, type AccountsPort } from './plugins/auth.ts';
 import { normalizeLegacyQuery } from './plugins/legacy-query.ts';
 import { rejectNulBytes } from './plugins/input-guard.ts';
+import { registerValidators } from './plugins/validators.ts';
 import type { SearchService } from './services/search-service.ts';
 import type { JobService } from './services/jobs.ts';
 import type { DownloadService } from './services/jobs-downloads.ts';
@@ -67,9 +68,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: 16 * 1024 * 1024,
     routerOptions: { maxParamLength: deps.maxParamLength ?? 500 },
-    ajv: {
-      customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true },
-    },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -79,6 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     normalizeLegacyQuery(request);
   });
   registerErrorHandler(app);
+  registerValidators(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -77,9 +77,11 @@ export function registerFileRoutes(app: App, deps: { files: FileService; search:
     async (request) => {
       const q = request.query;
       const k = checkNeighbors(q.n_neighbors);
-      const dbNames = checkDatabases(deps.search, q.db_names ? q.db_names.split(',') : undefined, [
-        q.search_type as SearchType,
-      ]);
+      const dbNames = checkDatabases(
+        deps.search,
+        q.db_names !== undefined ? q.db_names.split(',') : undefined,
+        [q.search_type as SearchType],
+      );
       return deps.files.searchFile(request.account.id, {
         inputFile: q.input_file,
         outputFile: q.output_file,

@@ -7,7 +7,7 @@ import {
   BoolParam,
   checkDatabases,
   checkFilters,
-  checkNeighbors,
+  capNeighbors,
   checkOrderings,
   FilteringSchema,
   INT32_MAX,
@@ -80,11 +80,11 @@ const BatchQuery = Type.Object({
 
 export const MAX_BATCH_INPUTS = 100;
 
-function payload(result: SimilarityResult, searchTypes: string[], dbNames: string[]) {
+function payload(result: SimilarityResult, searchTypes: string[], dbNames: string[], remark?: string) {
   return {
     neighbors: result.rows,
     canonicalized_query: result.canonical,
-    remarks: result.remarks.join(' '),
+    remarks: [...(remark ? [remark] : []), ...result.remarks].join(' '),
     search_info: {
       search_type: searchTypes,
       db_names: dbNames,
@@ -99,7 +99,7 @@ async function molsearch(
   q: Partial<MolsearchQueryT> & Static<typeof MolsearchSimpleQuery>,
 ) {
   const searchTypes = [...new Set(q.search_type)] as SearchType[];
-  const k = checkNeighbors(q.n_neighbors);
+  const { k, remark } = capNeighbors(q.n_neighbors);
   const dbNames = checkDatabases(search, q.db_names, searchTypes);
   const filters = q.filter_molecules ? checkFilters(search, q.filtering ?? []) : [];
   const ordering = q.order_molecules === false ? [] : checkOrderings(search, q.ordering ?? ['Similarity']);
@@ -113,7 +113,7 @@ async function molsearch(
     filters,
     ordering,
   });
-  return payload(result, searchTypes, dbNames);
+  return payload(result, searchTypes, dbNames, remark);
 }
 
 /** GET /molsearch, /molsearch_simple and /batch_search over the search service. */
@@ -123,7 +123,7 @@ export function registerSearchRoutes(app: App, search: SearchService): void {
     {
       schema: {
         tags: ['legacy search'],
-        summary: 'Similarity search (at most 100 molecules, 2 databases)',
+        summary: 'Similarity search (at most 100 molecules, more is capped with a remark; 2 databases)',
         querystring: MolsearchQuery,
         response: { 200: SearchResultSchema },
       },
@@ -155,7 +155,7 @@ export function registerSearchRoutes(app: App, search: SearchService): void {
     async (request) => {
       const q = request.query;
       const searchTypes = [q.search_type as SearchType];
-      const k = checkNeighbors(q.n_neighbors);
+      const { k, remark } = capNeighbors(q.n_neighbors);
       const dbNames = checkDatabases(search, q.db_names, searchTypes);
       const inputs = (q.search_input ?? []).map((s) => s.trim());
       if (inputs.length === 0)
@@ -176,10 +176,10 @@ export function registerSearchRoutes(app: App, search: SearchService): void {
       };
       if (q.search_mode === 'batch') {
         const results = await search.batch({ ...base, smiles: inputs });
-        return results.map((r) => payload(r, searchTypes, dbNames));
+        return results.map((r) => payload(r, searchTypes, dbNames, remark));
       }
       const result = await search.centroid({ ...base, smiles: inputs });
-      return payload(result, searchTypes, dbNames);
+      return payload(result, searchTypes, dbNames, remark);
     },
   );
 }
