@@ -232,7 +232,7 @@ export function createRunsRepository(db: Db) {
       };
     },
 
-    /** Succeeded items with results, by completion (event sequence) or input order. */
+    /** Finished items (succeeded with results, and failed), by completion (event sequence) or input order. */
     async results(
       runId: string,
       opts: { cursor?: string; limit: number; order: 'completion' | 'input' },
@@ -240,7 +240,7 @@ export function createRunsRepository(db: Db) {
       const col = opts.order === 'completion' ? 'completed_seq' : 'input_index';
       const after = opts.cursor ? decodeCursor(opts.cursor, isIntCursor) : -1;
       const rows = await db.query<ItemRow>(
-        `SELECT * FROM run_items WHERE run_id = $1 AND status = 'succeeded' AND completed_seq IS NOT NULL AND ${col} > $2 ORDER BY ${col} LIMIT $3`,
+        `SELECT * FROM run_items WHERE run_id = $1 AND status IN ('succeeded', 'failed') AND completed_seq IS NOT NULL AND ${col} > $2 ORDER BY ${col} LIMIT $3`,
         [runId, after, opts.limit + 1],
       );
       const data = rows.slice(0, opts.limit);

@@ -194,7 +194,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       return { data: page.data.map(presentItem), next_cursor: page.next_cursor };
     },
 
-    /** Result documents of succeeded items, by completion or input order. */
+    /** Finished items with the result documents of succeeded ones, by completion or input order. */
     async results(
       accountId: string,
       id: string,
@@ -202,19 +202,17 @@ export function createRunsService(deps: RunsServiceDeps) {
     ): Promise<Page<Record<string, unknown>>> {
       const run = await own(accountId, id);
       const page = await deps.runs.results(run.id, q);
+      // Every finished item, as an item (id, status, error) plus its result document when it
+      // succeeded: clients read failures from the results as well as from the items.
       const data = await Promise.all(
         page.data.map(async (i) => {
+          const item = { ...presentItem(i), item_id: i.item_id, completion_sequence: i.completed_seq };
+          if (i.status !== 'succeeded') return item;
           if (!i.result_key) throw new DomainError('internal', `item ${i.item_id} has no result`);
           const doc = JSON.parse(
             Buffer.from(await deps.objects.getBytes(i.result_key)).toString('utf8'),
           ) as Record<string, unknown>;
-          return {
-            item_id: i.item_id,
-            input_index: i.input_index,
-            completion_sequence: i.completed_seq,
-            attempt_count: i.attempt_count,
-            ...doc,
-          };
+          return { ...doc, ...item };
         }),
       );
       return { data, next_cursor: page.next_cursor };
