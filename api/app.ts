@@ -7,6 +7,8 @@ import type { Logger } from '../platform/logger.ts';
 import { registerErrorHandler } from './plugins/errors.ts';
 import { registerAuth, type AccountsPort } from './plugins/auth.ts';
 import { normalizeLegacyQuery } from './plugins/legacy-query.ts';
+import { rejectNulBytes } from './plugins/input-guard.ts';
+import { registerValidators } from './plugins/validators.ts';
 import type { SearchService } from './services/search-service.ts';
 import type { JobService } from './services/jobs.ts';
 import type { DownloadService } from './services/jobs-downloads.ts';
@@ -66,15 +68,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: 16 * 1024 * 1024,
     routerOptions: { maxParamLength: deps.maxParamLength ?? 500 },
-    ajv: {
-      customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true },
-    },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  app.addHook('preValidation', async (request) => normalizeLegacyQuery(request));
+  app.addHook('preValidation', async (request) => {
+    rejectNulBytes(request);
+    normalizeLegacyQuery(request);
+  });
   registerErrorHandler(app);
+  registerValidators(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

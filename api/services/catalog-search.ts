@@ -17,7 +17,7 @@ import {
   type ShardData,
 } from '../../engine/catalog/index.ts';
 import { oodNames } from '../../engine/admet/predict.ts';
-import type { Hit, SearchPool } from '../../engine/search/index.ts';
+import { centroidTanimoto, prepareCentroid, type Hit, type SearchPool } from '../../engine/search/index.ts';
 import { createFilterPool, createSolventFilter, type FilterPool } from '../../engine/filters/index.ts';
 import { createCatalogFilters } from './catalog-filters.ts';
 import {
@@ -81,7 +81,7 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
 
   function toRow(
     hit: Hit,
-    queryFp: Uint8Array | undefined,
+    score: (fp: Uint8Array) => number,
     req: Pick<SimilarityRequest, 'descriptors' | 'properties'>,
   ): NeighborRow {
     const shard = pool.shard(hit.catalog, hit.shard) as ShardData;
@@ -102,9 +102,9 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
           : null;
       (rec as Record<string, unknown>).admet_out_of_domain = ood === null ? null : oodNames(ood);
     }
-    // The kernel scores in float32; recompute the exact double from the row's bits for the answer.
-    const fp = shard.fingerprints.subarray(hit.row * FP_BYTES, (hit.row + 1) * FP_BYTES);
-    const similarity = queryFp ? tanimoto(queryFp, fp) : hit.similarity;
+    // The kernel scores in float32; recompute the exact double from the row's bits for the answer
+    // (a Tanimoto pair, or a centroid's continuous Tanimoto): one pair, one score everywhere.
+    const similarity = score(shard.fingerprints.subarray(hit.row * FP_BYTES, (hit.row + 1) * FP_BYTES));
     const { product_id, smiles, ...rest } = rec;
     return {
       smiles: String(smiles),
@@ -119,12 +119,12 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
 
   async function finish(
     hits: Hit[],
-    queryFp: Uint8Array | undefined,
+    score: (fp: Uint8Array) => number,
     req: Pick<SimilarityRequest, 'descriptors' | 'properties' | 'filters' | 'ordering' | 'k' | 'dbNames'>,
     canonical: string,
   ): Promise<SimilarityResult> {
     const candidates = hits.map((h) => ({
-      row: toRow(h, queryFp, req),
+      row: toRow(h, score, req),
       shard: pool.shard(h.catalog, h.shard) as ShardData,
       index: h.row,
     }));
@@ -152,20 +152,24 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
       const q = parseQuery(req.smiles, ['query', 'search_input']);
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
       const hits = await pool.knn({ catalogs: req.dbNames, query: q.fp, k });
-      return finish(hits, q.fp, req, q.canonicalSmiles);
+      return finish(hits, (fp) => tanimoto(q.fp, fp), req, q.canonicalSmiles);
     },
     async batch(req) {
       const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
       const all = await pool.knnMany({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });
-      return Promise.all(all.map((hits, i) => finish(hits, qs[i].fp, req, qs[i].canonicalSmiles)));
+      return Promise.all(
+        all.map((hits, i) => finish(hits, (fp) => tanimoto(qs[i].fp, fp), req, qs[i].canonicalSmiles)),
+      );
     },
     async centroid(req) {
       const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
       const hits = await pool.centroid({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });
       const canonicalInputs = qs.map((q) => q.canonicalSmiles);
-      return { ...(await finish(hits, undefined, req, canonicalInputs.join('.'))), canonicalInputs };
+      const centroid = prepareCentroid(qs.map((q) => q.fp));
+      const score = (fp: Uint8Array) => centroidTanimoto(centroid, fp);
+      return { ...(await finish(hits, score, req, canonicalInputs.join('.'))), canonicalInputs };
     },
     async random(n) {
       const total = deps.catalogs.reduce((s, c) => s + c.manifest.counts.molecules, 0);

@@ -5,7 +5,13 @@
  * defaults); this service judges what needs the libraries or RDKit.
  */
 import { DomainError, invalidSmiles, validationError } from '../../platform/errors.ts';
-import { DESCRIPTOR_NAMES, getRDKit, parseMolecule, type ParsedMolecule } from '../../engine/chem/index.ts';
+import {
+  DESCRIPTOR_NAMES,
+  getRDKit,
+  parseMolecule,
+  tanimoto,
+  type ParsedMolecule,
+} from '../../engine/chem/index.ts';
 import { sampleIndices, type Library, type LibraryRegistry } from '../../engine/selection/index.ts';
 import type { SubstructureRunner } from '../../engine/substructure/index.ts';
 
@@ -120,10 +126,14 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
       const q = await parseQuery(b.query_smiles);
       const t1 = performance.now();
       const knn = await lib.knn(q.fp, b.limit);
-      const results = Array.from(knn.rows, (row, i) => ({
+      // The k-NN ranks in float32; answers carry the exact double Tanimoto of each pair (as
+      // /molsearch, centroid search and selections do), re-sorted so rank follows the score.
+      const exact = Array.from(knn.rows, (row) => ({ row, score: tanimoto(q.fp, lib.fingerprint(row)) }));
+      exact.sort((x, y) => y.score - x.score);
+      const results = exact.map(({ row, score }, i) => ({
         rank: i + 1,
         smiles: lib.smiles(row),
-        score: knn.scores[i],
+        score,
         product_id: lib.productId(row),
         price: lib.price(row),
         reaction_id: null,
@@ -267,7 +277,7 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
         metric: 'sample',
         scorer: 'sample',
         sampling_method: 'route_product_tuple',
-        sampling_version: 1,
+        sampling_version: '1',
         seed,
         requested: b.count,
         returned: results.length,

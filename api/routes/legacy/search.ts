@@ -7,9 +7,10 @@ import {
   BoolParam,
   checkDatabases,
   checkFilters,
-  checkNeighbors,
+  capNeighbors,
   checkOrderings,
   FilteringSchema,
+  INT32_MAX,
   OrderingSchema,
   SAMPLE_SMILES,
   SearchQualitySchema,
@@ -50,7 +51,11 @@ const simpleQuery = {
   db_names: Type.Optional(
     Type.Array(Type.String(), { description: 'Databases to search (at most 2); see /available_databases' }),
   ),
-  n_neighbors: Type.Integer({ default: 30, description: 'Number of neighbours (at most 100)' }),
+  n_neighbors: Type.Integer({
+    default: 30,
+    maximum: INT32_MAX,
+    description: 'Number of neighbours (at most 100 are returned; more is capped, with a remark)',
+  }),
 };
 
 const MolsearchSimpleQuery = Type.Object(simpleQuery);
@@ -67,7 +72,7 @@ type MolsearchQueryT = Static<typeof MolsearchQuery>;
 
 const BatchQuery = Type.Object({
   search_type: Type.Union([SearchTypeSchema], { default: 'espsim_shape' }),
-  n_neighbors: Type.Integer({ default: 30 }),
+  n_neighbors: Type.Integer({ default: 30, maximum: INT32_MAX }),
   search_input: Type.Array(Type.String(), { description: 'Query molecules (SMILES), repeated parameter' }),
   db_names: Type.Optional(Type.Array(Type.String())),
   search_mode: Type.Union([Type.Literal('centroid'), Type.Literal('batch')], { default: 'centroid' }),
@@ -75,11 +80,11 @@ const BatchQuery = Type.Object({
 
 export const MAX_BATCH_INPUTS = 100;
 
-function payload(result: SimilarityResult, searchTypes: string[], dbNames: string[]) {
+function payload(result: SimilarityResult, searchTypes: string[], dbNames: string[], remark?: string) {
   return {
     neighbors: result.rows,
     canonicalized_query: result.canonical,
-    remarks: result.remarks.join(' '),
+    remarks: [...(remark ? [remark] : []), ...result.remarks].join(' '),
     search_info: {
       search_type: searchTypes,
       db_names: dbNames,
@@ -94,7 +99,7 @@ async function molsearch(
   q: Partial<MolsearchQueryT> & Static<typeof MolsearchSimpleQuery>,
 ) {
   const searchTypes = [...new Set(q.search_type)] as SearchType[];
-  const k = checkNeighbors(q.n_neighbors);
+  const { k, remark } = capNeighbors(q.n_neighbors);
   const dbNames = checkDatabases(search, q.db_names, searchTypes);
   const filters = q.filter_molecules ? checkFilters(search, q.filtering ?? []) : [];
   const ordering = q.order_molecules === false ? [] : checkOrderings(search, q.ordering ?? ['Similarity']);
@@ -108,7 +113,7 @@ async function molsearch(
     filters,
     ordering,
   });
-  return payload(result, searchTypes, dbNames);
+  return payload(result, searchTypes, dbNames, remark);
 }
 
 /** GET /molsearch, /molsearch_simple and /batch_search over the search service. */
@@ -118,7 +123,7 @@ export function registerSearchRoutes(app: App, search: SearchService): void {
     {
       schema: {
         tags: ['legacy search'],
-        summary: 'Similarity search (at most 100 molecules, 2 databases)',
+        summary: 'Similarity search (at most 100 molecules, more is capped with a remark; 2 databases)',
         querystring: MolsearchQuery,
         response: { 200: SearchResultSchema },
       },
@@ -150,7 +155,7 @@ export function registerSearchRoutes(app: App, search: SearchService): void {
     async (request) => {
       const q = request.query;
       const searchTypes = [q.search_type as SearchType];
-      const k = checkNeighbors(q.n_neighbors);
+      const { k, remark } = capNeighbors(q.n_neighbors);
       const dbNames = checkDatabases(search, q.db_names, searchTypes);
       const inputs = (q.search_input ?? []).map((s) => s.trim());
       if (inputs.length === 0)
@@ -171,10 +176,10 @@ export function registerSearchRoutes(app: App, search: SearchService): void {
       };
       if (q.search_mode === 'batch') {
         const results = await search.batch({ ...base, smiles: inputs });
-        return results.map((r) => payload(r, searchTypes, dbNames));
+        return results.map((r) => payload(r, searchTypes, dbNames, remark));
       }
       const result = await search.centroid({ ...base, smiles: inputs });
-      return payload(result, searchTypes, dbNames);
+      return payload(result, searchTypes, dbNames, remark);
     },
   );
 }
