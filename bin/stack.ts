@@ -18,6 +18,7 @@ import { createCatalogSearchService } from '../api/services/catalog-search.ts';
 import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
 import { createApiServices } from './api-services.ts';
 import { openWorkerDeps } from './worker-deps.ts';
+import { startAdminChannel } from './admin-channel.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -92,6 +93,15 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       await fn().catch((err) => log.warn({ err }, 'error during shutdown'));
   };
   try {
+    // The store first: on the embedded database its lock refuses a second service on the same
+    // data directory with a clear error before anything else (Temporal, catalogs) is started.
+    const store = await openStore(config, log);
+    cleanups.push(() => store.close());
+    if (!config.databaseUrl && config.pgliteDir !== 'memory://') {
+      // `molsearch keys` reaches this process's store through the admin channel while it runs.
+      const admin = await startAdminChannel({ dataDir: config.dataDir, store, log });
+      cleanups.push(() => admin.close());
+    }
     const temporal = await openTemporal(config, log);
     if (temporal.server) cleanups.push(() => temporal.server!.stop());
     if (opts.ensureCatalogs ?? config.buildBundledCatalogs) {
@@ -107,8 +117,6 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
         opts.signal,
       );
     }
-    const store = await openStore(config, log);
-    cleanups.push(() => store.close());
     const objects = await openObjectStore(config);
     const catalogs = (await listCatalogs(config.catalogDir)).filter(
       (c) => !config.catalogs.length || config.catalogs.includes(c.manifest.id),
