@@ -5,7 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { resolveTemporalCli } from '../platform/temporal/cli.ts';
-import { startDevServer, waitForTemporal, type DevServer } from '../platform/temporal/dev-server.ts';
+import {
+  startDevServer,
+  stopOrphanDevServer,
+  waitForTemporal,
+  type DevServer,
+} from '../platform/temporal/dev-server.ts';
 import { openObjectStore, type ObjectStore } from '../platform/object-store/index.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { ensureBundledCatalogs, listCatalogs, type Catalog } from '../engine/catalog/index.ts';
@@ -57,8 +62,14 @@ function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
 async function openTemporal(config: Config, log: Logger): Promise<{ address: string; server?: DevServer }> {
   if (config.temporal.address) return { address: config.temporal.address };
   const address = `127.0.0.1:${config.temporal.embeddedPort}`;
+  const pidFile = resolve(config.dataDir, 'temporal.pid');
+  // The child of a service that was killed (SIGKILL) outlives it: stop it, then start our own on
+  // the same SQLite file (jobs persist there), so this service owns, and stops, its Temporal.
+  const orphan = await stopOrphanDevServer(pidFile);
+  if (orphan) log.warn({ pid: orphan }, 'stopped the Temporal dev server a killed service left behind');
   try {
-    // A dev server left behind by a killed start (same port, same file) is reused, not fought over.
+    // A server this service did not start (no pid record: a developer's own, or one left by an
+    // older version) is reused, not fought over, and left running on shutdown.
     await waitForTemporal(address, 500);
     log.warn({ address }, 'reusing the Temporal dev server already listening on the embedded port');
     return { address };
@@ -81,6 +92,7 @@ async function openTemporal(config: Config, log: Logger): Promise<{ address: str
     dbFile: config.temporal.dbFile,
     namespace: config.temporal.namespace,
     logFile: resolve(config.dataDir, 'temporal.log'),
+    pidFile,
   });
   return { address: server.address, server };
 }
