@@ -5,7 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { resolveTemporalCli } from '../platform/temporal/cli.ts';
-import { startDevServer, waitForTemporal, type DevServer } from '../platform/temporal/dev-server.ts';
+import {
+  startDevServer,
+  stopOrphanDevServer,
+  waitForTemporal,
+  type DevServer,
+} from '../platform/temporal/dev-server.ts';
 import { openObjectStore, type ObjectStore } from '../platform/object-store/index.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { ensureBundledCatalogs, listCatalogs, type Catalog } from '../engine/catalog/index.ts';
@@ -18,6 +23,7 @@ import { createCatalogSearchService } from '../api/services/catalog-search.ts';
 import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
 import { createApiServices } from './api-services.ts';
 import { openWorkerDeps } from './worker-deps.ts';
+import { startAdminChannel } from './admin-channel.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -56,8 +62,14 @@ function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
 async function openTemporal(config: Config, log: Logger): Promise<{ address: string; server?: DevServer }> {
   if (config.temporal.address) return { address: config.temporal.address };
   const address = `127.0.0.1:${config.temporal.embeddedPort}`;
+  const pidFile = resolve(config.dataDir, 'temporal.pid');
+  // The child of a service that was killed (SIGKILL) outlives it: stop it, then start our own on
+  // the same SQLite file (jobs persist there), so this service owns, and stops, its Temporal.
+  const orphan = await stopOrphanDevServer(pidFile);
+  if (orphan) log.warn({ pid: orphan }, 'stopped the Temporal dev server a killed service left behind');
   try {
-    // A dev server left behind by a killed start (same port, same file) is reused, not fought over.
+    // A server this service did not start (no pid record: a developer's own, or one left by an
+    // older version) is reused, not fought over, and left running on shutdown.
     await waitForTemporal(address, 500);
     log.warn({ address }, 'reusing the Temporal dev server already listening on the embedded port');
     return { address };
@@ -80,6 +92,7 @@ async function openTemporal(config: Config, log: Logger): Promise<{ address: str
     dbFile: config.temporal.dbFile,
     namespace: config.temporal.namespace,
     logFile: resolve(config.dataDir, 'temporal.log'),
+    pidFile,
   });
   return { address: server.address, server };
 }
@@ -92,6 +105,15 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       await fn().catch((err) => log.warn({ err }, 'error during shutdown'));
   };
   try {
+    // The store first: on the embedded database its lock refuses a second service on the same
+    // data directory with a clear error before anything else (Temporal, catalogs) is started.
+    const store = await openStore(config, log);
+    cleanups.push(() => store.close());
+    if (!config.databaseUrl && config.pgliteDir !== 'memory://') {
+      // `molsearch keys` reaches this process's store through the admin channel while it runs.
+      const admin = await startAdminChannel({ dataDir: config.dataDir, store, log });
+      cleanups.push(() => admin.close());
+    }
     const temporal = await openTemporal(config, log);
     if (temporal.server) cleanups.push(() => temporal.server!.stop());
     if (opts.ensureCatalogs ?? config.buildBundledCatalogs) {
@@ -107,8 +129,6 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
         opts.signal,
       );
     }
-    const store = await openStore(config, log);
-    cleanups.push(() => store.close());
     const objects = await openObjectStore(config);
     const catalogs = (await listCatalogs(config.catalogDir)).filter(
       (c) => !config.catalogs.length || config.catalogs.includes(c.manifest.id),
@@ -124,8 +144,9 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     cleanups.push(() => connection.close());
     // v2: one library registry (catalogs opened on first use) shared by the API and in-process workers.
     const libraries = catalogRegistry(config.catalogDir, { ids: config.catalogs, pool });
-    const substructure = createSubstructureRunner();
+    const substructure = createSubstructureRunner({ threads: config.substructureThreads });
     cleanups.push(() => substructure.close());
+    substructure.start().catch((err: unknown) => log.warn({ err }, 'substructure threads failed to start'));
     // Selections (sync v2 and run items) execute on their own thread(s), never on this event loop.
     const selectionPool = createSelectionPool({ threads: 1, log });
     cleanups.push(() => selectionPool.close());

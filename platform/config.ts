@@ -62,6 +62,11 @@ export interface Config {
    */
   shardCache: { dir: string; diskBytes: number; memoryBytes: number };
   engineThreads: number;
+  /**
+   * Threads of the synchronous substructure search; scans run in time slices, cheap first, so a few
+   * threads serve many requests fairly (default 2).
+   */
+  substructureThreads: number;
   tierLimits: Record<string, number>;
   toolsDir: string;
 }
@@ -192,6 +197,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       memoryBytes: byteSize(env, 'SHARD_CACHE_MEMORY_BYTES', 4 * 2 ** 30),
     },
     engineThreads: int(env, 'ENGINE_THREADS', Math.max(1, Math.min(availableParallelism(), 8)), 1, 256),
+    substructureThreads: int(env, 'SUBSTRUCTURE_THREADS', 2, 1, 64),
     tierLimits: tierLimits(env),
     toolsDir: resolve(cwd, str(env, 'TOOLS_DIR') ?? '.tools'),
   };

@@ -13,7 +13,7 @@ import {
   type ParsedMolecule,
 } from '../../engine/chem/index.ts';
 import { sampleIndices, type Library, type LibraryRegistry } from '../../engine/selection/index.ts';
-import type { SubstructureRunner } from '../../engine/substructure/index.ts';
+import { isValidQuery, type SubstructureRunner } from '../../engine/substructure/index.ts';
 
 export const ENGINE_VERSION = 'molsearch-engine/1';
 
@@ -170,8 +170,14 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
     },
 
     /** Substructure search (SMARTS or SMILES) with matched atoms and bonds; `deprecated` for the old path. */
-    async substructure(b: SubstructureRequest, requestId: string, deprecated: boolean) {
+    async substructure(
+      b: SubstructureRequest,
+      requestId: string,
+      deprecated: boolean,
+      ctx: { receivedAt?: number; signal?: AbortSignal } = {},
+    ) {
       const t0 = performance.now();
+      const deadline = (ctx.receivedAt ?? Date.now()) + b.timeout_seconds * 1000;
       const lib = await library(b.database_id);
       const query =
         b.query ?? (b.query_smiles ? { format: 'smiles' as const, value: b.query_smiles } : undefined);
@@ -183,18 +189,21 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
             issues: [{ loc: ['body', 'query'], msg: 'field required', type: 'value_error.missing' }],
           },
         );
-      const key = `${lib.info.database_id}@${lib.info.release}`;
-      const r = await deps.substructure.scan(
-        key,
-        () => Array.from({ length: lib.size }, (_, i) => lib.smiles(i)),
-        { format: query.format, query: query.value, limit: b.limit, timeoutMs: b.timeout_seconds * 1000 },
-      );
-      if ('invalidQuery' in r)
-        throw invalidSmiles(
+      const bad = () =>
+        invalidSmiles(
           b.query ? ['body', 'query', 'value'] : ['body', 'query_smiles'],
           query.value,
           query.format.toUpperCase(),
         );
+      // Parsing takes microseconds: done here, an invalid query never waits behind running scans.
+      if (!isValidQuery(await getRDKit(), query.format, query.value)) throw bad();
+      const key = `${lib.info.database_id}@${lib.info.release}`;
+      const r = await deps.substructure.scan(
+        key,
+        () => Array.from({ length: lib.size }, (_, i) => lib.smiles(i)),
+        { format: query.format, query: query.value, limit: b.limit, deadline, signal: ctx.signal },
+      );
+      if ('invalidQuery' in r) throw bad();
       const results = r.hits.map((h, i) => ({
         rank: i + 1,
         smiles: lib.smiles(h.row),
@@ -211,7 +220,7 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
         ? [
             {
               code: 'timed_out',
-              message: `stopped after ${b.timeout_seconds} s having scanned ${r.scanned} of ${lib.size} products; results are partial`,
+              message: `stopped at the ${b.timeout_seconds} s deadline (queueing included) having scanned ${r.scanned} of ${lib.size} products; results are partial`,
             },
           ]
         : [];
