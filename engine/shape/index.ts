@@ -13,6 +13,7 @@ export {
 } from './align.ts';
 export { describeConformers, usrSimilarity, DESCRIPTOR_LENGTH } from './descriptors.ts';
 export { descriptorTable, scanShortlist, type DescriptorTable, type Shortlist } from './scan.ts';
+export { createUsrScanner, type UsrScanner } from './wasm-scan.ts';
 export {
   scoreShortlist,
   SHAPE_METRICS,
