@@ -8,6 +8,7 @@ export {
   applyTransform,
   espAtAlignment,
   ALIGN_DEFAULTS,
+  ALIGN_PRESETS,
   type AlignOptions,
   type Alignment,
 } from './align.ts';
