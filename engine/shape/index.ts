@@ -8,11 +8,13 @@ export {
   applyTransform,
   espAtAlignment,
   ALIGN_DEFAULTS,
+  ALIGN_PRESETS,
   type AlignOptions,
   type Alignment,
 } from './align.ts';
 export { describeConformers, usrSimilarity, DESCRIPTOR_LENGTH } from './descriptors.ts';
 export { descriptorTable, scanShortlist, type DescriptorTable, type Shortlist } from './scan.ts';
+export { createUsrScanner, type UsrScanner } from './wasm-scan.ts';
 export {
   scoreShortlist,
   SHAPE_METRICS,

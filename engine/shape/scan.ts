@@ -51,7 +51,7 @@ export function scanShortlist(query: Float32Array, table: DescriptorTable, k: nu
 }
 
 /** Indices of the k largest scores, best first (ties by lower index). */
-function topK(scores: Float32Array, k: number): Uint32Array {
+export function topK(scores: Float32Array, k: number): Uint32Array {
   const idx = Uint32Array.from({ length: scores.length }, (_, i) => i);
   if (k < scores.length) {
     // Partial selection by threshold: sort a copy of the scores once; k ≪ rows in practice.

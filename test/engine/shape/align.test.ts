@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alignShapes, applyTransform, espAtAlignment } from '../../../engine/shape/align.ts';
+import { ALIGN_PRESETS, alignShapes, applyTransform, espAtAlignment } from '../../../engine/shape/align.ts';
 import { conformerCoords, type ConformerSet } from '../../../engine/shape/conformers.ts';
 import { prepareShape } from '../../../engine/shape/frame.ts';
 import { pairTable, shapeTanimotoAt } from '../../../engine/shape/gaussian.ts';
@@ -102,5 +102,17 @@ describe('rigid-body shape alignment', () => {
           .shape,
     );
     thorough.forEach((v, i) => expect(v).toBeGreaterThan(rdkit[i] - 0.005));
+  });
+
+  it('the quality presets trade effort for overlap: very_accurate reaches RDKit, fast stays close', () => {
+    const meanDiff = (preset: keyof typeof ALIGN_PRESETS) =>
+      pairs
+        .map(
+          (p) =>
+            alignShapes(shapes[p.ref], shapes[p.probe], ALIGN_PRESETS[preset]).shape - p.rdkit_shape_align,
+        )
+        .reduce((s, v) => s + v, 0) / pairs.length;
+    expect(meanDiff('very_accurate')).toBeGreaterThan(-0.002);
+    expect(meanDiff('fast')).toBeGreaterThan(-0.03);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeConformers, DESCRIPTOR_LENGTH } from '../../../engine/shape/descriptors.ts';
 import { descriptorTable, scanShortlist } from '../../../engine/shape/scan.ts';
+import { createUsrScanner } from '../../../engine/shape/wasm-scan.ts';
 import { molecules } from './support/fixtures.ts';
 
 const mols = molecules();
@@ -35,5 +36,25 @@ describe('first-stage descriptors and scan', () => {
     expect(Array.from(s.rows)).toEqual([1, 0]);
     expect(s.scores[0]).toBeCloseTo(1, 6);
     expect(s.scores[1]).toBeLessThan(1);
+  });
+});
+
+describe('WebAssembly SIMD scan', () => {
+  it('ranks like the JS scan, scores within 1e-6', () => {
+    const perRow = mols.map(describeConformers);
+    // Rows with 1..3 conformers, so conformer offsets vary.
+    perRow[2] = perRow[2].subarray(0, DESCRIPTOR_LENGTH);
+    perRow[6] = perRow[6].subarray(0, 2 * DESCRIPTOR_LENGTH);
+    const table = descriptorTable(perRow);
+    const scanner = createUsrScanner(table);
+    for (const q of [1, 2, 8]) {
+      const query = describeConformers(mols[q]);
+      const js = scanShortlist(query, table, mols.length);
+      const wasm = scanner.scan(query, mols.length);
+      const jsScore = new Map(Array.from(js.rows, (r, i) => [r, js.scores[i]]));
+      wasm.rows.forEach((r, i) => expect(Math.abs(wasm.scores[i] - jsScore.get(r)!)).toBeLessThan(1e-6));
+      expect(wasm.rows[0]).toBe(q);
+      expect(Array.from(scanner.scan(query, 4).rows)).toEqual(Array.from(wasm.rows.subarray(0, 4)));
+    }
   });
 });
