@@ -18,6 +18,7 @@ import { createCatalogSearchService } from '../api/services/catalog-search.ts';
 import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
 import { createApiServices } from './api-services.ts';
 import { openWorkerDeps } from './worker-deps.ts';
+import { startChem3dChild } from './chem3d.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -142,6 +143,8 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
         log,
       });
       cleanups.push(() => workers!.shutdown());
+      const chem3d = await startChem3dChild(config, log, temporal.address);
+      if (chem3d) cleanups.push(() => chem3d.stop());
     }
 
     const services = createApiServices({
