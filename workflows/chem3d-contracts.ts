@@ -87,3 +87,45 @@ export const chem3dWorkflowIds = {
   /** One 3D stage per catalog at a time; a second start of the same stage joins the first. */
   catalog3d: (catalogId: string) => `catalog3d-${catalogId}`,
 };
+
+/** A catalog's 3D stage: every molecule embedded by the chem3d worker into shard sidecars. */
+export interface Catalog3dInput {
+  /** Absolute directory of the catalog (Node and Python workers see the same path). */
+  dir: string;
+  /** Conformers asked of ETKDGv3 (default 10), seed (default 42), MMFF (default false). */
+  confs?: number;
+  seed?: number;
+  mmff?: boolean;
+  /** Rows per chem3d activity (default 256): the unit of retry and of resumption. */
+  partRows?: number;
+  /** A chem3d worker silent this long is presumed dead and its part retried (default 2 min). */
+  heartbeatTimeoutMs?: number;
+  /** Parts in flight at once (default 2, so the next is queued when one finishes). */
+  concurrency?: number;
+  queues: { node: string; chem3d: string };
+  /** Set by continue-as-new: shards already done and their results. */
+  resume?: { nextShard: number; done: unknown[] };
+}
+
+export interface Catalog3dProgress {
+  state: 'planning' | 'embedding' | 'finishing' | 'done';
+  shardsDone: number;
+  shardsTotal: number;
+  moleculesDone: number;
+  moleculesTotal: number;
+  embedded: number;
+  rejected: number;
+}
+
+/** Query name of a running stage's progress (Catalog3dProgress). */
+export const CATALOG_3D_PROGRESS_QUERY = 'catalog3dProgress';
+
+export interface Catalog3dResult {
+  catalogId: string;
+  molecules: number;
+  embedded: number;
+  rejected: number;
+  conformers: number;
+  /** True when the manifest already had this 3D data. */
+  alreadyReady: boolean;
+}

@@ -48,6 +48,26 @@ export interface Embedding3d {
   rdkit_version: string;
 }
 
+/** The search types a catalog with 3D sidecars serves (besides `morgan`). */
+export const SEARCH_TYPES_3D = ['espsim_shape', 'espsim_electrostatic'] as const;
+
+/** The manifest's `three_d` section, written when the 3D stage completes. */
+export interface Catalog3dInfo {
+  format: typeof CATALOG_3D_FORMAT;
+  embedding: Embedding3d;
+  created_at: string;
+  counts: { molecules: number; embedded: number; rejected: number; conformers: number };
+  /** Rows without a 3D model: `shard<TAB>row<TAB>product_id<TAB>smiles<TAB>reason`. */
+  rejects_file: string;
+  /** One sidecar per shard, in shard order. */
+  files: { file: string; shard_file: string; rows: number; sha256: string }[];
+}
+
+/** What a manifest says it serves: `search_types`, or `morgan` alone for catalogs older than it. */
+export function servedSearchTypes(m: { search_types?: string[] }): string[] {
+  return m.search_types ?? ['morgan'];
+}
+
 export const SIDECAR_METADATA_KEYS = {
   format: 'molsearch.format',
   embedding: 'molsearch.3d_embedding',

@@ -5,7 +5,7 @@ results are checked against RDKit, not against themselves. Per SMILES: the large
 (most heavy atoms, first on ties), Chem.AddHs, rdDistGeom.ETKDGv3() with randomSeed=42,
 pruneRmsThresh=0.5, numThreads=1, EmbedMultipleConfs(mol, 10), Gasteiger charges
 (AllChem.ComputeGasteigerCharges). Coordinates and charges are rounded through float32, the
-contract's type. Molecules: a few ChEMBL drugs of test/fixtures/v2/chembl-drugs.smi (ChEMBL,
+contract's type. SMILES are canonicalised first (as catalogs store them). Molecules: a few ChEMBL drugs of test/fixtures/v2/chembl-drugs.smi (ChEMBL,
 CC BY-SA 3.0), a salt, a rigid and a flexible one.
 
 Run:  .tools/chem3d/bin/python scripts/reference/make_chem3d_fixture.py   (venv of chem3d/requirements.txt)
@@ -28,7 +28,9 @@ SMILES = [
 ]
 
 
-def reference(smi: str) -> dict:
+def reference(raw: str) -> dict:
+    # Canonical SMILES, as catalogs store them: the same string gives the same atom order.
+    smi = Chem.MolToSmiles(Chem.MolFromSmiles(raw))
     mol = Chem.MolFromSmiles(smi)
     frags = Chem.GetMolFrags(mol, asMols=True)
     best = frags[0]
