@@ -14,6 +14,7 @@ import type { FileService } from './services/jobs-files.ts';
 import type { SynthonJobService } from './services/synthon-jobs.ts';
 import type { AdmetService } from './services/admet.ts';
 import { registerMetaRoutes, type HealthCheck } from './routes/legacy/meta.ts';
+import type { ThreeDStatusService } from './services/three-d-status.ts';
 import { registerRateLimitRoutes } from './routes/legacy/rate-limit.ts';
 import { registerSearchRoutes } from './routes/legacy/search.ts';
 import { registerJobRoutes } from './routes/legacy/jobs.ts';
@@ -45,6 +46,8 @@ export interface AppDeps {
   /** Legacy synchronous search and the database listings. */
   search: SearchService;
   health: HealthCheck[];
+  /** 3D readiness per database for /available_databases_full (absent: not reported). */
+  threeD?: ThreeDStatusService;
   legacyJobs?: LegacyJobServices;
   admet?: AdmetService;
   v2?: V2Services;

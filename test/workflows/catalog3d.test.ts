@@ -19,6 +19,7 @@ import {
 } from '../../workflows/contracts.ts';
 import type { Chem3dWorker } from '../../platform/chem3d/process.ts';
 import { startTestChem3d } from '../support/chem3d.ts';
+import { createThreeDStatus } from '../../api/services/three-d-status.ts';
 import { tempDir } from './support/stack.ts';
 
 // Real parts: the shared Temporal dev server, the Python chem3d worker (killed and replaced in
@@ -71,7 +72,7 @@ async function makeCatalog(id: string, rows: string[][]): Promise<Catalog> {
 const stage = (c: Catalog, extra: Partial<Catalog3dInput> = {}) =>
   client.workflow.start(CHEM3D_WORKFLOWS.catalog3d, {
     taskQueue: taskQueue(prefix, 'orchestration'),
-    workflowId: `${chem3dWorkflowIds.catalog3d(c.manifest.id)}-${randomBytes(3).toString('hex')}`,
+    workflowId: chem3dWorkflowIds.catalog3d(c.manifest.id),
     args: [
       {
         dir: c.dir,
@@ -110,7 +111,7 @@ describe('catalog 3D stage', () => {
       ...BAD.map(([s, id]) => [s, id]),
       ...DRUGS.slice(5, 20),
     ];
-    const c = await makeCatalog('small3d', rows);
+    const c = await makeCatalog(`small3d${prefix.slice(4)}`, rows);
     expect(c.manifest.shards.length).toBeGreaterThan(1);
     const res = (await (await stage(c)).result()) as Catalog3dResult;
     const m = (await openCatalog(c.dir)).manifest;
@@ -125,6 +126,14 @@ describe('catalog 3D stage', () => {
       m.shards.map((s) => s.file.replace('.arrow', '.3d.arrow')),
     );
     expect(existsSync(join(c.dir, '.build-3d'))).toBe(false);
+    const status = await createThreeDStatus({ catalogs: [c], workflows: client.workflow }).status(
+      c.manifest.id,
+    );
+    expect(status).toMatchObject({
+      status: 'ready',
+      data_search_types: ['morgan', 'espsim_shape', 'espsim_electrostatic'],
+      counts: { rejected: 2 },
+    });
     const rejects = (await readFile(join(c.dir, 'rejects-3d.tsv'), 'utf8')).trim().split('\n').slice(1);
     expect(rejects).toHaveLength(2);
     for (const [, id, reason] of BAD) expect(rejects.find((l) => l.split('\t')[2] === id)).toMatch(reason);
@@ -156,7 +165,7 @@ describe('catalog 3D stage', () => {
   });
 
   it('resumes after the chem3d worker is killed mid-stage and completes with every molecule once', async () => {
-    const c = await makeCatalog('resume3d', DRUGS.slice(100, 130));
+    const c = await makeCatalog(`resume3d${prefix.slice(4)}`, DRUGS.slice(100, 130));
     const handle = await stage(c, { heartbeatTimeoutMs: 8000, concurrency: 1 });
     // Kill the worker once it has finished at least one part (and is in the middle of the next).
     const build = join(c.dir, '.build-3d');
@@ -165,6 +174,11 @@ describe('catalog 3D stage', () => {
       if (names.some((n) => n.endsWith('.c3d'))) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    const building = await createThreeDStatus({ catalogs: [c], workflows: client.workflow }).status(
+      c.manifest.id,
+    );
+    expect(building?.status).toBe('building');
+    expect(building?.progress?.moleculesTotal).toBe(c.manifest.counts.molecules);
     await pythons[0].kill();
     const partsBefore = (await readdir(build)).filter((n) => n.endsWith('.c3d')).length;
     expect(partsBefore).toBeGreaterThan(0);
