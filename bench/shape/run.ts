@@ -1,0 +1,193 @@
+/**
+ * 3D shape and ESP benchmark: `node bench/shape/run.ts [--pairs 2000] [--queries 20] [--speed-pairs 60]`.
+ * Input: bench/out/shape/{molecules,pairs}.json from `reference.py bench` (DUD-E subset molecules,
+ * 3 ETKDGv3 conformers each, Gasteiger charges; reference scores of random pairs).
+ *
+ * 1. Accuracy: our aligned Gaussian shape Tanimoto and ESP Carbo (at our best shape pose) per pair,
+ *    Pearson and Spearman r against espsim's procedure (O3A alignment, grid shape, ESP there) and
+ *    against RDKit's Gaussian shape alignment; beside espsim's own seed-to-seed r.
+ * 2. Speed, same run: our alignments per conformer pair against RDKit's rdShapeAlign.AlignMol
+ *    (and espsim's O3A + grid step) on the same pairs, one thread each (rdkit_speed.py).
+ * 3. Recall: for --queries actives (one per target first), exhaustive exact scoring of every
+ *    molecule, then recall@30 of the first-stage scan (USRCAT-style descriptors) per shortlist size.
+ * Results go to bench/out/shape/results.json and a summary to stdout.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { alignShapes, espAtAlignment } from '../../engine/shape/align.ts';
+import { describeConformers } from '../../engine/shape/descriptors.ts';
+import { prepareShape } from '../../engine/shape/frame.ts';
+import { descriptorTable, scanShortlist } from '../../engine/shape/scan.ts';
+import type { ConformerSet } from '../../engine/shape/conformers.ts';
+import { meanOf, pearson, r3, recall, spearman } from './stats.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const DIR = join(ROOT, 'bench/out/shape');
+const PY = join(ROOT, '.tools/shapebench/bin/python');
+const argv = process.argv.slice(2);
+const arg = (name: string, def: number): number =>
+  argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : def;
+
+interface PairRow {
+  probe: number;
+  ref: number;
+  rdkit_shape_align: number;
+  espsim_grid_shape: number;
+  espsim_esp_carbo: number;
+  espsim_grid_shape_seed7?: number;
+  espsim_esp_carbo_seed7?: number;
+}
+interface Record_ {
+  atomCount: number;
+  confCount: number;
+  elements: number[];
+  charges: number[];
+  coords: number[];
+  target: string;
+  active: boolean;
+}
+const toSet = (m: Record_): ConformerSet => ({
+  atomCount: m.atomCount,
+  confCount: m.confCount,
+  elements: Uint8Array.from(m.elements),
+  charges: Float32Array.from(m.charges),
+  coords: Float32Array.from(m.coords),
+});
+
+const molsJson = JSON.parse(readFileSync(join(DIR, 'molecules.json'), 'utf8')) as { molecules: Record_[] };
+const pairsJson = JSON.parse(readFileSync(join(DIR, 'pairs.json'), 'utf8')) as {
+  meta: Record<string, unknown>;
+  pairs: PairRow[];
+};
+const records = molsJson.molecules;
+const sets = records.map(toSet);
+const prepared = sets.map((s) => prepareShape(s));
+const pairs = pairsJson.pairs.slice(0, arg('--pairs', 2000));
+const results: Record<string, unknown> = { load_before: loadavg() };
+
+// 1. Accuracy (and our time per conformer pair over all pairs).
+const ours = { shape: [] as number[], esp: [] as number[] };
+let alignMs = 0;
+let confPairs = 0;
+for (const p of pairs) {
+  const t0 = performance.now();
+  const a = alignShapes(prepared[p.ref], prepared[p.probe]);
+  alignMs += performance.now() - t0;
+  confPairs += prepared[p.ref].confs.length * prepared[p.probe].confs.length;
+  ours.shape.push(a.shape);
+  ours.esp.push(espAtAlignment(prepared[p.ref], prepared[p.probe], a));
+}
+const col = (k: keyof PairRow) => pairs.map((p) => p[k] as number);
+const noise = pairs.filter((p) => p.espsim_grid_shape_seed7 !== undefined);
+const corr = (a: number[], b: number[]) => ({ pearson: r3(pearson(a, b)), spearman: r3(spearman(a, b)) });
+results.accuracy = {
+  pairs: pairs.length,
+  shape_vs_espsim_grid: corr(ours.shape, col('espsim_grid_shape')),
+  shape_vs_rdkit_gaussian: corr(ours.shape, col('rdkit_shape_align')),
+  shape_minus_rdkit_gaussian_mean: r3(meanOf(ours.shape.map((v, i) => v - pairs[i].rdkit_shape_align))),
+  rdkit_gaussian_vs_espsim_grid: corr(col('rdkit_shape_align'), col('espsim_grid_shape')),
+  esp_vs_espsim: corr(ours.esp, col('espsim_esp_carbo')),
+  espsim_seed_noise: {
+    pairs: noise.length,
+    shape: corr(
+      noise.map((p) => p.espsim_grid_shape),
+      noise.map((p) => p.espsim_grid_shape_seed7!),
+    ),
+    esp: corr(
+      noise.map((p) => p.espsim_esp_carbo),
+      noise.map((p) => p.espsim_esp_carbo_seed7!),
+    ),
+  },
+};
+console.log('accuracy', JSON.stringify(results.accuracy, null, 1));
+
+// 2. Speed on the same pairs: RDKit in a child process, then ours again, then RDKit again.
+const speedPairs = arg('--speed-pairs', 60);
+const rdkit = () => {
+  const r = spawnSync(
+    PY,
+    [
+      join(import.meta.dirname, 'rdkit_speed.py'),
+      join(DIR, 'molecules.json'),
+      join(DIR, 'pairs.json'),
+      String(speedPairs),
+    ],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(r.stderr);
+  return JSON.parse(r.stdout) as { rdkit_shape_align_ms: number; espsim_o3a_grid_ms: number | null };
+};
+const oursSpeed = () => {
+  let ms = 0;
+  let n = 0;
+  for (const p of pairs.slice(0, speedPairs)) {
+    const t0 = performance.now();
+    alignShapes(prepared[p.ref], prepared[p.probe]);
+    ms += performance.now() - t0;
+    n += prepared[p.ref].confs.length * prepared[p.probe].confs.length;
+  }
+  return ms / n;
+};
+const rd1 = rdkit();
+const ourMs = oursSpeed();
+const rd2 = rdkit();
+const rdMs = (rd1.rdkit_shape_align_ms + rd2.rdkit_shape_align_ms) / 2;
+results.speed = {
+  ours_ms_per_conf_pair: r3(ourMs),
+  ours_ms_per_conf_pair_all_pairs: r3(alignMs / confPairs),
+  rdkit_shape_align_ms_per_conf_pair: [r3(rd1.rdkit_shape_align_ms), r3(rd2.rdkit_shape_align_ms)],
+  espsim_o3a_grid_ms_per_conf_pair: [rd1.espsim_o3a_grid_ms, rd2.espsim_o3a_grid_ms].map((v) =>
+    v ? r3(v) : null,
+  ),
+  ratio_vs_rdkit_shape_align: (rdMs / ourMs).toFixed(2),
+};
+console.log('speed', JSON.stringify(results.speed, null, 1));
+
+// 3. Recall@30 of the first stage against exhaustive exact scoring.
+const table = descriptorTable(sets.map(describeConformers));
+const targets = [...new Set(records.map((r) => r.target))];
+const queries = targets
+  .map((t) => records.findIndex((r) => r.target === t && r.active))
+  .filter((i) => i >= 0)
+  .slice(0, arg('--queries', 20));
+const sizes = [30, 50, 100, 200, 300].filter((s) => s < sets.length);
+const rec: Record<string, Record<number, number[]>> = { shape: {}, esp: {} };
+for (const q of queries) {
+  const exact = { shape: [] as number[], esp: [] as number[] };
+  for (let i = 0; i < sets.length; i++) {
+    if (i === q) {
+      exact.shape.push(-Infinity);
+      exact.esp.push(-Infinity);
+      continue;
+    }
+    const a = alignShapes(prepared[q], prepared[i]);
+    exact.shape.push(a.shape);
+    exact.esp.push(espAtAlignment(prepared[q], prepared[i], a));
+  }
+  const scan = scanShortlist(describeConformers(sets[q]), table, Math.max(...sizes) + 1);
+  const shortlist = Array.from(scan.rows).filter((r) => r !== q);
+  for (const metric of ['shape', 'esp'] as const) {
+    const truth = exact[metric]
+      .map((v, i) => [v, i] as const)
+      .sort((x, y) => y[0] - x[0])
+      .slice(0, 30)
+      .map(([, i]) => i);
+    for (const s of sizes) (rec[metric][s] ??= []).push(recall(truth, shortlist.slice(0, s)));
+  }
+}
+results.recall_at_30 = {
+  molecules: sets.length,
+  queries: queries.length,
+  ...Object.fromEntries(
+    (['shape', 'esp'] as const).map((m) => [
+      m,
+      Object.fromEntries(sizes.map((s) => [s, r3(meanOf(rec[m][s]))])),
+    ]),
+  ),
+};
+console.log('recall@30 by shortlist size', JSON.stringify(results.recall_at_30, null, 1));
+results.load_after = loadavg();
+results.reference_meta = pairsJson.meta;
+writeFileSync(join(DIR, 'results.json'), JSON.stringify(results, null, 1) + '\n');

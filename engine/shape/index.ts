@@ -1,0 +1,25 @@
+/** Public surface of engine/shape: 3D shape and electrostatic similarity (see README.md). */
+export { checkConformerSet, conformerCoords, type ConformerSet } from './conformers.ts';
+export { espIntegral, espSimilarity, ESP_METRICS, type EspMetric } from './esp.ts';
+export { overlapVolume, shapeTanimotoAt } from './gaussian.ts';
+export { prepareShape, type PreparedShape } from './frame.ts';
+export {
+  alignShapes,
+  applyTransform,
+  espAtAlignment,
+  ALIGN_DEFAULTS,
+  ALIGN_PRESETS,
+  type AlignOptions,
+  type Alignment,
+} from './align.ts';
+export { describeConformers, usrSimilarity, DESCRIPTOR_LENGTH } from './descriptors.ts';
+export { descriptorTable, scanShortlist, type DescriptorTable, type Shortlist } from './scan.ts';
+export { createUsrScanner, type UsrScanner } from './wasm-scan.ts';
+export {
+  scoreShortlist,
+  SHAPE_METRICS,
+  type ScoreShortlistOptions,
+  type ScoredCandidate,
+  type ShapeMetric,
+} from './score.ts';
+export { createShapePool, type ShapePool } from './pool.ts';

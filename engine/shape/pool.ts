@@ -1,0 +1,62 @@
+/**
+ * scoreShortlist on the engine's thread pool (engine/threads), so 3D alignment never runs on the
+ * caller's event loop: a shortlist is split into contiguous chunks, one per thread, each scored
+ * against the query there; the chunks' results merge into the same top k as a serial call.
+ */
+import { createThreadPool } from '../threads/index.ts';
+import type { ConformerSet } from './conformers.ts';
+import { checkScoreOptions, type ScoreShortlistOptions, type ScoredCandidate } from './score.ts';
+
+export interface ShapeScoreRequest {
+  query: ConformerSet;
+  candidates: ConformerSet[];
+  /** Index of candidates[0] in the caller's shortlist. */
+  offset: number;
+  opts: ScoreShortlistOptions;
+}
+
+export interface ShapePool {
+  scoreShortlist(
+    query: ConformerSet,
+    candidates: readonly ConformerSet[],
+    opts: ScoreShortlistOptions,
+  ): Promise<ScoredCandidate[]>;
+  close(): Promise<void>;
+}
+
+/** Below this many candidates per thread a shortlist stays on one thread. */
+const MIN_CHUNK = 8;
+
+export function createShapePool(opts: { threads?: number } = {}): ShapePool {
+  const size = Math.max(1, opts.threads ?? 2);
+  const threads = createThreadPool<ShapeScoreRequest, ScoredCandidate[]>({
+    name: 'shape',
+    script: new URL('./pool-worker.ts', import.meta.url),
+    size,
+    unrefIdle: true,
+  });
+  return {
+    async scoreShortlist(query, candidates, o) {
+      checkScoreOptions(o); // bad options fail here, before any thread work
+      if (candidates.length === 0) return [];
+      const chunks = Math.min(size, Math.ceil(candidates.length / MIN_CHUNK));
+      const per = Math.ceil(candidates.length / chunks);
+      const parts = await Promise.all(
+        Array.from({ length: chunks }, (_, c) =>
+          threads.run({
+            query,
+            candidates: candidates.slice(c * per, (c + 1) * per),
+            offset: c * per,
+            opts: o,
+          }),
+        ),
+      );
+      const key = o.metric;
+      return parts
+        .flat()
+        .sort((x, y) => y[key] - x[key] || x.index - y.index)
+        .slice(0, o.k);
+    },
+    close: () => threads.close(),
+  };
+}

@@ -1,0 +1,50 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createShapePool } from '../../../engine/shape/pool.ts';
+import { scoreShortlist } from '../../../engine/shape/score.ts';
+import { molecules } from './support/fixtures.ts';
+
+const mols = molecules();
+const pool = createShapePool({ threads: 2 });
+afterAll(() => pool.close());
+
+describe('scoreShortlist', () => {
+  it('ranks the query molecule itself first with shape 1 and ESP 1, and cuts to k', () => {
+    const r = scoreShortlist(mols[4], mols, { metric: 'shape', k: 5 });
+    expect(r.length).toBe(5);
+    expect(r[0].index).toBe(4);
+    expect(r[0].shape).toBeGreaterThan(0.999);
+    expect(r[0].esp).toBeGreaterThan(0.99);
+    for (let i = 1; i < r.length; i++) expect(r[i].shape).toBeLessThanOrEqual(r[i - 1].shape);
+  });
+
+  it("orders by ESP for metric 'esp'", () => {
+    const r = scoreShortlist(mols[4], mols.slice(0, 8), { metric: 'esp', k: 8 });
+    for (let i = 1; i < r.length; i++) expect(r[i].esp).toBeLessThanOrEqual(r[i - 1].esp);
+  });
+
+  it('bad options and candidates are validation errors naming the field', () => {
+    expect(() => scoreShortlist(mols[0], mols, { metric: 'color' as 'shape', k: 3 })).toThrow(
+      /metric must be one of/,
+    );
+    expect(() => scoreShortlist(mols[0], mols, { metric: 'shape', k: 0 })).toThrow(/k must be/);
+    const broken = { ...mols[1], charges: new Float32Array(2) };
+    try {
+      scoreShortlist(mols[0], [mols[2], broken], { metric: 'shape', k: 3 });
+      expect.unreachable();
+    } catch (e) {
+      expect((e as { code: string }).code).toBe('validation_error');
+      expect((e as { issues: { loc: unknown[] }[] }).issues[0].loc).toEqual(['candidates', 1]);
+    }
+  });
+
+  it('the thread pool returns exactly the serial result', async () => {
+    const serial = scoreShortlist(mols[7], mols, { metric: 'shape', k: 10 });
+    const pooled = await pool.scoreShortlist(mols[7], mols, { metric: 'shape', k: 10 });
+    expect(pooled.map((s) => s.index)).toEqual(serial.map((s) => s.index));
+    pooled.forEach((s, i) => {
+      expect(s.shape).toBe(serial[i].shape);
+      expect(s.esp).toBe(serial[i].esp);
+    });
+    await expect(pool.scoreShortlist(mols[7], mols, { metric: 'esp', k: -1 })).rejects.toThrow(/k must be/);
+  });
+});
