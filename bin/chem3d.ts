@@ -1,6 +1,11 @@
 import { resolve } from 'node:path';
 import { WorkflowExecutionAlreadyStartedError, type WorkflowClient } from '@temporalio/client';
 import { readBundledList, type Catalog } from '../engine/catalog/index.ts';
+import type { SearchPool } from '../engine/search/index.ts';
+import { createShapePool } from '../engine/shape/index.ts';
+import { createQueryEmbedder } from '../api/services/query-embedder.ts';
+import { createShapeSearch, type ShapeSearchService } from '../api/services/shape-search.ts';
+import type { ThreeDStatusService } from '../api/services/three-d-status.ts';
 import {
   CATALOG_3D_PROGRESS_QUERY,
   CHEM3D_WORKFLOWS,
@@ -110,4 +115,28 @@ export async function startCatalog3dStages(opts: {
     }
   }
   await Promise.all(waits);
+}
+
+/** The espsim search path: query embedder (chem3d worker), shape pool threads, the service. */
+export function openShapeSearch(deps: {
+  config: Config;
+  catalogs: Catalog[];
+  pool: SearchPool;
+  workflows: WorkflowClient;
+  threeD: ThreeDStatusService;
+}): { service: ShapeSearchService; close(): Promise<void> } {
+  const shapePool = createShapePool({ threads: Math.min(2, deps.config.engineThreads) });
+  const embedder = createQueryEmbedder({
+    workflows: deps.workflows,
+    namespace: deps.config.temporal.namespace,
+    prefix: deps.config.temporal.taskQueuePrefix,
+  });
+  const service = createShapeSearch({
+    catalogs: deps.catalogs,
+    pool: deps.pool,
+    shapePool,
+    embedder,
+    threeD: deps.threeD,
+  });
+  return { service, close: () => shapePool.close() };
 }

@@ -18,7 +18,7 @@ import { createCatalogSearchService } from '../api/services/catalog-search.ts';
 import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
 import { createApiServices } from './api-services.ts';
 import { openWorkerDeps } from './worker-deps.ts';
-import { startCatalog3dStages, startChem3dChild } from './chem3d.ts';
+import { openShapeSearch, startCatalog3dStages, startChem3dChild } from './chem3d.ts';
 import { createThreeDStatus } from '../api/services/three-d-status.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -153,6 +153,8 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       );
     }
     const threeD = createThreeDStatus({ catalogs, workflows });
+    const shape = openShapeSearch({ config, catalogs, pool, workflows, threeD });
+    cleanups.push(() => shape.close());
 
     const services = createApiServices({
       config,
@@ -175,6 +177,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       admet: services.admet,
       v2: services.v2,
       threeD,
+      shape: shape.service,
       health: [
         { name: 'temporal', check: async () => void (await connection.workflowService.getSystemInfo({})) },
         { name: 'database', check: () => store.ping() },

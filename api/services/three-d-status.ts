@@ -7,11 +7,8 @@ import {
   type Catalog3dProgress,
 } from '../../workflows/contracts.ts';
 
-/**
- * Search types this service can answer today. A catalog's manifest lists what its data serves;
- * the 3D types join this set when the shape search path is wired (docs/chem3d.md, "Seam").
- */
-export const SERVED_SEARCH_TYPES: readonly string[] = ['morgan'];
+/** Search types this service answers (of those a catalog's manifest says its data serves). */
+export const SERVED_SEARCH_TYPES: readonly string[] = ['morgan', 'espsim_shape', 'espsim_electrostatic'];
 
 /** A database's 3D state, as /available_databases_full and /api/v2/catalog report it. */
 export interface ThreeDStatus {
@@ -53,7 +50,11 @@ export function createThreeDStatus(deps: {
         counts: m.three_d?.counts ?? null,
         progress: null,
       };
-      if (m.three_d) return { status: 'ready', ...base };
+      if (m.three_d) {
+        // The stage completed after start: the shared catalog object learns it (search types).
+        if (!c.manifest.three_d) c.manifest = m;
+        return { status: 'ready', ...base };
+      }
       if (!deps.workflows) return { status: 'not_built', ...base };
       const handle = deps.workflows.getHandle(chem3dWorkflowIds.catalog3d(id));
       const p = await Promise.race([

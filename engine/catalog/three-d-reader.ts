@@ -14,6 +14,8 @@ import {
   type Embedding3d,
   type Molecule3d,
 } from './three-d-schema.ts';
+import { DESCRIPTOR_LENGTH } from '../shape/descriptors.ts';
+import type { DescriptorTable } from '../shape/scan.ts';
 
 /** One shard's 3D data: row i of the shard is row i here. */
 export interface Shard3d {
@@ -30,9 +32,11 @@ export interface Shard3d {
   elements: Uint8Array;
   charges: Float32Array;
   coords: Float32Array;
+  /** The first-stage table: 60 descriptor floats per conformer, conformer offsets per row. */
+  table: DescriptorTable;
 }
 
-const NAMES = 'conf_count,atom_count,elements,charges,coords';
+const NAMES = 'conf_count,atom_count,elements,charges,coords,usrcat';
 
 /** Parses a sidecar; throws CatalogError when the format or the shard it belongs to differs. */
 export function readSidecar(
@@ -72,6 +76,9 @@ export function readSidecar(
   const el = list('elements');
   const ch = list('charges');
   const co = list('coords');
+  const us = list('usrcat');
+  const confOffsets = Uint32Array.from(us.offsets, (o) => (o - us.offsets[0]) / DESCRIPTOR_LENGTH);
+  const descriptors = (us.values as Float32Array).subarray(us.offsets[0], us.offsets[us.offsets.length - 1]);
   const cc = col('conf_count');
   const ac = col('atom_count');
   return {
@@ -85,6 +92,7 @@ export function readSidecar(
     elements: el.values as Uint8Array,
     charges: ch.values as Float32Array,
     coords: co.values as Float32Array,
+    table: { descriptors, offsets: confOffsets },
   };
 }
 

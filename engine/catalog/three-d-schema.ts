@@ -17,6 +17,7 @@ import {
   Uint16,
   Uint8,
 } from 'apache-arrow';
+import { describeConformers, DESCRIPTOR_LENGTH } from '../shape/descriptors.ts';
 
 export const CATALOG_3D_FORMAT = 'molsearch-catalog-3d/1';
 
@@ -96,6 +97,8 @@ export function sidecarSchema(embedding: Embedding3d, shard: { file: string; sha
       new Field('elements', list(new Uint8()), false),
       new Field('charges', list(new Float32()), false),
       new Field('coords', list(new Float32()), false),
+      // First-stage shape descriptors of each conformer (engine/shape/descriptors.ts), 60 floats each.
+      new Field('usrcat', list(new Float32()), false),
     ],
     metadata,
   );
@@ -113,12 +116,15 @@ export function encodeSidecar(
   const atomCount = new Uint16Array(n);
   const atomOff = new Int32Array(n + 1);
   const coordOff = new Int32Array(n + 1);
+  const descOff = new Int32Array(n + 1);
   molecules.forEach((m, i) => {
     confCount[i] = m?.confCount ?? 0;
     atomCount[i] = m?.atomCount ?? 0;
     atomOff[i + 1] = atomOff[i] + (m?.atomCount ?? 0);
     coordOff[i + 1] = coordOff[i] + (m ? m.coords.length : 0);
+    descOff[i + 1] = descOff[i] + (m?.confCount ?? 0) * DESCRIPTOR_LENGTH;
   });
+  const usrcat = new Float32Array(descOff[n]);
   const elements = new Uint8Array(atomOff[n]);
   const charges = new Float32Array(atomOff[n]);
   const coords = new Float32Array(coordOff[n]);
@@ -129,6 +135,7 @@ export function encodeSidecar(
     elements.set(m.elements, atomOff[i]);
     charges.set(m.charges, atomOff[i]);
     coords.set(m.coords, coordOff[i]);
+    usrcat.set(describeConformers(m), descOff[i]);
   });
   const f = (i: number) => schema.fields[i].type;
   const listData = (type: List, offsets: Int32Array, values: Uint8Array | Float32Array) =>
@@ -145,6 +152,7 @@ export function encodeSidecar(
     listData(f(2), atomOff, elements),
     listData(f(3), atomOff, charges),
     listData(f(4), coordOff, coords),
+    listData(f(5), descOff, usrcat),
   ];
   const data = makeData({ type: new Struct(schema.fields), length: n, nullCount: 0, children });
   return tableToIPC(new Table(schema, [new RecordBatch(schema, data)]), 'file');

@@ -18,6 +18,7 @@ import {
   type Catalog3dResult,
 } from '../../workflows/contracts.ts';
 import type { Chem3dWorker } from '../../platform/chem3d/process.ts';
+import { describeConformers } from '../../engine/shape/index.ts';
 import { startTestChem3d } from '../support/chem3d.ts';
 import { createThreeDStatus } from '../../api/services/three-d-status.ts';
 import { tempDir } from './support/stack.ts';
@@ -146,6 +147,7 @@ describe('catalog 3D stage', () => {
       const shardBytes = await readFile(cat.shardPath(s));
       const shard = readShard(new Uint8Array(shardBytes), s);
       expect(s3.rows).toBe(shard.rows);
+      expect(s3.table.offsets.length).toBe(s3.rows + 1);
       for (let r = 0; r < shard.rows; r++) {
         const id = String(shard.table.getChild('product_id')!.get(r));
         const mol = molecule3d(s3, r);
@@ -156,6 +158,9 @@ describe('catalog 3D stage', () => {
           let max = 0;
           ref.coords.forEach((x, i) => (max = Math.max(max, Math.abs(x - mol.coords[i]))));
           expect(max, id).toBeLessThan(1e-4);
+          // The stored first-stage descriptors are those of the stored conformers.
+          const d = s3.table.descriptors.subarray(s3.table.offsets[r] * 60, s3.table.offsets[r + 1] * 60);
+          expect(Array.from(d)).toEqual(Array.from(describeConformers(mol)));
         }
         found.set(id, (found.get(id) ?? 0) + 1);
       }
