@@ -5,6 +5,7 @@ import type { LibraryRegistry, SelectionPool } from '../engine/selection/index.t
 import { createJobActivities } from './jobs.ts';
 import { createExportActivities } from './exports.ts';
 import { createRunActivities } from './runs.ts';
+import { createCatalog3dActivities } from './catalog3d.ts';
 
 /** What activities close over: small interfaces, opened once per worker process (bin/worker-deps.ts). */
 export interface ActivityDeps {
@@ -38,6 +39,7 @@ export function createActivities(deps: ActivityDeps) {
       libraries: deps.libraries,
       selectionPool: deps.selectionPool,
     }),
+    ...createCatalog3dActivities({ log: deps.log }),
   };
 }
 

@@ -16,6 +16,8 @@ import type { FileService } from './services/jobs-files.ts';
 import type { SynthonJobService } from './services/synthon-jobs.ts';
 import type { AdmetService } from './services/admet.ts';
 import { registerMetaRoutes, type HealthCheck } from './routes/legacy/meta.ts';
+import type { ThreeDStatusService } from './services/three-d-status.ts';
+import type { ShapeSearchService } from './services/shape-search.ts';
 import { registerRateLimitRoutes } from './routes/legacy/rate-limit.ts';
 import { registerSearchRoutes } from './routes/legacy/search.ts';
 import { registerJobRoutes } from './routes/legacy/jobs.ts';
@@ -47,6 +49,10 @@ export interface AppDeps {
   /** Legacy synchronous search and the database listings. */
   search: SearchService;
   health: HealthCheck[];
+  /** 3D readiness per database for /available_databases_full (absent: not reported). */
+  threeD?: ThreeDStatusService;
+  /** espsim_shape / espsim_electrostatic search (absent: those types answer capability_unavailable). */
+  shape?: ShapeSearchService;
   legacyJobs?: LegacyJobServices;
   admet?: AdmetService;
   v2?: V2Services;
@@ -100,7 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', { config: { auth: false }, schema: { hide: true } }, async () => app.swagger());
   registerMetaRoutes(app, deps);
   registerRateLimitRoutes(app);
-  registerSearchRoutes(app, deps.search);
+  registerSearchRoutes(app, deps.search, deps.shape);
   if (deps.admet) registerPredictRoutes(app, deps.admet);
   if (deps.legacyJobs) {
     const { jobs, synthonJobs, downloads, files } = deps.legacyJobs;

@@ -18,6 +18,7 @@ import { createFileService } from '../api/services/jobs-files.ts';
 import { createSynthonJobService } from '../api/services/synthon-jobs.ts';
 import { createAdmetService, type AdmetService } from '../api/services/admet.ts';
 import { createV2SearchService } from '../api/services/v2-search.ts';
+import type { ThreeDStatusService } from '../api/services/three-d-status.ts';
 import { createSelectionsService } from '../api/services/selections.ts';
 import { createRunsService } from '../api/services/runs.ts';
 
@@ -31,6 +32,7 @@ export interface ApiServiceDeps {
   libraries: LibraryRegistry;
   selectionPool: SelectionPool;
   substructure: SubstructureRunner;
+  threeD?: ThreeDStatusService;
 }
 
 export interface ApiServices {
@@ -64,7 +66,11 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
     },
     admet,
     v2: {
-      search: createV2SearchService({ libraries: deps.libraries, substructure: deps.substructure }),
+      search: createV2SearchService({
+        libraries: deps.libraries,
+        substructure: deps.substructure,
+        threeD: deps.threeD,
+      }),
       selections: createSelectionsService({ libraries: deps.libraries, selectionPool: deps.selectionPool }),
       runs: createRunsService({
         runs: store.runs,

@@ -24,6 +24,8 @@ import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
 import { createApiServices } from './api-services.ts';
 import { openWorkerDeps } from './worker-deps.ts';
 import { startAdminChannel } from './admin-channel.ts';
+import { openShapeSearch, startCatalog3dStages, startChem3dChild } from './chem3d.ts';
+import { createThreeDStatus } from '../api/services/three-d-status.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -142,6 +144,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     const search = await createCatalogSearchService({ catalogs, pool, log, filterPool });
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.push(() => connection.close());
+    const workflows = new Client({ connection, namespace: config.temporal.namespace }).workflow;
     // v2: one library registry (catalogs opened on first use) shared by the API and in-process workers.
     const libraries = catalogRegistry(config.catalogDir, { ids: config.catalogs, pool });
     const substructure = createSubstructureRunner({ threads: config.substructureThreads });
@@ -163,14 +166,24 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
         log,
       });
       cleanups.push(() => workers!.shutdown());
+      const chem3d = await startChem3dChild(config, log, temporal.address);
+      if (chem3d) cleanups.push(() => chem3d.stop());
+      await abortable(
+        startCatalog3dStages({ config, log, workflows, catalogs, repoRoot: REPO_ROOT, await: !!chem3d }),
+        opts.signal,
+      );
     }
+    const threeD = createThreeDStatus({ catalogs, workflows });
+    const shape = openShapeSearch({ config, catalogs, pool, workflows, threeD });
+    cleanups.push(() => shape.close());
 
     const services = createApiServices({
       config,
       log,
       store,
       objects,
-      workflows: new Client({ connection, namespace: config.temporal.namespace }).workflow,
+      workflows,
+      threeD,
       search,
       libraries,
       selectionPool,
@@ -184,6 +197,8 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       legacyJobs: services.legacyJobs,
       admet: services.admet,
       v2: services.v2,
+      threeD,
+      shape: shape.service,
       health: [
         { name: 'temporal', check: async () => void (await connection.workflowService.getSystemInfo({})) },
         { name: 'database', check: () => store.ping() },

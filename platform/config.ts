@@ -67,6 +67,18 @@ export interface Config {
    * threads serve many requests fairly (default 2).
    */
   substructureThreads: number;
+  /** The Python 3D worker (chem3d/) and the catalogs' 3D stage (docs/chem3d.md). */
+  chem3d: {
+    /** Start chem3d/worker.py as a child process of `molsearch start` (CHEM3D_WORKER). */
+    worker: boolean;
+    /** Catalog embedding activities it runs at once, one core each (CHEM3D_CONCURRENCY). */
+    concurrency: number;
+    /**
+     * Which bundled catalogs get their 3D stage at start (CATALOG_3D): `all` (the small ones
+     * before serving, the rest in the background), `start` (only the small ones), `off`.
+     */
+    stage: 'all' | 'start' | 'off';
+  };
   tierLimits: Record<string, number>;
   toolsDir: string;
 }
@@ -114,6 +126,14 @@ function byteSize(env: Env, name: string, def: number): number {
       `expected a positive byte count such as 536870912, 512M or 20G, got ${JSON.stringify(raw)}`,
     );
   return v;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], def: T): T {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}`);
+  return raw as T;
 }
 
 function str(env: Env, name: string): string | undefined {
@@ -198,6 +218,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     engineThreads: int(env, 'ENGINE_THREADS', Math.max(1, Math.min(availableParallelism(), 8)), 1, 256),
     substructureThreads: int(env, 'SUBSTRUCTURE_THREADS', 2, 1, 64),
+    chem3d: {
+      worker: bool(env, 'CHEM3D_WORKER', true),
+      concurrency: int(env, 'CHEM3D_CONCURRENCY', 1, 1, 64),
+      stage: oneOf(env, 'CATALOG_3D', ['all', 'start', 'off'] as const, 'all'),
+    },
     tierLimits: tierLimits(env),
     toolsDir: resolve(cwd, str(env, 'TOOLS_DIR') ?? '.tools'),
   };

@@ -10,3 +10,10 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 # The web app the API serves at / (web/ → web/dist, skipped when already built from these sources).
 node scripts/build-web.ts
+# The Python 3D worker (chem3d/): RDKit and the Temporal Python SDK in a project venv, reinstalled
+# when chem3d/requirements.txt changes (the start command does the same if this step was skipped).
+if [ ! -x .tools/chem3d/bin/python ] || ! cmp -s chem3d/requirements.txt .tools/chem3d/requirements.installed.txt; then
+  python3 -m venv .tools/chem3d
+  .tools/chem3d/bin/pip install --quiet --disable-pip-version-check -r chem3d/requirements.txt
+  cp chem3d/requirements.txt .tools/chem3d/requirements.installed.txt
+fi

@@ -91,3 +91,6 @@ export interface PrepareDownloadResult {
 
 // v2 runs: workflow name, input, events (kept in their own file, re-exported for the API).
 export * from './run-contracts.ts';
+
+// The Python 3D worker's queues and payloads, query embedding and catalog 3D stages (issue 9).
+export * from './chem3d-contracts.ts';

@@ -3,3 +3,5 @@ export { molsearchJobWorkflow } from './molsearch-job-workflow.ts';
 export { prepareDownloadWorkflow } from './prepare-download-workflow.ts';
 export { runWorkflow } from './run-workflow.ts';
 export { purgeExpiredRunsWorkflow } from './purge-runs-workflow.ts';
+export { embedQueryWorkflow } from './embed-query-workflow.ts';
+export { catalog3dWorkflow } from './catalog3d-workflow.ts';

@@ -29,7 +29,10 @@ import {
   type SearchService,
   type SimilarityRequest,
   type SimilarityResult,
+  type SearchType,
 } from './search-service.ts';
+import { servedSearchTypes } from '../../engine/catalog/three-d-schema.ts';
+import { SERVED_SEARCH_TYPES } from './three-d-status.ts';
 
 /** How many extra candidates to fetch when filters may drop some, so `k` survive when possible. */
 const FILTER_OVERFETCH = (k: number) => Math.min(5000, k * 4 + 50);
@@ -54,7 +57,7 @@ function databaseInfo(c: Catalog): DatabaseInfo {
     release: m.release,
     kind: 'enumerated',
     molecules: m.counts.molecules,
-    searchTypes: ['morgan'],
+    searchTypes: servedSearchTypes(m).filter((t) => SERVED_SEARCH_TYPES.includes(t)) as SearchType[],
     hasPredictions: Boolean(m.models),
     license: (m as { license?: string }).license,
     source: (m as { source?: string }).source,
@@ -142,7 +145,8 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
   }
 
   return {
-    databases: () => infos,
+    // Fresh per call: a catalog's 3D stage may complete while the service runs.
+    databases: () => deps.catalogs.map(databaseInfo),
     // The largest catalog is the default, as the vendor's flagship database would be.
     defaultDatabase: () => [...infos].sort((a, b) => b.molecules - a.molecules)[0]?.id ?? '',
     availableFilters: (): FilterName[] => [...FILTERS],

@@ -4,6 +4,7 @@
  * its own thread, and seeded samples. Bodies arrive validated by the route schemas (types, ranges,
  * defaults); this service judges what needs the libraries or RDKit.
  */
+import type { ThreeDStatusService } from './three-d-status.ts';
 import { DomainError, invalidSmiles, validationError } from '../../platform/errors.ts';
 import {
   DESCRIPTOR_NAMES,
@@ -20,6 +21,8 @@ export const ENGINE_VERSION = 'molsearch-engine/1';
 export interface V2SearchServiceDeps {
   libraries: LibraryRegistry;
   substructure: SubstructureRunner;
+  /** 3D readiness per database (absent: reported as null). */
+  threeD?: ThreeDStatusService;
 }
 
 export interface SearchRequest {
@@ -89,8 +92,9 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
     /** The libraries served, with capabilities and pricing availability. */
     async catalog() {
       const libs = await deps.libraries.list();
+      const threeD = await Promise.all(libs.map((l) => deps.threeD?.status(l.info.database_id) ?? null));
       return {
-        libraries: libs.map((l) => {
+        libraries: libs.map((l, i) => {
           const enumerated = l.info.kind === 'enumerated';
           const priced = Array.from({ length: Math.min(l.size, 1000) }, (_, i) => l.price(i)).some(
             (p) => p !== null,
@@ -114,6 +118,7 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
               predicted_properties: l.info.predicted_property_ids.length > 0,
             },
             pricing: { available: priced, currency: priced ? 'USD' : null },
+            three_d: threeD[i] ?? null,
           };
         }),
       };

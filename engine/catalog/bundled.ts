@@ -14,6 +14,11 @@ export interface BundledCatalog extends CatalogMeta {
   smiles_col: string;
   id_col: string;
   selection?: string;
+  /**
+   * The 3D stage at start (bin/chem3d.ts): `start` = awaited before serving (small catalogs),
+   * `background` = runs while the service serves `morgan`, `off` (default) = none.
+   */
+  three_d?: 'start' | 'background' | 'off';
 }
 
 /** Reads catalogs/bundled.json under repoRoot. */

@@ -16,6 +16,7 @@ import {
 import { DESCRIPTOR_NAMES } from '../chem/descriptors.ts';
 import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
 import { ADMET_ENDPOINTS } from '../admet/endpoints.ts';
+import type { Catalog3dInfo } from './three-d-schema.ts';
 
 /** Format version written into every manifest and shard; readers reject others. */
 export const CATALOG_FORMAT = 'molsearch-catalog/1';
@@ -113,4 +114,8 @@ export interface CatalogManifest {
   /** ADMET model versions by column, or null when the ADMET columns are empty (all null). */
   models: Record<string, string> | null;
   shards: ShardInfo[];
+  /** Search types this catalog serves; absent = ['morgan'] (catalogs without a 3D stage). */
+  search_types?: string[];
+  /** The 3D stage's result (docs/catalog-format.md, "3D sidecars"); absent until it completed. */
+  three_d?: Catalog3dInfo;
 }

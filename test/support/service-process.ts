@@ -30,6 +30,9 @@ export async function startServiceProcess(
       TEMPORAL_UI_PORT: String(uiPort),
       LOG_LEVEL: 'warn',
       ENGINE_THREADS: '1',
+      // The Python 3D worker and 3D stages only where a test asks for them (CPU is shared).
+      CHEM3D_WORKER: 'false',
+      CATALOG_3D: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,3 +1,4 @@
+import type { ThreeDStatusService } from '../../services/three-d-status.ts';
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
@@ -48,7 +49,10 @@ async function runChecks(checks: HealthCheck[]) {
 }
 
 /** /health, /test, /available_databases(_full), /license_information, /random_molecule. */
-export function registerMetaRoutes(app: App, deps: { search: SearchService; health: HealthCheck[] }): void {
+export function registerMetaRoutes(
+  app: App,
+  deps: { search: SearchService; health: HealthCheck[]; threeD?: ThreeDStatusService },
+): void {
   const { search } = deps;
   app.get(
     '/health',
@@ -115,9 +119,12 @@ export function registerMetaRoutes(app: App, deps: { search: SearchService; heal
         response: { 200: Type.Record(Type.String(), DatabaseSummary) },
       },
     },
-    async () =>
-      Object.fromEntries(
-        search.databases().map((d) => [
+    async () => {
+      const dbs = search.databases();
+      // 3D readiness changes while the service runs (a 3D stage completes): read it per request.
+      const threeD = await Promise.all(dbs.map((d) => deps.threeD?.status(d.id) ?? null));
+      return Object.fromEntries(
+        dbs.map((d, i) => [
           d.id,
           {
             vendor: d.vendor,
@@ -127,14 +134,16 @@ export function registerMetaRoutes(app: App, deps: { search: SearchService; heal
             name: d.name,
             release: d.release,
             kind: d.kind,
-            search_types: d.searchTypes,
+            search_types: threeD[i]?.search_types ?? d.searchTypes,
+            three_d: threeD[i] ?? null,
             predicted_properties: d.hasPredictions,
             license: d.license ?? null,
             source: d.source ?? null,
             default: d.id === search.defaultDatabase(),
           },
         ]),
-      ),
+      );
+    },
   );
   app.get(
     '/license_information',

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { randomUUID } from 'node:crypto';
-import { validationError } from '../../../platform/errors.ts';
+import { DomainError, validationError } from '../../../platform/errors.ts';
+import { THREE_D_TYPES, type ShapeSearchService, type ThreeDType } from '../../services/shape-search.ts';
 import type { SearchService, SearchType, SimilarityResult } from '../../services/search-service.ts';
 import {
   BoolParam,
@@ -97,9 +98,12 @@ function payload(result: SimilarityResult, searchTypes: string[], dbNames: strin
 async function molsearch(
   search: SearchService,
   q: Partial<MolsearchQueryT> & Static<typeof MolsearchSimpleQuery>,
+  shape?: ShapeSearchService,
 ) {
   const searchTypes = [...new Set(q.search_type)] as SearchType[];
   const { k, remark } = capNeighbors(q.n_neighbors);
+  const threeD = searchTypes.filter((t): t is ThreeDType => (THREE_D_TYPES as readonly string[]).includes(t));
+  if (threeD.length) return molsearch3d(search, q, searchTypes, threeD, { k, remark }, shape);
   const dbNames = checkDatabases(search, q.db_names, searchTypes);
   const filters = q.filter_molecules ? checkFilters(search, q.filtering ?? []) : [];
   const ordering = q.order_molecules === false ? [] : checkOrderings(search, q.ordering ?? ['Similarity']);
@@ -116,8 +120,49 @@ async function molsearch(
   return payload(result, searchTypes, dbNames, remark);
 }
 
+/** espsim_shape / espsim_electrostatic (docs/chem3d.md): 503 without a 3D worker, 4xx until ready. */
+async function molsearch3d(
+  search: SearchService,
+  q: Partial<MolsearchQueryT> & Static<typeof MolsearchSimpleQuery>,
+  searchTypes: SearchType[],
+  threeD: ThreeDType[],
+  { k, remark }: { k: number; remark?: string },
+  shape?: ShapeSearchService,
+) {
+  if (!shape)
+    throw new DomainError('capability_unavailable', '3D search types are not configured on this deployment');
+  if (threeD.length !== searchTypes.length)
+    throw validationError(
+      ['query', 'search_type'],
+      `3D search types cannot be combined with ${searchTypes.filter((t) => !threeD.includes(t as ThreeDType)).join(', ')} in one call yet`,
+    );
+  if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
+  let names = q.db_names;
+  if (!names?.length) {
+    const def = await shape.defaultDatabase();
+    if (!def)
+      throw validationError(
+        ['query', 'db_names'],
+        'no database is 3D-ready yet; GET /available_databases_full shows each 3D stage',
+        'value_error.not_ready',
+      );
+    names = [def];
+  }
+  await shape.checkReady(names.flatMap((n) => n.split(',')).map((n) => n.trim()));
+  const dbNames = checkDatabases(search, names, searchTypes);
+  const result = await shape.search({
+    smiles: q.search_input,
+    dbNames,
+    k,
+    types: threeD,
+    quality: q.search_quality,
+    descriptors: q.descriptors ?? false,
+  });
+  return payload(result, searchTypes, dbNames, remark);
+}
+
 /** GET /molsearch, /molsearch_simple and /batch_search over the search service. */
-export function registerSearchRoutes(app: App, search: SearchService): void {
+export function registerSearchRoutes(app: App, search: SearchService, shape?: ShapeSearchService): void {
   app.get(
     '/molsearch',
     {
@@ -128,7 +173,7 @@ export function registerSearchRoutes(app: App, search: SearchService): void {
         response: { 200: SearchResultSchema },
       },
     },
-    (request) => molsearch(search, request.query),
+    (request) => molsearch(search, request.query, shape),
   );
   app.get(
     '/molsearch_simple',
@@ -140,7 +185,7 @@ export function registerSearchRoutes(app: App, search: SearchService): void {
         response: { 200: SearchResultSchema },
       },
     },
-    (request) => molsearch(search, request.query),
+    (request) => molsearch(search, request.query, shape),
   );
   app.get(
     '/batch_search',

@@ -37,6 +37,8 @@ export function stackEnv(
     PORT: '0',
     ENGINE_THREADS: '1',
     LOG_LEVEL: 'warn',
+    CHEM3D_WORKER: 'false',
+    CATALOG_3D: 'off',
     ...extra,
   };
 }

@@ -1,0 +1,75 @@
+import type { WorkflowClient } from '@temporalio/client';
+import { openCatalog, type Catalog } from '../../engine/catalog/index.ts';
+import { servedSearchTypes } from '../../engine/catalog/three-d-schema.ts';
+import {
+  CATALOG_3D_PROGRESS_QUERY,
+  chem3dWorkflowIds,
+  type Catalog3dProgress,
+} from '../../workflows/contracts.ts';
+
+/** Search types this service answers (of those a catalog's manifest says its data serves). */
+export const SERVED_SEARCH_TYPES: readonly string[] = ['morgan', 'espsim_shape', 'espsim_electrostatic'];
+
+/** A database's 3D state, as /available_databases_full and /api/v2/catalog report it. */
+export interface ThreeDStatus {
+  /** `ready`: sidecars in the manifest; `building`: its 3D stage runs; `not_built`: neither. */
+  status: 'ready' | 'building' | 'not_built';
+  /** Search types the catalog's data serves (manifest `search_types`). */
+  data_search_types: string[];
+  /** Of those, the ones this service answers now. */
+  search_types: string[];
+  counts: { molecules: number; embedded: number; rejected: number; conformers: number } | null;
+  progress: Omit<Catalog3dProgress, 'state'> | null;
+}
+
+export interface ThreeDStatusService {
+  status(id: string): Promise<ThreeDStatus | null>;
+}
+
+/**
+ * Reads the manifest again (a 3D stage completes while the service runs) and, without 3D data,
+ * asks the catalog's 3D workflow for its progress. Answers within ~1 s even if Temporal does not.
+ */
+export function createThreeDStatus(deps: {
+  catalogs: Catalog[];
+  workflows?: WorkflowClient;
+}): ThreeDStatusService {
+  const byId = new Map(deps.catalogs.map((c) => [c.manifest.id, c]));
+  return {
+    async status(id) {
+      const c = byId.get(id);
+      if (!c) return null;
+      const m = await openCatalog(c.dir).then(
+        (x) => x.manifest,
+        () => c.manifest,
+      );
+      const data = servedSearchTypes(m);
+      const base = {
+        data_search_types: data,
+        search_types: data.filter((t) => SERVED_SEARCH_TYPES.includes(t)),
+        counts: m.three_d?.counts ?? null,
+        progress: null,
+      };
+      if (m.three_d) {
+        // The stage completed after start: the shared catalog object learns it (search types).
+        if (!c.manifest.three_d) c.manifest = m;
+        return { status: 'ready', ...base };
+      }
+      if (!deps.workflows) return { status: 'not_built', ...base };
+      const handle = deps.workflows.getHandle(chem3dWorkflowIds.catalog3d(id));
+      const p = await Promise.race([
+        handle
+          .describe()
+          .then(async (d) =>
+            d.status.name === 'RUNNING'
+              ? await handle.query<Catalog3dProgress>(CATALOG_3D_PROGRESS_QUERY)
+              : null,
+          ),
+        new Promise<null>((r) => setTimeout(() => r(null), 1000).unref()),
+      ]).catch(() => null);
+      if (!p) return { status: 'not_built', ...base };
+      const { state: _state, ...progress } = p;
+      return { status: 'building', ...base, progress };
+    },
+  };
+}

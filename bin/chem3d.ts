@@ -1,0 +1,142 @@
+import { resolve } from 'node:path';
+import { WorkflowExecutionAlreadyStartedError, type WorkflowClient } from '@temporalio/client';
+import { readBundledList, type Catalog } from '../engine/catalog/index.ts';
+import type { SearchPool } from '../engine/search/index.ts';
+import { createShapePool } from '../engine/shape/index.ts';
+import { createQueryEmbedder } from '../api/services/query-embedder.ts';
+import { createShapeSearch, type ShapeSearchService } from '../api/services/shape-search.ts';
+import type { ThreeDStatusService } from '../api/services/three-d-status.ts';
+import {
+  CATALOG_3D_PROGRESS_QUERY,
+  CHEM3D_WORKFLOWS,
+  chem3dQueue,
+  chem3dWorkflowIds,
+  taskQueue,
+  type Catalog3dInput,
+  type Catalog3dProgress,
+  type Catalog3dResult,
+} from '../workflows/contracts.ts';
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
+import { ensureChem3dPython, startChem3dWorker, type Chem3dWorker } from '../platform/chem3d/process.ts';
+
+/**
+ * Starts the Python 3D worker (chem3d/worker.py) beside the Node workers, when configured. A
+ * failure is logged, not thrown: without it 3D requests answer 503 and `morgan` keeps working.
+ */
+export async function startChem3dChild(
+  config: Config,
+  log: Logger,
+  address: string,
+): Promise<Chem3dWorker | undefined> {
+  if (!config.chem3d.worker) return undefined;
+  try {
+    const python = ensureChem3dPython({ toolsDir: config.toolsDir, log: (m) => log.info(m) });
+    const worker = await startChem3dWorker({
+      python,
+      address,
+      namespace: config.temporal.namespace,
+      prefix: config.temporal.taskQueuePrefix,
+      concurrency: config.chem3d.concurrency,
+      logFile: resolve(config.dataDir, 'chem3d.log'),
+    });
+    log.info({ pid: worker.pid, concurrency: config.chem3d.concurrency }, 'chem3d worker started');
+    return worker;
+  } catch (err) {
+    log.error({ err }, 'the chem3d worker did not start: 3D search types are unavailable');
+    return undefined;
+  }
+}
+
+/**
+ * Starts the 3D stage of bundled catalogs without 3D data (workflow id catalog3d-<id>, so a
+ * restart joins the running stage). Catalogs marked `three_d: "start"` in catalogs/bundled.json
+ * (the small ChEMBL drugs set) are awaited before the service answers, when a chem3d worker runs;
+ * `background` ones are left running (CATALOG_3D=start skips them, off skips all).
+ */
+export async function startCatalog3dStages(opts: {
+  config: Config;
+  log: Logger;
+  workflows: WorkflowClient;
+  catalogs: Catalog[];
+  repoRoot: string;
+  await: boolean;
+}): Promise<void> {
+  const { config, log } = opts;
+  if (config.chem3d.stage === 'off') return;
+  const bundled = new Map((await readBundledList(opts.repoRoot)).map((b) => [b.id, b.three_d ?? 'off']));
+  const waits: Promise<unknown>[] = [];
+  for (const c of opts.catalogs) {
+    const mode = bundled.get(c.manifest.id) ?? 'off';
+    if (mode === 'off' || c.manifest.three_d) continue;
+    if (mode === 'background' && config.chem3d.stage !== 'all') continue;
+    const input: Catalog3dInput = {
+      dir: c.dir,
+      queues: {
+        node: taskQueue(config.temporal.taskQueuePrefix, 'scan'),
+        chem3d: chem3dQueue(config.temporal.taskQueuePrefix, 'catalog'),
+      },
+    };
+    const workflowId = chem3dWorkflowIds.catalog3d(c.manifest.id);
+    const handle = await opts.workflows
+      .start(CHEM3D_WORKFLOWS.catalog3d, {
+        taskQueue: taskQueue(config.temporal.taskQueuePrefix, 'orchestration'),
+        workflowId,
+        args: [input],
+      })
+      .catch((err: unknown) => {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return opts.workflows.getHandle(workflowId);
+        throw err;
+      });
+    log.info({ catalog: c.manifest.id, mode }, 'catalog 3D stage started');
+    if (mode === 'start' && opts.await) {
+      const t0 = Date.now();
+      const timer = setInterval(() => {
+        handle
+          .query<Catalog3dProgress>(CATALOG_3D_PROGRESS_QUERY)
+          .then((p) =>
+            log.info({ catalog: c.manifest.id, done: p.moleculesDone, of: p.moleculesTotal }, '3D stage'),
+          )
+          .catch(() => undefined);
+      }, 15_000);
+      waits.push(
+        handle
+          .result()
+          .then(
+            (r: Catalog3dResult) =>
+              log.info(
+                { catalog: c.manifest.id, ...r, seconds: (Date.now() - t0) / 1000 },
+                'catalog is 3D-ready',
+              ),
+            (err: unknown) => log.error({ err, catalog: c.manifest.id }, 'catalog 3D stage failed'),
+          )
+          .finally(() => clearInterval(timer)),
+      );
+    }
+  }
+  await Promise.all(waits);
+}
+
+/** The espsim search path: query embedder (chem3d worker), shape pool threads, the service. */
+export function openShapeSearch(deps: {
+  config: Config;
+  catalogs: Catalog[];
+  pool: SearchPool;
+  workflows: WorkflowClient;
+  threeD: ThreeDStatusService;
+}): { service: ShapeSearchService; close(): Promise<void> } {
+  const shapePool = createShapePool({ threads: Math.min(2, deps.config.engineThreads) });
+  const embedder = createQueryEmbedder({
+    workflows: deps.workflows,
+    namespace: deps.config.temporal.namespace,
+    prefix: deps.config.temporal.taskQueuePrefix,
+  });
+  const service = createShapeSearch({
+    catalogs: deps.catalogs,
+    pool: deps.pool,
+    shapePool,
+    embedder,
+    threeD: deps.threeD,
+  });
+  return { service, close: () => shapePool.close() };
+}

@@ -1,0 +1,113 @@
+"""3D embedding of one molecule: the chemistry of the chem3d worker, free of Temporal.
+
+Contract (docs/chem3d.md): the largest fragment (most heavy atoms; counter-ions and solvents do not
+belong to the shape), explicit hydrogens (AddHs), ETKDGv3 conformers with a fixed random seed on
+one thread (so the same SMILES always gives the same coordinates), Gasteiger partial charges,
+optional MMFF94 optimisation. The result is the typed-array contract of engine/shape: atomic
+numbers (H included), float32 charges and float32 coordinates (conformer-major, then atom, xyz).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from rdkit import Chem, rdBase
+from rdkit.Chem import AllChem, rdDistGeom
+
+RDKIT_VERSION = rdBase.rdkitVersion
+# espsim's default conformer count; near-duplicates (heavy-atom RMSD < PRUNE_RMS) are dropped.
+DEFAULT_CONFS = 10
+PRUNE_RMS = 0.5
+DEFAULT_SEED = 42
+# Larger molecules (peptides, macrocycles) embed slowly and are not what shape search is for.
+MAX_HEAVY_ATOMS = 100
+MAX_CONFS = 50
+COMMON_ELEMENTS = {"H", "C", "N", "O", "F", "P", "S", "Cl", "Br", "I"}
+
+
+class EmbedError(Exception):
+    """A molecule that cannot be embedded; the message is the reason reported to the caller."""
+
+
+@dataclass
+class Embedded:
+    atom_count: int
+    conf_count: int
+    elements: bytes  # uint8 atomic numbers
+    charges: bytes  # float32 little-endian, one per atom
+    coords: bytes  # float32 little-endian, conf_count * atom_count * 3
+
+
+def largest_fragment(mol: Chem.Mol) -> Chem.Mol:
+    frags = Chem.GetMolFrags(mol, asMols=True, sanitizeFrags=True)
+    # max() keeps the first of equal-sized fragments, so the choice is deterministic.
+    return max(frags, key=lambda f: f.GetNumHeavyAtoms())
+
+
+def etkdg_params(seed: int, timeout_s: float, random_coords: bool = False) -> rdDistGeom.EmbedParameters:
+    params = rdDistGeom.ETKDGv3()
+    params.randomSeed = seed
+    params.pruneRmsThresh = PRUNE_RMS
+    params.numThreads = 1
+    params.useRandomCoords = random_coords
+    if timeout_s > 0:
+        params.timeout = max(1, int(math.ceil(timeout_s)))
+    return params
+
+
+def prepare(smiles: str) -> Chem.Mol:
+    """Parses and returns the hydrogen-complete largest fragment, or raises EmbedError."""
+    if not smiles or not smiles.strip():
+        raise EmbedError("empty SMILES")
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None:
+        raise EmbedError("unparsable SMILES")
+    mol = largest_fragment(mol)
+    heavy = mol.GetNumHeavyAtoms()
+    if heavy == 0:
+        raise EmbedError("no heavy atoms")
+    if heavy > MAX_HEAVY_ATOMS:
+        raise EmbedError(f"too large for 3D: {heavy} heavy atoms (at most {MAX_HEAVY_ATOMS})")
+    return Chem.AddHs(mol)
+
+
+def embed_mol(
+    smiles: str,
+    confs: int = DEFAULT_CONFS,
+    seed: int = DEFAULT_SEED,
+    mmff: bool = False,
+    timeout_s: float = 0,
+) -> Embedded:
+    """Embeds one SMILES into the typed-array contract, or raises EmbedError with the reason."""
+    import numpy as np
+
+    if not 1 <= confs <= MAX_CONFS:
+        raise EmbedError(f"conformer count {confs} outside 1..{MAX_CONFS}")
+    mol = prepare(smiles)
+    ids = list(rdDistGeom.EmbedMultipleConfs(mol, confs, etkdg_params(seed, timeout_s)))
+    if not ids:
+        # RDKit's documented fallback for molecules whose distance bounds defeat the eigenvalue start.
+        ids = list(rdDistGeom.EmbedMultipleConfs(mol, confs, etkdg_params(seed, timeout_s, True)))
+    if not ids:
+        raise EmbedError("embedding failed (ETKDGv3, also from random coordinates)")
+    if mmff:
+        if not AllChem.MMFFHasAllMoleculeParams(mol):
+            raise EmbedError("MMFF94 has no parameters for this molecule")
+        AllChem.MMFFOptimizeMoleculeConfs(mol, numThreads=1, maxIters=500)
+    AllChem.ComputeGasteigerCharges(mol)
+    charges = [a.GetDoubleProp("_GasteigerCharge") for a in mol.GetAtoms()]
+    bad = {a.GetSymbol() for a, q in zip(mol.GetAtoms(), charges) if not math.isfinite(q)}
+    if bad:
+        # An unparameterised atom turns its neighbours' charges into NaN too: name the culprit.
+        odd = bad - COMMON_ELEMENTS
+        raise EmbedError(f"no Gasteiger charge for element(s) {', '.join(sorted(odd or bad))}")
+    n = mol.GetNumAtoms()
+    coords = np.stack([mol.GetConformer(i).GetPositions() for i in ids]).astype("<f4")
+    return Embedded(
+        atom_count=n,
+        conf_count=len(ids),
+        elements=bytes(a.GetAtomicNum() for a in mol.GetAtoms()),
+        charges=np.asarray(charges, dtype="<f4").tobytes(),
+        coords=coords.reshape(len(ids) * n * 3).tobytes(),
+    )

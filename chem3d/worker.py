@@ -1,0 +1,155 @@
+"""The chem3d Temporal worker: RDKit 3D embedding as activities on its own task queues.
+
+    python chem3d/worker.py --address 127.0.0.1:7233 [--namespace default]
+        [--task-queue-prefix molsearch] [--concurrency 1]
+
+Two queues, so a query never waits behind a catalog stage:
+  <prefix>-chem3d        chem3dEmbedPart (catalog 3D stage), chem3dEmbedBatch
+  <prefix>-chem3d-query  chem3dEmbedQuery (one SMILES within a deadline), chem3dEmbedBatch
+Inputs and results are JSON objects (contract in workflows/chem3d-contracts.ts). Array fields are
+base64 of little-endian bytes. Prints "chem3d worker ready" once both workers poll; SIGTERM or
+SIGINT stops polling and lets running activities finish (10 s grace).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import json
+import os
+import signal
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+
+from rdkit import RDLogger
+from temporalio import activity
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from embed import DEFAULT_CONFS, DEFAULT_SEED, RDKIT_VERSION, EmbedError, embed_mol
+from partfile import MAGIC, embed_part, read_smiles
+
+MAX_BATCH = 256
+
+
+def _b64(b: bytes) -> str:
+    return base64.b64encode(b).decode("ascii")
+
+
+def _one(smiles: str, req: dict) -> dict:
+    try:
+        e = embed_mol(
+            smiles,
+            confs=int(req.get("confs", DEFAULT_CONFS)),
+            seed=int(req.get("seed", DEFAULT_SEED)),
+            mmff=bool(req.get("mmff", False)),
+            timeout_s=float(req.get("timeoutSeconds", 0)),
+        )
+    except EmbedError as err:
+        return {"ok": False, "reason": str(err)}
+    except Exception as err:  # RDKit raising on one odd molecule is that molecule's failure
+        return {"ok": False, "reason": f"RDKit error: {err}"}
+    return {
+        "ok": True,
+        "atomCount": e.atom_count,
+        "confCount": e.conf_count,
+        "elements": _b64(e.elements),
+        "charges": _b64(e.charges),
+        "coords": _b64(e.coords),
+    }
+
+
+@activity.defn(name="chem3dEmbedBatch")
+def embed_batch(req: dict) -> dict:
+    """Embeds up to MAX_BATCH SMILES; every molecule succeeds or carries its reason."""
+    smiles = list(req["smiles"])
+    if len(smiles) > MAX_BATCH:
+        raise ValueError(f"at most {MAX_BATCH} SMILES per batch, got {len(smiles)}")
+    out = []
+    for i, smi in enumerate(smiles):
+        activity.heartbeat(i)
+        out.append(_one(smi, req))
+    return {"rdkitVersion": RDKIT_VERSION, "molecules": out}
+
+
+@activity.defn(name="chem3dEmbedQuery")
+def embed_query(req: dict) -> dict:
+    """Embeds one query SMILES; RDKit's embedding timeout bounds it by req.timeoutSeconds."""
+    return {"rdkitVersion": RDKIT_VERSION, "molecule": _one(str(req["smiles"]), req)}
+
+
+def _part_counts(path: str) -> dict:
+    with open(path, "rb") as f:
+        if f.readline() != MAGIC:
+            raise ValueError(f"{path} is not a part file")
+        header = json.loads(f.readline())
+    rejected = sum(1 for m in header["molecules"] if "reason" in m)
+    return {"rows": header["rows"], "embedded": header["rows"] - rejected, "rejected": rejected}
+
+
+@activity.defn(name="chem3dEmbedPart")
+def embed_part_activity(req: dict) -> dict:
+    """Embeds the SMILES file req.inPath into the part file req.outPath (skipped when it exists)."""
+    out_path = req["outPath"]
+    if os.path.exists(out_path):
+        return _part_counts(out_path)
+    smiles = read_smiles(req["inPath"])
+    return embed_part(
+        smiles,
+        out_path,
+        confs=int(req.get("confs", DEFAULT_CONFS)),
+        seed=int(req.get("seed", DEFAULT_SEED)),
+        mmff=bool(req.get("mmff", False)),
+        timeout_s=float(req.get("timeoutSeconds", 0)),
+        progress=lambda i: activity.heartbeat(i),
+    )
+
+
+async def main() -> None:
+    RDLogger.DisableLog("rdApp.*")  # per-molecule parse noise; reasons travel in the results
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--address", required=True)
+    ap.add_argument("--namespace", default="default")
+    ap.add_argument("--task-queue-prefix", default="molsearch")
+    ap.add_argument("--concurrency", type=int, default=1, help="catalog activities at once")
+    args = ap.parse_args()
+    client = await Client.connect(args.address, namespace=args.namespace)
+    executor = ThreadPoolExecutor(max_workers=args.concurrency + 2)
+    common = dict(activity_executor=executor, graceful_shutdown_timeout=timedelta(seconds=10))
+    workers = [
+        Worker(
+            client,
+            task_queue=f"{args.task_queue_prefix}-chem3d",
+            activities=[embed_part_activity, embed_batch],
+            max_concurrent_activities=args.concurrency,
+            **common,
+        ),
+        Worker(
+            client,
+            task_queue=f"{args.task_queue_prefix}-chem3d-query",
+            activities=[embed_query, embed_batch],
+            max_concurrent_activities=2,
+            **common,
+        ),
+    ]
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    runs = [asyncio.create_task(w.run()) for w in workers]
+    print(f"chem3d worker ready (rdkit {RDKIT_VERSION}, queues {args.task_queue_prefix}-chem3d[-query])", flush=True)
+    done, _ = await asyncio.wait([*runs, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
+    for t in done:
+        if t in runs and t.exception():
+            print(f"chem3d worker failed: {t.exception()}", file=sys.stderr, flush=True)
+    await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
+    executor.shutdown(wait=True, cancel_futures=True)
+    print("chem3d worker stopped", flush=True)
+    # The Temporal core's native threads abort a normal interpreter finalisation; all work is done.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { buildCatalog } from '../../../../engine/catalog/index.ts';
+import {
+  CHEM3D_WORKFLOWS,
+  chem3dQueue,
+  chem3dWorkflowIds,
+  taskQueue,
+  type Catalog3dInput,
+} from '../../../../workflows/contracts.ts';
+import type { Chem3dWorker } from '../../../../platform/chem3d/process.ts';
+import { startTestChem3d } from '../../../support/chem3d.ts';
+import { call, stackEnv, startTestStack, tempDir, type TestStack } from '../../../workflows/support/stack.ts';
+
+// Real parts: the service stack (Temporal dev server, PGlite, in-process Node workers), the Python
+// chem3d worker, two catalogs of ChEMBL drugs built by RDKit, one made 3D-ready by its 3D stage.
+const DRUGS = readFileSync(new URL('../../../fixtures/v2/chembl-drugs.smi', import.meta.url), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => l.trim().split(/\s+/));
+const ASPIRIN = 'CC(=O)Oc1ccccc1C(=O)O';
+const prefix = `s3d-${randomBytes(4).toString('hex')}`;
+let s: TestStack;
+let py: Chem3dWorker;
+
+async function catalog(root: string, id: string, rows: string[][]) {
+  const input = join(root, `${id}.tsv`);
+  await writeFile(input, ['smiles\tid', ...rows.map((r) => r.join('\t'))].join('\n') + '\n');
+  await buildCatalog({
+    input,
+    outDir: join(root, 'catalogs', id),
+    id,
+    name: id,
+    smilesCol: 'smiles',
+    idCol: 'id',
+    delimiter: '\t',
+    threads: 1,
+    progress: false,
+    shardRows: 20,
+  });
+}
+
+beforeAll(async () => {
+  const root = await tempDir('search3d');
+  await catalog(root, 'drugs3d', [[ASPIRIN, 'ASPIRIN'], ...DRUGS.slice(0, 40)]);
+  await catalog(root, 'flat', DRUGS.slice(40, 50));
+  py = await startTestChem3d(inject('temporalAddress'), prefix);
+  s = await startTestStack(
+    stackEnv(join(root, 'data'), join(root, 'catalogs'), inject('temporalAddress'), prefix),
+  );
+  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  const wf = new Client({ connection }).workflow;
+  await wf.execute(CHEM3D_WORKFLOWS.catalog3d, {
+    taskQueue: taskQueue(prefix, 'orchestration'),
+    workflowId: chem3dWorkflowIds.catalog3d('drugs3d'),
+    args: [
+      {
+        dir: join(root, 'catalogs', 'drugs3d'),
+        queues: { node: taskQueue(prefix, 'scan'), chem3d: chem3dQueue(prefix, 'catalog') },
+      } satisfies Catalog3dInput,
+    ],
+  });
+  await connection.close();
+}, 600_000);
+
+afterAll(async () => {
+  await py?.stop();
+  await s?.stack.stop();
+});
+
+describe('GET /molsearch with 3D search types', () => {
+  it('reports the 3D-ready catalog and its search types', async () => {
+    const r = await call(s, 'GET', '/available_databases_full', s.keyA);
+    expect(r.body.drugs3d.search_types).toEqual(['morgan', 'espsim_shape', 'espsim_electrostatic']);
+    expect(r.body.drugs3d.three_d).toMatchObject({ status: 'ready', counts: { molecules: 41 } });
+    expect(r.body.flat.search_types).toEqual(['morgan']);
+    expect(r.body.flat.three_d.status).toBe('not_built');
+  });
+
+  it('answers the default search type (espsim_shape) on the 3D-ready database: the query itself first, shape 1', async () => {
+    const r = await call(
+      s,
+      'GET',
+      `/molsearch?search_input=${encodeURIComponent(ASPIRIN)}&n_neighbors=5`,
+      s.keyA,
+    );
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.search_info).toMatchObject({ search_type: ['espsim_shape'], db_names: ['drugs3d'] });
+    const top = r.body.neighbors[0];
+    expect(top.id).toBe('ASPIRIN');
+    expect(top.similarity).toBeCloseTo(1, 3);
+    expect(top.Shapesim).toBe(top.similarity);
+    expect(r.body.neighbors).toHaveLength(5);
+    const sims = r.body.neighbors.map((n: { similarity: number }) => n.similarity);
+    expect([...sims].sort((a, b) => b - a)).toEqual(sims);
+  });
+
+  it('ranks by the electrostatic score with espsim_electrostatic', async () => {
+    const r = await call(
+      s,
+      'GET',
+      `/molsearch?search_input=${encodeURIComponent(ASPIRIN)}&search_type=espsim_electrostatic&db_names=drugs3d&n_neighbors=3`,
+      s.keyA,
+    );
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.neighbors[0].id).toBe('ASPIRIN');
+    expect(r.body.neighbors[0].Espsim).toBeCloseTo(1, 3);
+    expect(
+      r.body.neighbors.every((n: { similarity: number; Espsim: number }) => n.similarity === n.Espsim),
+    ).toBe(true);
+  });
+
+  it('is a 422 naming db_names for a database that is not 3D-ready', async () => {
+    const r = await call(
+      s,
+      'GET',
+      `/molsearch?search_input=CCO&search_type=espsim_shape&db_names=flat`,
+      s.keyA,
+    );
+    expect(r.status).toBe(422);
+    expect(r.body.detail[0].loc).toEqual(['query', 'db_names']);
+    expect(r.body.detail[0].msg).toMatch(/not 3D-ready yet/);
+  });
+
+  it('is a 422 naming search_input with the reason for a query that cannot be embedded', async () => {
+    const r = await call(s, 'GET', `/molsearch?search_input=${'C'.repeat(130)}&db_names=drugs3d`, s.keyA);
+    expect(r.status).toBe(422);
+    expect(r.body.detail[0].loc).toEqual(['query', 'search_input']);
+    expect(r.body.detail[0].msg).toMatch(/too large for 3D: 130 heavy atoms/);
+  });
+
+  it('fails fast with 503 and Retry-After when the 3D worker is down, while morgan keeps working', async () => {
+    await py.stop();
+    const t0 = Date.now();
+    const r = await s.stack.app.inject({
+      method: 'GET',
+      url: `/molsearch?search_input=CCO&search_type=espsim_shape&db_names=drugs3d`,
+      headers: { 'x-api-key': s.keyA },
+    });
+    expect(r.statusCode).toBe(503);
+    expect(r.headers['retry-after']).toBeDefined();
+    expect(Date.now() - t0).toBeLessThan(25_000);
+    const m = await call(s, 'GET', `/molsearch?search_input=CCO&search_type=morgan&db_names=drugs3d`, s.keyA);
+    expect(m.status).toBe(200);
+  });
+});
