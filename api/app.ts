@@ -13,6 +13,7 @@ import type { DownloadService } from './services/jobs-downloads.ts';
 import type { FileService } from './services/jobs-files.ts';
 import type { SynthonJobService } from './services/synthon-jobs.ts';
 import type { AdmetService } from './services/admet.ts';
+import type { AnalysisService } from './services/analysis.ts';
 import { registerMetaRoutes, type HealthCheck } from './routes/legacy/meta.ts';
 import { registerRateLimitRoutes } from './routes/legacy/rate-limit.ts';
 import { registerSearchRoutes } from './routes/legacy/search.ts';
@@ -21,6 +22,8 @@ import { registerSynthonJobRoute } from './routes/legacy/jobs-synthon.ts';
 import { registerDownloadRoutes } from './routes/legacy/downloads.ts';
 import { registerFileRoutes } from './routes/legacy/jobs-files.ts';
 import { registerPredictRoutes } from './routes/legacy/predict.ts';
+import { registerSimilarityRoutes } from './routes/legacy/similarity.ts';
+import { registerArraySearchRoutes } from './routes/legacy/search-array.ts';
 import { registerV2Routes, type V2Services } from './routes/v2/index.ts';
 import { registerWebApp } from './plugins/web-app.ts';
 
@@ -47,6 +50,8 @@ export interface AppDeps {
   health: HealthCheck[];
   legacyJobs?: LegacyJobServices;
   admet?: AdmetService;
+  /** The legacy analysis operations (similarity, embeddings, clustering, maps). */
+  analysis?: AnalysisService;
   v2?: V2Services;
   /** How often a v2 event stream polls for new events (ms, default 250). */
   eventPollMs?: number;
@@ -99,6 +104,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerRateLimitRoutes(app);
   registerSearchRoutes(app, deps.search);
   if (deps.admet) registerPredictRoutes(app, deps.admet);
+  if (deps.analysis) {
+    registerArraySearchRoutes(app, deps.analysis, deps.search);
+    registerSimilarityRoutes(app, deps.analysis, deps.search);
+  }
   if (deps.legacyJobs) {
     const { jobs, synthonJobs, downloads, files } = deps.legacyJobs;
     registerJobRoutes(app, { jobs, search: deps.search });

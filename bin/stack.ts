@@ -162,6 +162,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       search,
       legacyJobs: services.legacyJobs,
       admet: services.admet,
+      analysis: services.analysis,
       v2: services.v2,
       health: [
         { name: 'temporal', check: async () => void (await connection.workflowService.getSystemInfo({})) },

@@ -19,6 +19,7 @@ import {
 import { oodNames } from '../../engine/admet/predict.ts';
 import type { Hit, SearchPool } from '../../engine/search/index.ts';
 import { createFilterPool, createSolventFilter, type FilterPool } from '../../engine/filters/index.ts';
+import { analysisToDomain, embeddingQuery } from '../../engine/analysis/index.ts';
 import { createCatalogFilters } from './catalog-filters.ts';
 import {
   FILTERS,
@@ -166,6 +167,18 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
       const hits = await pool.centroid({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });
       const canonicalInputs = qs.map((q) => q.canonicalSmiles);
       return { ...(await finish(hits, undefined, req, canonicalInputs.join('.'))), canonicalInputs };
+    },
+    async byEmbedding(req) {
+      let query;
+      try {
+        query = embeddingQuery(req.vector, 'embedding');
+      } catch (err) {
+        throw analysisToDomain(err);
+      }
+      const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
+      const hits = await pool.knnPrepared({ catalogs: req.dbNames, query, k });
+      // A fingerprint query is rescored in f64 like /molsearch; a weighted one keeps its score.
+      return finish(hits, query.kind === 'tanimoto' ? query.fp : undefined, req, '');
     },
     async random(n) {
       const total = deps.catalogs.reduce((s, c) => s + c.manifest.counts.molecules, 0);

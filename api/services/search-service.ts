@@ -82,6 +82,14 @@ export interface SearchService {
   centroid(
     req: Omit<SimilarityRequest, 'smiles'> & { smiles: string[] },
   ): Promise<SimilarityResult & { canonicalInputs: string[] }>;
+  /**
+   * Neighbours of a given Morgan embedding (2048 numbers): a 0/1 vector by exact Tanimoto, any
+   * other by the continuous Tanimoto of the centroid search. A 422 names `embedding` when the
+   * vector is not usable.
+   */
+  byEmbedding(
+    req: Omit<SimilarityRequest, 'smiles'> & { vector: ArrayLike<number> },
+  ): Promise<SimilarityResult>;
   random(n: number, seed?: number): Promise<{ smiles: string; id: string; database: string }[]>;
   ready(): boolean;
 }

@@ -31,7 +31,7 @@ const NeighborSchema = Type.Object(
   },
 );
 
-const SearchResultSchema = Type.Object({
+export const SearchResultSchema = Type.Object({
   neighbors: Type.Array(NeighborSchema),
   canonicalized_query: Type.String(),
   remarks: Type.String(),
@@ -75,7 +75,8 @@ const BatchQuery = Type.Object({
 
 export const MAX_BATCH_INPUTS = 100;
 
-function payload(result: SimilarityResult, searchTypes: string[], dbNames: string[]) {
+/** The /molsearch payload of one search result. */
+export function searchPayload(result: SimilarityResult, searchTypes: string[], dbNames: string[]) {
   return {
     neighbors: result.rows,
     canonicalized_query: result.canonical,
@@ -108,7 +109,7 @@ async function molsearch(
     filters,
     ordering,
   });
-  return payload(result, searchTypes, dbNames);
+  return searchPayload(result, searchTypes, dbNames);
 }
 
 /** GET /molsearch, /molsearch_simple and /batch_search over the search service. */
@@ -171,10 +172,10 @@ export function registerSearchRoutes(app: App, search: SearchService): void {
       };
       if (q.search_mode === 'batch') {
         const results = await search.batch({ ...base, smiles: inputs });
-        return results.map((r) => payload(r, searchTypes, dbNames));
+        return results.map((r) => searchPayload(r, searchTypes, dbNames));
       }
       const result = await search.centroid({ ...base, smiles: inputs });
-      return payload(result, searchTypes, dbNames);
+      return searchPayload(result, searchTypes, dbNames);
     },
   );
 }

@@ -1,0 +1,121 @@
+/**
+ * The synchronous analysis operations of the legacy API (docs/operations.md): similarity, matrices,
+ * embeddings, clustering and nearest cluster, 2D maps on the analysis threads
+ * (engine/analysis/pool.ts); array search, search by embedding and database similarity over the
+ * search service. Clusterings are stored in the caller's file area
+ * (`clusterings/<clustering_id>.json`) so /nearest_cluster can place new molecules later.
+ */
+import { DomainError, notFound } from '../../platform/errors.ts';
+import type { ObjectStore } from '../../platform/object-store/index.ts';
+import {
+  analysisToDomain,
+  scoreDistribution,
+  type AnalysisPool,
+  type AnalysisRequest,
+  type AnalysisAnswers,
+} from '../../engine/analysis/index.ts';
+import type { SearchService, SimilarityRequest, SimilarityResult } from './search-service.ts';
+import { userFileKey } from './jobs-files.ts';
+import { ulid } from './jobs-ids.ts';
+
+/** The stated input limits, for the routes' 422s and descriptions. */
+export { ANALYSIS_LIMITS } from '../../engine/analysis/index.ts';
+
+export const CLUSTERING_ID_PATTERN = /^clu_[0-9A-HJKMNP-TV-Z]{26}$/;
+const clusteringPath = (id: string) => `clusterings/${id}.json`;
+
+export interface AnalysisServiceDeps {
+  pool: AnalysisPool;
+  search: SearchService;
+  objects: ObjectStore;
+}
+
+type SearchBase = Omit<SimilarityRequest, 'smiles'>;
+/** An array-search row: the search result, or why its SMILES gave none. */
+export type ArrayRow = SimilarityResult & { error?: string };
+
+export function createAnalysisService(deps: AnalysisServiceDeps) {
+  const { pool, search, objects } = deps;
+  const run = <R extends AnalysisRequest>(req: R) => pool.run(req);
+
+  return {
+    run,
+    /** One search per input in input order; an unparsable SMILES gets an empty row with its error. */
+    async molsearchArray(req: SearchBase & { smiles: string[] }): Promise<ArrayRow[]> {
+      try {
+        return await search.batch(req);
+      } catch (err) {
+        if (!(err instanceof DomainError) || err.code !== 'invalid_smiles') throw err;
+      }
+      // Some input does not parse: answer the others one by one (at most 100 inputs).
+      return Promise.all(
+        req.smiles.map((smiles) =>
+          search.similarity({ ...req, smiles }).catch((err: unknown): ArrayRow => {
+            if (!(err instanceof DomainError) || err.code !== 'invalid_smiles') throw err;
+            return { canonical: '', rows: [], remarks: ['unparsable SMILES'], error: err.issues[0]?.msg };
+          }),
+        ),
+      );
+    },
+
+    /** Neighbours of a given embedding. */
+    byEmbedding: (req: SearchBase & { vector: ArrayLike<number> }) => search.byEmbedding(req),
+
+    /** Each molecule's nearest neighbour in the databases, and the distribution of those scores. */
+    async databaseSimilarity(req: { smiles: string[]; dbNames: string[]; bins: number }) {
+      const rows = await this.molsearchArray({
+        smiles: req.smiles,
+        dbNames: req.dbNames,
+        k: 1,
+        descriptors: false,
+        properties: false,
+        filters: [],
+        ordering: ['Similarity'],
+      });
+      const nearest = rows.map((r, i) => {
+        const hit = r.rows[0];
+        if (r.error !== undefined) return { smiles: req.smiles[i], similarity: null, error: r.error };
+        return hit
+          ? {
+              smiles: r.canonical,
+              similarity: hit.similarity,
+              id: hit.id,
+              database: hit.database,
+              error: null,
+            }
+          : { smiles: r.canonical, similarity: null, error: 'no molecule in the database' };
+      });
+      const scores = nearest.map((n) => (n.similarity === null ? NaN : n.similarity));
+      let distribution;
+      try {
+        distribution = scoreDistribution(scores, req.bins, 'search_input');
+      } catch (err) {
+        throw analysisToDomain(err);
+      }
+      return { nearest, distribution };
+    },
+
+    /** Clusters a list and stores the clustering under a new id in the caller's area. */
+    async cluster(accountId: string, req: Extract<AnalysisRequest, { op: 'cluster' }>) {
+      const { model, ...answer } = await run(req);
+      const clustering_id = `clu_${ulid()}`;
+      await objects.put(userFileKey(accountId, clusteringPath(clustering_id)), model, 'application/json');
+      return { clustering_id, ...answer };
+    },
+
+    /** Places molecules in one of the caller's stored clusterings (404 for unknown or another user's). */
+    async nearestCluster(
+      accountId: string,
+      clusteringId: string,
+      smiles: string[],
+    ): Promise<AnalysisAnswers['nearest_cluster']> {
+      if (!CLUSTERING_ID_PATTERN.test(clusteringId)) throw notFound(`clustering ${clusteringId}`);
+      const key = userFileKey(accountId, clusteringPath(clusteringId));
+      if ((await objects.head(key)) === undefined) throw notFound(`clustering ${clusteringId}`);
+      const model = Buffer.from(await objects.getBytes(key)).toString('utf8');
+      return run({ op: 'nearest_cluster', model, smiles });
+    },
+  };
+}
+
+export type AnalysisService = ReturnType<typeof createAnalysisService>;
