@@ -24,6 +24,8 @@ import { registerFileRoutes } from './routes/legacy/jobs-files.ts';
 import { registerPredictRoutes } from './routes/legacy/predict.ts';
 import { registerSimilarityRoutes } from './routes/legacy/similarity.ts';
 import { registerArraySearchRoutes } from './routes/legacy/search-array.ts';
+import { registerEmbeddingRoutes } from './routes/legacy/embeddings.ts';
+import { registerClusterRoutes } from './routes/legacy/clustering.ts';
 import { registerV2Routes, type V2Services } from './routes/v2/index.ts';
 import { registerWebApp } from './plugins/web-app.ts';
 
@@ -107,6 +109,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.analysis) {
     registerArraySearchRoutes(app, deps.analysis, deps.search);
     registerSimilarityRoutes(app, deps.analysis, deps.search);
+    registerEmbeddingRoutes(app, deps.analysis);
+    registerClusterRoutes(app, deps.analysis);
   }
   if (deps.legacyJobs) {
     const { jobs, synthonJobs, downloads, files } = deps.legacyJobs;

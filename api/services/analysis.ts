@@ -16,6 +16,7 @@ import {
 } from '../../engine/analysis/index.ts';
 import type { SearchService, SimilarityRequest, SimilarityResult } from './search-service.ts';
 import { userFileKey } from './jobs-files.ts';
+import { csvCell, npyFloat32, outputPath, readInputSmiles } from './analysis-files.ts';
 import { ulid } from './jobs-ids.ts';
 
 /** The stated input limits, for the routes' 422s and descriptions. */
@@ -93,6 +94,45 @@ export function createAnalysisService(deps: AnalysisServiceDeps) {
         throw analysisToDomain(err);
       }
       return { nearest, distribution };
+    },
+
+    /**
+     * Embeddings of an uploaded file: `<dest>/<stem>_<search_type>_embeddings.npy` (float32, one
+     * row per input row; zeros for a row that does not parse) and `..._embeddings_index.csv`.
+     */
+    async embeddingsFile(
+      accountId: string,
+      req: { inputFile: string; destFolder: string; smilesCol: string; searchType: string; kind: string },
+    ) {
+      const base = outputPath(req.destFolder, req.inputFile, `_${req.searchType}_embeddings`);
+      const { input, smiles } = await readInputSmiles(objects, accountId, req.inputFile, req.smilesCol);
+      const r = await run({
+        op: 'embeddings',
+        smiles,
+        searchType: req.searchType,
+        kind: req.kind,
+        format: 'dense',
+      });
+      const values = new Float32Array(smiles.length * r.dimensions);
+      r.embeddings.forEach((v, i) => v && values.set(v as number[], i * r.dimensions));
+      const npy = `${base}.npy`;
+      const index = `${base}_index.csv`;
+      const csv = ['row,smiles,canonical_smiles,error'].concat(
+        smiles.map((s, i) => [i, s, r.canonical_smiles[i], r.errors[i]].map(csvCell).join(',')),
+      );
+      await objects.put(userFileKey(accountId, npy), npyFloat32(smiles.length, r.dimensions, values));
+      await objects.put(userFileKey(accountId, index), csv.join('\r\n') + '\r\n', 'text/csv; charset=utf-8');
+      return {
+        status: 'SUCCESS',
+        input_file: input,
+        dest_folder: req.destFolder,
+        search_type: req.searchType,
+        embedding_type: req.kind,
+        dimensions: r.dimensions,
+        count: smiles.length,
+        errors: r.errors.filter((e) => e !== null).length,
+        output_files: [npy, index],
+      };
     },
 
     /** Clusters a list and stores the clustering under a new id in the caller's area. */

@@ -8,7 +8,7 @@ import { buildApp } from '../../api/app.ts';
 import { createCatalogSearchService } from '../../api/services/catalog-search.ts';
 import { createAnalysisService } from '../../api/services/analysis.ts';
 import { createAnalysisPool, type AnalysisPool } from '../../engine/analysis/index.ts';
-import { createLocalObjectStore } from '../../platform/object-store/index.ts';
+import { createLocalObjectStore, type ObjectStore } from '../../platform/object-store/index.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,10 @@ export interface ApiHarness {
   store: Store;
   pool: SearchPool;
   key: string;
+  /** The account of `key`. */
+  accountId: string;
+  /** The object store of the analysis routes (with `analysis: true`). */
+  objects?: ObjectStore;
   close(): Promise<void>;
 }
 
@@ -37,25 +41,32 @@ export async function startApiHarness(
   // The analysis routes: a real analysis thread and a local object store for stored clusterings.
   let analysisPool: AnalysisPool | undefined;
   let objectsDir: string | undefined;
+  let objects: ObjectStore | undefined;
   if (opts.analysis) {
     analysisPool = createAnalysisPool({ threads: 1 });
     objectsDir = await mkdtemp(join(tmpdir(), 'analysis-objects-'));
+    objects = createLocalObjectStore(objectsDir);
   }
   const app = await buildApp({
     log,
     accounts: store.accounts,
     search,
     analysis: analysisPool
-      ? createAnalysisService({ pool: analysisPool, search, objects: createLocalObjectStore(objectsDir!) })
+      ? createAnalysisService({ pool: analysisPool, search, objects: objects! })
       : undefined,
     health: [{ name: 'catalogs', check: async () => {} }],
   });
-  const { key } = await store.accounts.createApiKey({ user: 'tester', tier: opts.tier ?? 'premium' });
+  const { key, accountId } = await store.accounts.createApiKey({
+    user: 'tester',
+    tier: opts.tier ?? 'premium',
+  });
   return {
     app,
     store,
     pool,
     key,
+    accountId,
+    objects,
     async close() {
       await app.close();
       await pool.close();
