@@ -26,6 +26,8 @@ import { registerSimilarityRoutes } from './routes/legacy/similarity.ts';
 import { registerArraySearchRoutes } from './routes/legacy/search-array.ts';
 import { registerEmbeddingRoutes } from './routes/legacy/embeddings.ts';
 import { registerClusterRoutes } from './routes/legacy/clustering.ts';
+import { registerMapRoutes } from './routes/legacy/maps.ts';
+import { registerHistogramRoutes } from './routes/legacy/histograms.ts';
 import { registerV2Routes, type V2Services } from './routes/v2/index.ts';
 import { registerWebApp } from './plugins/web-app.ts';
 
@@ -111,6 +113,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerSimilarityRoutes(app, deps.analysis, deps.search);
     registerEmbeddingRoutes(app, deps.analysis);
     registerClusterRoutes(app, deps.analysis);
+    registerMapRoutes(app, deps.analysis);
+    registerHistogramRoutes(app, deps.analysis);
   }
   if (deps.legacyJobs) {
     const { jobs, synthonJobs, downloads, files } = deps.legacyJobs;

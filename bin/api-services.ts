@@ -68,7 +68,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
       files: createFileService({ uploads: store.uploads, objects, search }),
     },
     admet,
-    analysis: createAnalysisService({ pool: analysisPool, search, objects }),
+    analysis: createAnalysisService({ pool: analysisPool, search, objects, jobs }),
     v2: {
       search: createV2SearchService({ libraries: deps.libraries, substructure: deps.substructure }),
       selections: createSelectionsService({ libraries: deps.libraries, selectionPool: deps.selectionPool }),

@@ -17,6 +17,8 @@ import {
 import type { SearchService, SimilarityRequest, SimilarityResult } from './search-service.ts';
 import { userFileKey } from './jobs-files.ts';
 import { csvCell, npyFloat32, outputPath, readInputSmiles } from './analysis-files.ts';
+import { createAnalysisResults } from './analysis-results.ts';
+import type { JobService } from './jobs.ts';
 import { ulid } from './jobs-ids.ts';
 
 /** The stated input limits, for the routes' 422s and descriptions. */
@@ -29,7 +31,12 @@ export interface AnalysisServiceDeps {
   pool: AnalysisPool;
   search: SearchService;
   objects: ObjectStore;
+  /** The legacy jobs, for the operations that take a `job_name` (histograms, maps of results). */
+  jobs?: JobService;
 }
+
+/** The parameters of a 2D map (AnalysisRequest `map` without the molecules). */
+export type MapParams = Omit<Extract<AnalysisRequest, { op: 'map' }>, 'op' | 'smiles'>;
 
 type SearchBase = Omit<SimilarityRequest, 'smiles'>;
 /** An array-search row: the search result, or why its SMILES gave none. */
@@ -38,9 +45,49 @@ export type ArrayRow = SimilarityResult & { error?: string };
 export function createAnalysisService(deps: AnalysisServiceDeps) {
   const { pool, search, objects } = deps;
   const run = <R extends AnalysisRequest>(req: R) => pool.run(req);
+  const results = createAnalysisResults({ search, jobs: deps.jobs });
 
   return {
     run,
+    results,
+
+    /** 2D coordinates of a list, or of a finished job's first `maxMolecules` rows. */
+    async visualize(
+      accountId: string,
+      req: MapParams & { smiles?: string[]; jobName?: string; maxMolecules: number },
+    ) {
+      const { smiles, jobName, maxMolecules, ...params } = req;
+      const list = jobName ? await results.jobSmiles(accountId, jobName, maxMolecules) : smiles!;
+      return run({ op: 'map', smiles: list, ...params });
+    },
+
+    /** 2D coordinates of an uploaded file: `<dest>/<stem>_<method>_coords.csv` (smiles, x, y, error). */
+    async visualizeFile(
+      accountId: string,
+      req: MapParams & { inputFile: string; destFolder: string; smilesCol: string },
+    ) {
+      const { inputFile, destFolder, smilesCol, ...params } = req;
+      const out = outputPath(destFolder, inputFile, `_${params.method}_coords.csv`);
+      const { input, smiles } = await readInputSmiles(objects, accountId, inputFile, smilesCol);
+      const r = await run({ op: 'map', smiles, ...params });
+      const csv = ['smiles,canonical_smiles,x,y,error'].concat(
+        smiles.map((s, i) =>
+          [s, r.smiles[i], r.coordinates[i]?.[0], r.coordinates[i]?.[1], r.errors[i]].map(csvCell).join(','),
+        ),
+      );
+      await objects.put(userFileKey(accountId, out), csv.join('\r\n') + '\r\n', 'text/csv; charset=utf-8');
+      return {
+        status: 'SUCCESS',
+        input_file: input,
+        dest_folder: destFolder,
+        search_type: params.searchType,
+        visualisation_method: r.visualisation_method,
+        count: smiles.length,
+        errors: r.errors.filter((e) => e !== null).length,
+        explained_variance_ratio: r.explained_variance_ratio,
+        output_files: [out],
+      };
+    },
     /** One search per input in input order; an unparsable SMILES gets an empty row with its error. */
     async molsearchArray(req: SearchBase & { smiles: string[] }): Promise<ArrayRow[]> {
       try {

@@ -90,6 +90,11 @@ export interface SearchService {
   byEmbedding(
     req: Omit<SimilarityRequest, 'smiles'> & { vector: ArrayLike<number> },
   ): Promise<SimilarityResult>;
+  /**
+   * Every value of a numeric catalog column (descriptor, price, ADMET prediction) of a database,
+   * NaN for nulls; undefined for an unknown database. A 422 names `properties` for other columns.
+   */
+  propertyValues(dbName: string, column: string): Float64Array | undefined;
   random(n: number, seed?: number): Promise<{ smiles: string; id: string; database: string }[]>;
   ready(): boolean;
 }

@@ -40,6 +40,7 @@ const NO_LEGACY_SEARCH: SearchService = {
   batch: () => Promise.reject(new Error('not under test')),
   centroid: () => Promise.reject(new Error('not under test')),
   byEmbedding: () => Promise.reject(new Error('not under test')),
+  propertyValues: () => undefined,
   random: () => Promise.reject(new Error('not under test')),
 };
 
