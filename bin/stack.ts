@@ -196,6 +196,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       search,
       legacyJobs: services.legacyJobs,
       admet: services.admet,
+      analysis: services.analysis,
       v2: services.v2,
       threeD,
       shape: shape.service,

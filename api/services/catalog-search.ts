@@ -19,6 +19,7 @@ import {
 import { oodNames } from '../../engine/admet/predict.ts';
 import { centroidTanimoto, prepareCentroid, type Hit, type SearchPool } from '../../engine/search/index.ts';
 import { createFilterPool, createSolventFilter, type FilterPool } from '../../engine/filters/index.ts';
+import { analysisToDomain, embeddingQuery, histogramColumn } from '../../engine/analysis/index.ts';
 import { createCatalogFilters } from './catalog-filters.ts';
 import {
   FILTERS,
@@ -174,6 +175,39 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
       const centroid = prepareCentroid(qs.map((q) => q.fp));
       const score = (fp: Uint8Array) => centroidTanimoto(centroid, fp);
       return { ...(await finish(hits, score, req, canonicalInputs.join('.'))), canonicalInputs };
+    },
+    async byEmbedding(req) {
+      let query;
+      try {
+        query = embeddingQuery(req.vector, 'embedding');
+      } catch (err) {
+        throw analysisToDomain(err);
+      }
+      const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
+      const hits = await pool.knnPrepared({ catalogs: req.dbNames, query, k });
+      // A fingerprint query is rescored in f64 like /molsearch; a weighted one keeps its score.
+      return finish(hits, query.kind === 'tanimoto' ? query.fp : undefined, req, '');
+    },
+    propertyValues(dbName, column) {
+      try {
+        histogramColumn(column, 'properties');
+      } catch (err) {
+        throw analysisToDomain(err);
+      }
+      const c = byId.get(dbName);
+      if (!c) return undefined;
+      const out = new Float64Array(c.manifest.counts.molecules).fill(NaN);
+      let at = 0;
+      c.manifest.shards.forEach((meta, s) => {
+        const shard = pool.shard(dbName, s) as ShardData;
+        const col = shard.table.getChild(column);
+        if (col) {
+          const raw = col.toArray() as Float64Array | Float32Array;
+          for (let i = 0; i < shard.rows; i++) out[at + i] = col.nullCount && !col.isValid(i) ? NaN : raw[i];
+        }
+        at += meta.rows;
+      });
+      return out;
     },
     async random(n) {
       const total = deps.catalogs.reduce((s, c) => s + c.manifest.counts.molecules, 0);

@@ -82,6 +82,19 @@ export interface SearchService {
   centroid(
     req: Omit<SimilarityRequest, 'smiles'> & { smiles: string[] },
   ): Promise<SimilarityResult & { canonicalInputs: string[] }>;
+  /**
+   * Neighbours of a given Morgan embedding (2048 numbers): a 0/1 vector by exact Tanimoto, any
+   * other by the continuous Tanimoto of the centroid search. A 422 names `embedding` when the
+   * vector is not usable.
+   */
+  byEmbedding(
+    req: Omit<SimilarityRequest, 'smiles'> & { vector: ArrayLike<number> },
+  ): Promise<SimilarityResult>;
+  /**
+   * Every value of a numeric catalog column (descriptor, price, ADMET prediction) of a database,
+   * NaN for nulls; undefined for an unknown database. A 422 names `properties` for other columns.
+   */
+  propertyValues(dbName: string, column: string): Float64Array | undefined;
   random(n: number, seed?: number): Promise<{ smiles: string; id: string; database: string }[]>;
   ready(): boolean;
 }

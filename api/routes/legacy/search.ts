@@ -33,7 +33,7 @@ const NeighborSchema = Type.Object(
   },
 );
 
-const SearchResultSchema = Type.Object({
+export const SearchResultSchema = Type.Object({
   neighbors: Type.Array(NeighborSchema),
   canonicalized_query: Type.String(),
   remarks: Type.String(),
@@ -81,7 +81,13 @@ const BatchQuery = Type.Object({
 
 export const MAX_BATCH_INPUTS = 100;
 
-function payload(result: SimilarityResult, searchTypes: string[], dbNames: string[], remark?: string) {
+/** The /molsearch payload of one search result. */
+export function searchPayload(
+  result: SimilarityResult,
+  searchTypes: string[],
+  dbNames: string[],
+  remark?: string,
+) {
   return {
     neighbors: result.rows,
     canonicalized_query: result.canonical,
@@ -117,7 +123,7 @@ async function molsearch(
     filters,
     ordering,
   });
-  return payload(result, searchTypes, dbNames, remark);
+  return searchPayload(result, searchTypes, dbNames, remark);
 }
 
 /** espsim_shape / espsim_electrostatic (docs/chem3d.md): 503 without a 3D worker, 4xx until ready. */
@@ -158,7 +164,7 @@ async function molsearch3d(
     quality: q.search_quality,
     descriptors: q.descriptors ?? false,
   });
-  return payload(result, searchTypes, dbNames, remark);
+  return searchPayload(result, searchTypes, dbNames, remark);
 }
 
 /** GET /molsearch, /molsearch_simple and /batch_search over the search service. */
@@ -221,10 +227,10 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
       };
       if (q.search_mode === 'batch') {
         const results = await search.batch({ ...base, smiles: inputs });
-        return results.map((r) => payload(r, searchTypes, dbNames, remark));
+        return results.map((r) => searchPayload(r, searchTypes, dbNames, remark));
       }
       const result = await search.centroid({ ...base, smiles: inputs });
-      return payload(result, searchTypes, dbNames, remark);
+      return searchPayload(result, searchTypes, dbNames, remark);
     },
   );
 }
