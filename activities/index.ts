@@ -3,6 +3,7 @@ import type { ObjectStore } from '../platform/object-store/index.ts';
 import type { Store } from '../store/index.ts';
 import type { LibraryRegistry, SelectionPool } from '../engine/selection/index.ts';
 import { createJobActivities } from './jobs.ts';
+import type { ShardCache } from './jobs-shards.ts';
 import { createExportActivities } from './exports.ts';
 import { createRunActivities } from './runs.ts';
 
@@ -15,6 +16,8 @@ export interface ActivityDeps {
   objects: ObjectStore;
   /** Directory of the catalogs this worker scans (config.catalogDir). */
   catalogDir: string;
+  /** Shard source of job scans (default: the catalog directory). */
+  shards?: ShardCache;
   /** Libraries v2 run items execute over. */
   libraries: LibraryRegistry;
   /** Threads for run items' selections; absent, they run on the activity's thread (tests). */
@@ -29,6 +32,7 @@ export function createActivities(deps: ActivityDeps) {
       jobs: deps.store.jobs,
       objects: deps.objects,
       catalogDir: deps.catalogDir,
+      shards: deps.shards,
     }),
     ...createExportActivities({ log: deps.log, downloads: deps.store.downloads, objects: deps.objects }),
     ...createRunActivities({

@@ -18,6 +18,7 @@ import { createCatalogSearchService } from '../api/services/catalog-search.ts';
 import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
 import { createApiServices } from './api-services.ts';
 import { openWorkerDeps } from './worker-deps.ts';
+import { fetchPublishedCatalogs } from './published-catalogs.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -113,6 +114,10 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     const catalogs = (await listCatalogs(config.catalogDir)).filter(
       (c) => !config.catalogs.length || config.catalogs.includes(c.manifest.id),
     );
+    if (config.s3)
+      catalogs.push(
+        ...(await fetchPublishedCatalogs(config, objects, log, new Set(catalogs.map((c) => c.manifest.id)))),
+      );
     const pool = createSearchPool({ threads: config.engineThreads, log });
     cleanups.push(() => pool.close());
     for (const c of catalogs) await pool.loadCatalog(c);
@@ -123,7 +128,12 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.push(() => connection.close());
     // v2: one library registry (catalogs opened on first use) shared by the API and in-process workers.
-    const libraries = catalogRegistry(config.catalogDir, { ids: config.catalogs, pool });
+    const libraries = catalogRegistry(config.catalogDir, {
+      ids: config.catalogs,
+      pool,
+      // With S3_BUCKET the list includes the published catalogs fetched above.
+      catalogs: config.s3 ? async () => catalogs : undefined,
+    });
     const substructure = createSubstructureRunner();
     cleanups.push(() => substructure.close());
     // Selections (sync v2 and run items) execute on their own thread(s), never on this event loop.

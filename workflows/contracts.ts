@@ -22,6 +22,9 @@ export type TaskQueueKind = keyof typeof TASK_QUEUES;
  */
 export const INVALID_INPUT_FAILURE = 'invalid_input';
 
+/** Type of the (non-retryable) failure of a scan whose shard fails its checksum in the object store. */
+export const CORRUPT_SHARD_FAILURE = 'corrupt_shard';
+
 /** The full queue name, namespaced by the deployment's prefix. */
 export function taskQueue(prefix: string, kind: TaskQueueKind): string {
   return `${prefix}-${TASK_QUEUES[kind]}`;
