@@ -4,6 +4,7 @@ import type { Store } from '../store/index.ts';
 import type { LibraryRegistry, SelectionPool } from '../engine/selection/index.ts';
 import { createJobActivities } from './jobs.ts';
 import type { ShardCache } from './jobs-shards.ts';
+import type { FleetMember } from '../engine/fleet/members.ts';
 import { createExportActivities } from './exports.ts';
 import { createRunActivities } from './runs.ts';
 
@@ -18,6 +19,8 @@ export interface ActivityDeps {
   catalogDir: string;
   /** Shard source of job scans (default: the catalog directory). */
   shards?: ShardCache;
+  /** Live fleet members, for job placement (absent: every scan goes to the shared queue). */
+  fleet?: () => Promise<FleetMember[]>;
   /** Libraries v2 run items execute over. */
   libraries: LibraryRegistry;
   /** Threads for run items' selections; absent, they run on the activity's thread (tests). */
@@ -33,6 +36,7 @@ export function createActivities(deps: ActivityDeps) {
       objects: deps.objects,
       catalogDir: deps.catalogDir,
       shards: deps.shards,
+      fleet: deps.fleet,
     }),
     ...createExportActivities({ log: deps.log, downloads: deps.store.downloads, objects: deps.objects }),
     ...createRunActivities({

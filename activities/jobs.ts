@@ -15,6 +15,7 @@ import { decodeJobResult, encodeJobResult } from '../engine/export/index.ts';
 import { scanShardTopK } from '../engine/search/shard-memory.ts';
 import { createShardCache, decodePart, encodePart, type ShardCache } from './jobs-shards.ts';
 import { joinResult, mergeParts, type MergePart } from './jobs-merge.ts';
+import { routeShard, type FleetMember } from '../engine/fleet/members.ts';
 import { CORRUPT_SHARD_FAILURE, INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
 
 export interface JobActivityDeps {
@@ -25,6 +26,8 @@ export interface JobActivityDeps {
   catalogDir: string;
   /** Where shards come from instead (e.g. local then object store: activities/shards-published.ts). */
   shards?: ShardCache;
+  /** Live fleet members (with S3_BUCKET), for placing scans on the workers holding the shards. */
+  fleet?: () => Promise<FleetMember[]>;
 }
 
 export interface ShardRef {
@@ -52,6 +55,16 @@ export interface JobScanInput {
   fp: string;
   k: number;
 }
+export interface JobPlaceInput {
+  shards: ShardRef[];
+}
+export interface JobPlaceResult {
+  /** Per shard, the task queue of the worker to scan it, or null for the shared scan queue. */
+  queues: (string | null)[];
+  /** Per shard, that worker's id (for the job's log and tests). */
+  workers: (string | null)[];
+}
+
 export interface JobScanResult {
   key: string;
   count: number;
@@ -149,6 +162,24 @@ export function createJobActivities(deps: JobActivityDeps) {
         canonical: parsed.canonicalSmiles,
         shards: refs,
       };
+    },
+
+    /**
+     * Where each shard's scan should run: the live fleet member holding the shard in memory, else
+     * its rendezvous owner (which fetches it), else the shared queue (no fleet). Cheap and
+     * read-only, so it is recomputed on retry.
+     */
+    async jobPlace(input: JobPlaceInput): Promise<JobPlaceResult> {
+      const live = deps.fleet ? await deps.fleet() : [];
+      const queues: (string | null)[] = [];
+      const workers: (string | null)[] = [];
+      for (const s of input.shards) {
+        const sha = (await shards().catalog(s.catalog)).manifest.shards[s.shard]?.sha256 ?? '';
+        const m = live.length ? routeShard(live, s.catalog, s.shard, sha) : undefined;
+        queues.push(m?.queue ?? null);
+        workers.push(m?.workerId ?? null);
+      }
+      return { queues, workers };
     },
 
     /**

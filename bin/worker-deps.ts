@@ -6,6 +6,7 @@
  * per process; the libraries share the API's search pool); close() closes only what was opened here.
  */
 import { join } from 'node:path';
+import { listMembers } from '../engine/fleet/members.ts';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { openObjectStore, type ObjectStore } from '../platform/object-store/index.ts';
@@ -73,6 +74,9 @@ export async function openWorkerDeps(
       objects,
       catalogDir: config.catalogDir,
       shards: published && layeredShardCache(createShardCache(config.catalogDir), published),
+      fleet: published
+        ? async () => (await listMembers(objects, config.temporal.taskQueuePrefix, config.fleet.staleMs)).live
+        : undefined,
       libraries,
       selectionPool,
     });

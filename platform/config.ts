@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 
 /**
  * The only reader of process.env. Every process (api, worker, CLI, embedded start) calls
@@ -61,6 +61,12 @@ export interface Config {
    * evicted from both).
    */
   shardCache: { dir: string; diskBytes: number; memoryBytes: number };
+  /**
+   * Scan workers in a fleet (with S3_BUCKET): this process's id (its own task queue is
+   * `<prefix>-scan-<workerId>`), how often it rewrites its membership record, and after how long
+   * without one a member counts as gone (docs/scaling.md).
+   */
+  fleet: { workerId: string; heartbeatMs: number; staleMs: number };
   engineThreads: number;
   tierLimits: Record<string, number>;
   toolsDir: string;
@@ -138,6 +144,14 @@ function tierLimits(env: Env): Record<string, number> {
   return limits;
 }
 
+/** WORKER_ID, default hostname-pid (characters outside [A-Za-z0-9_.-] become '-'). */
+function workerId(env: Env): string {
+  const raw = str(env, 'WORKER_ID');
+  if (raw && !/^[\w.-]{1,100}$/.test(raw))
+    throw new ConfigError('WORKER_ID', 'expected 1-100 characters of letters, digits, _ . -');
+  return raw ?? `${hostname()}-${process.pid}`.replace(/[^\w.-]/g, '-').slice(0, 100);
+}
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const dataDir = resolve(cwd, str(env, 'DATA_DIR') ?? 'data');
   const host = str(env, 'HOST') ?? '127.0.0.1';
@@ -190,6 +204,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       dir: resolve(cwd, str(env, 'SHARD_CACHE_DIR') ?? resolve(dataDir, 'shard-cache')),
       diskBytes: byteSize(env, 'SHARD_CACHE_DISK_BYTES', 20 * 2 ** 30),
       memoryBytes: byteSize(env, 'SHARD_CACHE_MEMORY_BYTES', 4 * 2 ** 30),
+    },
+    fleet: {
+      workerId: workerId(env),
+      heartbeatMs: int(env, 'FLEET_HEARTBEAT_MS', 5_000, 100, 600_000),
+      staleMs: int(env, 'FLEET_STALE_MS', 20_000, 200, 3_600_000),
     },
     engineThreads: int(env, 'ENGINE_THREADS', Math.max(1, Math.min(availableParallelism(), 8)), 1, 256),
     tierLimits: tierLimits(env),

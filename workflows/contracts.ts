@@ -30,6 +30,14 @@ export function taskQueue(prefix: string, kind: TaskQueueKind): string {
   return `${prefix}-${TASK_QUEUES[kind]}`;
 }
 
+/**
+ * The scan queue only one fleet worker polls (docs/scaling.md): scans of the shards it holds are
+ * placed there, and fall back to the shared scan queue when it does not pick them up in time.
+ */
+export function workerScanQueue(prefix: string, workerId: string): string {
+  return `${taskQueue(prefix, 'scan')}-${workerId}`;
+}
+
 /** Deterministic workflow ids, so retries and duplicate submissions are harmless. */
 export const workflowIds = {
   job: (jobName: string) => jobName,
