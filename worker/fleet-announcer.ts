@@ -94,7 +94,14 @@ export function startAnnouncer(opts: AnnouncerOptions): Announcer {
           opts.log.warn({ catalog: id, shard: i }, 'fleet: share exceeds the shard memory budget');
           return;
         }
-        await opts.published.shard(id, i);
+        try {
+          await opts.published.shard(id, i);
+        } catch (err) {
+          // A shard that fails its checksum stays without a holder (and is reported by the scan
+          // that needs it); the rest of the share is still loaded.
+          opts.log.warn({ err, catalog: id, shard: i }, 'fleet: prefetching a shard failed');
+          continue;
+        }
         await announce();
       }
     }
