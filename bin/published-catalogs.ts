@@ -11,6 +11,8 @@ import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
 import { createBlobCache } from '../platform/object-store/blob-cache.ts';
 import { listPublishedCatalogs, openPublishedCatalog, type Catalog } from '../engine/catalog/index.ts';
+import { listMembers, type FleetMember } from '../engine/fleet/members.ts';
+import { createFleetSearch, type FleetSearch } from '../api/services/fleet-search.ts';
 
 /** Published catalogs (restricted to config.catalogs when set) whose ids are not in `skip`. */
 export async function fetchPublishedCatalogs(
@@ -41,4 +43,48 @@ export async function fetchPublishedCatalogs(
     }
   }
   return out;
+}
+
+/**
+ * FLEET_SEARCH: published catalogs (not in `skip`) are answered by the scan workers holding their
+ * shards; the API opens only their manifests (verified) and never loads a shard.
+ */
+export async function openFleetSearch(
+  config: Pick<Config, 'catalogs' | 'fleet' | 'temporal'>,
+  objects: ObjectStore,
+  log: Logger,
+  skip: Set<string>,
+): Promise<FleetSearch | undefined> {
+  const ids = (await listPublishedCatalogs(objects)).filter(
+    (id) => !skip.has(id) && (!config.catalogs.length || config.catalogs.includes(id)),
+  );
+  const manifests = [];
+  for (const id of ids) {
+    try {
+      manifests.push((await openPublishedCatalog(objects, id)).manifest);
+    } catch (err) {
+      log.error({ err, catalog: id }, 'published catalog not served: its manifest failed to open or verify');
+    }
+  }
+  if (!manifests.length) return undefined;
+  // Membership is read at most once a second, not per request.
+  let cached: { at: number; live: Promise<FleetMember[]> } | undefined;
+  const members = () => {
+    if (!cached || Date.now() - cached.at > 1000) {
+      const live = listMembers(objects, config.temporal.taskQueuePrefix, config.fleet.staleMs).then(
+        (l) => l.live,
+      );
+      cached = { at: Date.now(), live };
+      live.catch(() => (cached = undefined));
+    }
+    return cached.live;
+  };
+  log.info({ catalogs: manifests.map((m) => m.id) }, 'catalogs answered by the scan fleet');
+  return createFleetSearch({
+    manifests,
+    members,
+    budgetMs: config.fleet.searchBudgetMs,
+    token: config.fleet.token,
+    log,
+  });
 }

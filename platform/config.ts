@@ -66,7 +66,20 @@ export interface Config {
    * `<prefix>-scan-<workerId>`), how often it rewrites its membership record, and after how long
    * without one a member counts as gone (docs/scaling.md).
    */
-  fleet: { workerId: string; heartbeatMs: number; staleMs: number };
+  fleet: {
+    workerId: string;
+    heartbeatMs: number;
+    staleMs: number;
+    /** Where a fleet worker's internal scan endpoint listens (SCAN_LISTEN host:port; port 0 = any). */
+    scanHost: string;
+    scanPort: number;
+    /** Shared secret of the internal scan endpoint (FLEET_TOKEN), when set. */
+    token?: string;
+    /** FLEET_SEARCH: the API answers published catalogs by fanning out to the workers instead of loading them. */
+    search: boolean;
+    /** SEARCH_BUDGET_MS: a fanned-out search answers within this, with a coverage warning if it must. */
+    searchBudgetMs: number;
+  };
   engineThreads: number;
   tierLimits: Record<string, number>;
   toolsDir: string;
@@ -152,6 +165,14 @@ function workerId(env: Env): string {
   return raw ?? `${hostname()}-${process.pid}`.replace(/[^\w.-]/g, '-').slice(0, 100);
 }
 
+function scanListen(env: Env): { scanHost: string; scanPort: number } {
+  const raw = str(env, 'SCAN_LISTEN') ?? '127.0.0.1:0';
+  const m = /^([\w.-]+):(\d{1,5})$/.exec(raw);
+  if (!m || Number(m[2]) > 65535)
+    throw new ConfigError('SCAN_LISTEN', `expected host:port such as 127.0.0.1:7300, got ${JSON.stringify(raw)}`);
+  return { scanHost: m[1], scanPort: Number(m[2]) };
+}
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const dataDir = resolve(cwd, str(env, 'DATA_DIR') ?? 'data');
   const host = str(env, 'HOST') ?? '127.0.0.1';
@@ -209,6 +230,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       workerId: workerId(env),
       heartbeatMs: int(env, 'FLEET_HEARTBEAT_MS', 5_000, 100, 600_000),
       staleMs: int(env, 'FLEET_STALE_MS', 20_000, 200, 3_600_000),
+      ...scanListen(env),
+      token: str(env, 'FLEET_TOKEN'),
+      search: bool(env, 'FLEET_SEARCH', false),
+      searchBudgetMs: int(env, 'SEARCH_BUDGET_MS', 1_500, 10, 600_000),
     },
     engineThreads: int(env, 'ENGINE_THREADS', Math.max(1, Math.min(availableParallelism(), 8)), 1, 256),
     tierLimits: tierLimits(env),

@@ -1,5 +1,5 @@
 import type { Logger } from '../../platform/logger.ts';
-import { invalidSmiles } from '../../platform/errors.ts';
+import { DomainError, invalidSmiles } from '../../platform/errors.ts';
 import {
   canonicalize,
   getRDKit,
@@ -20,6 +20,7 @@ import { oodNames } from '../../engine/admet/predict.ts';
 import type { Hit, SearchPool } from '../../engine/search/index.ts';
 import { createFilterPool, createSolventFilter, type FilterPool } from '../../engine/filters/index.ts';
 import { createCatalogFilters } from './catalog-filters.ts';
+import type { FleetSearch } from './fleet-search.ts';
 import {
   FILTERS,
   type DatabaseInfo,
@@ -41,9 +42,11 @@ export interface CatalogSearchDeps {
   rd?: RDKitModule;
   /** RDKit worker threads for the QED, PAINS and structure filters (default: one lazily started thread). */
   filterPool?: FilterPool;
+  /** Catalogs the scan-worker fleet holds, searched by fan-out (api/services/fleet-search.ts). */
+  fleet?: FleetSearch;
 }
 
-function databaseInfo(c: Catalog): DatabaseInfo {
+function databaseInfo(c: Pick<Catalog, 'manifest'>): DatabaseInfo {
   const m = c.manifest;
   return {
     id: m.id,
@@ -65,8 +68,25 @@ function databaseInfo(c: Catalog): DatabaseInfo {
 export async function createCatalogSearchService(deps: CatalogSearchDeps): Promise<SearchService> {
   const rd = deps.rd ?? (await getRDKit());
   const { pool } = deps;
-  const byId = new Map(deps.catalogs.map((c) => [c.manifest.id, c]));
-  const infos = deps.catalogs.map(databaseInfo);
+  const fleet = deps.fleet;
+  const fleetIds = new Set(fleet?.manifests.map((m) => m.id));
+  const served = [
+    ...deps.catalogs,
+    ...(fleet?.manifests ?? [])
+      .filter((m) => !deps.catalogs.some((c) => c.manifest.id === m.id))
+      .map((manifest) => ({ manifest })),
+  ];
+  const byId = new Map(served.map((c) => [c.manifest.id, c]));
+  const infos = served.map(databaseInfo);
+  const local = (h: Hit) => pool.shard(h.catalog, h.shard) as ShardData;
+  const noFleet = (dbNames: string[]) => {
+    const remote = dbNames.filter((d) => fleetIds.has(d));
+    if (remote.length)
+      throw new DomainError(
+        'capability_unavailable',
+        `batch and centroid searches over catalogs held by the scan fleet (${remote.join(', ')}) are not available yet`,
+      );
+  };
   const isSolvent = createSolventFilter((s) => canonicalize(rd, s));
   const filters = createCatalogFilters({
     isSolvent,
@@ -81,10 +101,10 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
 
   function toRow(
     hit: Hit,
+    shard: ShardData,
     queryFp: Uint8Array | undefined,
     req: Pick<SimilarityRequest, 'descriptors' | 'properties'>,
   ): NeighborRow {
-    const shard = pool.shard(hit.catalog, hit.shard) as ShardData;
     // Property keys in the client contract's order: the 22 ADMET columns, then the 11 descriptors.
     const withAdmet = req.properties && Boolean(byId.get(hit.catalog)?.manifest.models);
     const rec = rowRecord(shard, hit.row, [
@@ -122,10 +142,11 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     queryFp: Uint8Array | undefined,
     req: Pick<SimilarityRequest, 'descriptors' | 'properties' | 'filters' | 'ordering' | 'k' | 'dbNames'>,
     canonical: string,
+    shardOf: (h: Hit) => ShardData = local,
   ): Promise<SimilarityResult> {
     const candidates = hits.map((h) => ({
-      row: toRow(h, queryFp, req),
-      shard: pool.shard(h.catalog, h.shard) as ShardData,
+      row: toRow(h, shardOf(h), queryFp, req),
+      shard: shardOf(h),
       index: h.row,
     }));
     // 'Similarity' and 'Morgan Tanimoto' are the same key for a Morgan search: best first, ties by id.
@@ -151,16 +172,44 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     async similarity(req) {
       const q = parseQuery(req.smiles, ['query', 'search_input']);
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
-      const hits = await pool.knn({ catalogs: req.dbNames, query: q.fp, k });
-      return finish(hits, q.fp, req, q.canonicalSmiles);
+      const remote = req.dbNames.filter((d) => fleetIds.has(d));
+      if (!fleet || !remote.length) {
+        const hits = await pool.knn({ catalogs: req.dbNames, query: q.fp, k });
+        return finish(hits, q.fp, req, q.canonicalSmiles);
+      }
+      // Fleet catalogs fan out; catalogs this process holds are scanned here; one merged top k.
+      const rest = req.dbNames.filter((d) => !fleetIds.has(d));
+      const [far, near] = await Promise.all([
+        fleet.knn(remote, q.fp, k),
+        rest.length ? pool.knn({ catalogs: rest, query: q.fp, k }) : Promise.resolve([]),
+      ]);
+      const tagged = [
+        ...far.hits.map((h) => ({ h, s: far.shardOf(h) })),
+        ...near.map((h) => ({ h, s: local(h) })),
+      ].sort((a, b) => b.h.similarity - a.h.similarity || a.h.catalog.localeCompare(b.h.catalog));
+      const kept = tagged.slice(0, k);
+      const shardOfHit = new Map(kept.map((x) => [x.h, x.s]));
+      const result = await finish(
+        kept.map((x) => x.h),
+        q.fp,
+        req,
+        q.canonicalSmiles,
+        (h) => shardOfHit.get(h)!,
+      );
+      if (far.coverage.message)
+        result.warnings = [{ code: 'partial_coverage', message: far.coverage.message }];
+      result.coverage = far.coverage.fraction;
+      return result;
     },
     async batch(req) {
+      noFleet(req.dbNames);
       const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
       const all = await pool.knnMany({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });
       return Promise.all(all.map((hits, i) => finish(hits, qs[i].fp, req, qs[i].canonicalSmiles)));
     },
     async centroid(req) {
+      noFleet(req.dbNames);
       const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
       const hits = await pool.centroid({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });

@@ -3,6 +3,7 @@ import { createLogger } from '../../platform/logger.ts';
 import { startWorkers } from '../../worker/worker.ts';
 import { TASK_QUEUES, workerScanQueue, type TaskQueueKind } from '../../workflows/contracts.ts';
 import { startAnnouncer } from '../../worker/fleet-announcer.ts';
+import { startScanServer } from '../../worker/scan-server.ts';
 import { openWorkerDeps } from '../worker-deps.ts';
 
 /**
@@ -45,9 +46,21 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     log,
     ownScanQueue,
   });
+  // Synchronous searches reach the shards this worker holds through its internal scan endpoint.
+  const scanServer =
+    deps.published && ownScanQueue
+      ? await startScanServer({
+          host: config.fleet.scanHost,
+          port: config.fleet.scanPort,
+          published: deps.published,
+          token: config.fleet.token,
+          log,
+        })
+      : undefined;
   const announcer =
     deps.published && ownScanQueue
       ? startAnnouncer({
+          scanUrl: scanServer?.url,
           objects: deps.objects,
           prefix,
           workerId: config.fleet.workerId,
@@ -69,6 +82,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     log.info({ signal }, 'worker shutting down');
     // Leave the placement first, so no new scan is sent here while the worker drains.
     Promise.resolve(announcer?.stop())
+      .then(() => scanServer?.close())
       .then(() => workers.shutdown())
       .then(() => deps.close())
       .then(
@@ -83,6 +97,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   await workers.done;
   await announcer?.stop();
+  await scanServer?.close();
   await deps.close();
   return 0;
 }

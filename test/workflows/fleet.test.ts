@@ -6,7 +6,9 @@ import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { writeSyntheticCatalog } from '../../testkit/synthetic-catalog.ts';
 import { catalogKey, publishCatalog } from '../../engine/catalog/index.ts';
-import { listMembers } from '../../engine/fleet/members.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { listMembers, removeMember, writeMember } from '../../engine/fleet/members.ts';
 import { createJobActivities } from '../../activities/jobs.ts';
 import { decodeJobResult } from '../../engine/export/index.ts';
 import { createLocalObjectStore, createS3ObjectStore } from '../../platform/object-store/index.ts';
@@ -27,6 +29,8 @@ let pgReachable = true;
 let dir: string;
 let env: Record<string, string>;
 let api: TestStack;
+/** An API with FLEET_SEARCH: it holds no shard and fans synchronous searches out to the workers. */
+let fleetApi: TestStack;
 let bucket: ReturnType<typeof createS3ObjectStore>;
 let reference: { id: string[]; similarity: number[] };
 let temporal: Client;
@@ -104,6 +108,27 @@ async function scanQueues(job: string): Promise<string[]> {
     .map((a) => a!.taskQueue!.name!);
 }
 
+/** /molsearch on the fleet API: neighbours, coverage header and warnings. */
+async function fleetSearch(k = 100) {
+  const res = await fleetApi.stack.app.inject({
+    method: 'GET',
+    url: `/molsearch?search_input=${encodeURIComponent(QUERY)}&search_type=morgan&db_names=fleetcat&n_neighbors=${k}`,
+    headers: { 'x-api-key': fleetApi.keyA },
+  });
+  expect(res.statusCode).toBe(200);
+  const body = res.json() as { neighbors: { id: string; similarity: number }[]; warnings?: string[] };
+  return { ...body, coverage: Number(res.headers['x-molsearch-coverage']) };
+}
+
+/** The top 100 equals the single-process result (equal scores may come in either order). */
+function expectReferenceTop(neighbours: { id: string; similarity: number }[]) {
+  expect(neighbours.map((n) => Number(n.similarity.toFixed(5)))).toEqual(reference.similarity.slice(0, 100));
+  const edge = reference.similarity[99];
+  const above = reference.id.filter((_, i) => reference.similarity[i] > edge + 1e-6);
+  expect(above.length).toBeGreaterThan(50);
+  expect(new Set(neighbours.slice(0, above.length).map((n) => n.id))).toEqual(new Set(above));
+}
+
 const parts = async (job: string) => (await bucket.list(`jobs/${job}/parts/`)).length;
 
 beforeAll(async () => {
@@ -176,6 +201,10 @@ beforeAll(async () => {
     FLEET_STALE_MS: '4000',
   });
   api = await startTestStack(env, { worker: false });
+  fleetApi = await startTestStack(
+    { ...env, DATA_DIR: join(dir, 'data-fleet-api'), FLEET_SEARCH: 'true', SEARCH_BUDGET_MS: '3000' },
+    { worker: false },
+  );
   temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }) });
   // The API verified both catalogs at start; now one shard object is damaged before any worker reads it.
   const key = catalogKey('fleetbad', 'shard-00002.arrow');
@@ -188,6 +217,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const w of workers.values()) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
   await api?.stack.stop();
+  await fleetApi?.stack.stop();
   await temporal?.connection.close();
   if (pgReachable) await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
 });
@@ -216,17 +246,53 @@ describe('a fleet of three scan-worker processes over catalogs in S3', () => {
       api.keyA,
     );
     expect(s.status).toBe(200);
-    const neighbours = s.body.neighbors as { id: string; similarity: number }[];
-    expect(neighbours).toHaveLength(100);
-    // The same scores, and above the 100th score the same rows (equal scores may come in either order).
-    expect(neighbours.map((n) => Number(n.similarity.toFixed(5)))).toEqual(
-      reference.similarity.slice(0, 100),
-    );
-    const edge = reference.similarity[99];
-    const above = reference.id.filter((_, i) => reference.similarity[i] > edge + 1e-6);
-    expect(above.length).toBeGreaterThan(50);
-    expect(new Set(neighbours.slice(0, above.length).map((n) => n.id))).toEqual(new Set(above));
+    expectReferenceTop(s.body.neighbors);
+    // And fanned out over the three workers by an API that holds no shard: the same rows, full coverage.
+    const f = await fleetSearch();
+    expect(f.coverage).toBe(1);
+    expect(f.warnings).toBeUndefined();
+    expectReferenceTop(f.neighbors);
   }, 200_000);
+
+  it('a holder that does not answer within the budget: the search says which shards are missing', async (ctx) => {
+    if (!pgReachable) ctx.skip();
+    const members = await placed('fleetcat', 3);
+    // A member that announces every shard and never answers (a hung worker).
+    const hung = createServer(() => {});
+    await new Promise<void>((ok) => hung.listen(0, '127.0.0.1', ok));
+    const held = members.flatMap((m) => m.held.filter((h) => h.catalog === 'fleetcat'));
+    const fake = {
+      ...members[0],
+      workerId: 'w-hung',
+      queue: `${prefix}-scan-w-hung`,
+      scanUrl: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
+      at: new Date().toISOString(),
+      held,
+    };
+    await writeMember(bucket, prefix, fake);
+    try {
+      await new Promise((r) => setTimeout(r, 1100)); // the API's membership cache
+      const t0 = Date.now();
+      const f = await fleetSearch();
+      expect(Date.now() - t0).toBeLessThan(3000 + 2000);
+      // The shards routed to the hung member are missing, named, and counted in the coverage.
+      expect(f.warnings).toHaveLength(1);
+      const m = /answered from (\d+) of (\d+) shards/.exec(f.warnings![0])!;
+      expect(Number(m[2])).toBe(SHARDS);
+      const missing = [...f.warnings![0].matchAll(/fleetcat\/shard-(\d{5})/g)].map((x) => Number(x[1]));
+      expect(missing.length).toBeGreaterThan(0);
+      expect(missing.length).toBe(SHARDS - Number(m[1]));
+      const rowsOf = (i: number) => Math.min(8_192, 120_000 - i * 8_192);
+      const lost = missing.reduce((n, i) => n + rowsOf(i), 0);
+      expect(f.coverage).toBeCloseTo(1 - lost / 120_000, 4);
+      // The answer still carries the best rows of the shards that did answer.
+      expect(f.neighbors).toHaveLength(100);
+    } finally {
+      await removeMember(bucket, prefix, 'w-hung');
+      hung.closeAllConnections();
+      hung.close();
+    }
+  }, 120_000);
 
   it('SIGKILL of a shard holder mid-job: the job finishes with identical results, that shard scanned by another worker', async (ctx) => {
     if (!pgReachable) ctx.skip();
@@ -255,6 +321,10 @@ describe('a fleet of three scan-worker processes over catalogs in S3', () => {
     // The survivors drop the dead member and take over its shards.
     const after = await placed('fleetcat', 2);
     expect(after.map((m) => m.workerId)).not.toContain(victim.workerId);
+    await new Promise((r) => setTimeout(r, 1100)); // the API's membership cache
+    const f = await fleetSearch();
+    expect(f.coverage).toBe(1);
+    expectReferenceTop(f.neighbors);
   }, 300_000);
 
   it('a shard corrupted in S3 is detected by checksum: the job fails naming it, nothing is scored', async (ctx) => {

@@ -35,6 +35,11 @@ const SearchResultSchema = Type.Object({
   neighbors: Type.Array(NeighborSchema),
   canonicalized_query: Type.String(),
   remarks: Type.String(),
+  warnings: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Present when some shards of a fleet catalog did not answer within the search budget',
+    }),
+  ),
   search_info: Type.Object({
     search_type: Type.Array(Type.String()),
     db_names: Type.Array(Type.String()),
@@ -80,6 +85,7 @@ function payload(result: SimilarityResult, searchTypes: string[], dbNames: strin
     neighbors: result.rows,
     canonicalized_query: result.canonical,
     remarks: result.remarks.join(' '),
+    ...(result.warnings?.length ? { warnings: result.warnings.map((w) => w.message) } : {}),
     search_info: {
       search_type: searchTypes,
       db_names: dbNames,
@@ -92,6 +98,7 @@ function payload(result: SimilarityResult, searchTypes: string[], dbNames: strin
 async function molsearch(
   search: SearchService,
   q: Partial<MolsearchQueryT> & Static<typeof MolsearchSimpleQuery>,
+  reply: { header(name: string, value: string): unknown },
 ) {
   const searchTypes = [...new Set(q.search_type)] as SearchType[];
   const k = checkNeighbors(q.n_neighbors);
@@ -108,6 +115,7 @@ async function molsearch(
     filters,
     ordering,
   });
+  if (result.coverage !== undefined) reply.header('x-molsearch-coverage', result.coverage.toFixed(4));
   return payload(result, searchTypes, dbNames);
 }
 
@@ -123,7 +131,7 @@ export function registerSearchRoutes(app: App, search: SearchService): void {
         response: { 200: SearchResultSchema },
       },
     },
-    (request) => molsearch(search, request.query),
+    (request, reply) => molsearch(search, request.query, reply),
   );
   app.get(
     '/molsearch_simple',
@@ -135,7 +143,7 @@ export function registerSearchRoutes(app: App, search: SearchService): void {
         response: { 200: SearchResultSchema },
       },
     },
-    (request) => molsearch(search, request.query),
+    (request, reply) => molsearch(search, request.query, reply),
   );
   app.get(
     '/batch_search',
