@@ -26,6 +26,7 @@ import { openWorkerDeps } from './worker-deps.ts';
 import { startAdminChannel } from './admin-channel.ts';
 import { openShapeSearch, startCatalog3dStages, startChem3dChild } from './chem3d.ts';
 import { createThreeDStatus } from '../api/services/three-d-status.ts';
+import { fetchPublishedCatalogs, openFleetSearch } from './published-catalogs.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -135,18 +136,30 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     const catalogs = (await listCatalogs(config.catalogDir)).filter(
       (c) => !config.catalogs.length || config.catalogs.includes(c.manifest.id),
     );
+    const localIds = new Set(catalogs.map((c) => c.manifest.id));
+    // With S3_BUCKET, published catalogs are fetched and loaded here, or with FLEET_SEARCH answered
+    // by the scan workers that hold their shards.
+    const fleet =
+      config.s3 && config.fleet.search ? await openFleetSearch(config, objects, log, localIds) : undefined;
+    if (config.s3 && !config.fleet.search)
+      catalogs.push(...(await fetchPublishedCatalogs(config, objects, log, localIds)));
     const pool = createSearchPool({ threads: config.engineThreads, log });
     cleanups.push(() => pool.close());
     for (const c of catalogs) await pool.loadCatalog(c);
     log.info({ catalogs: catalogs.map((c) => c.manifest.id) }, 'catalogs loaded');
     const filterPool = createFilterPool({ threads: 1 });
     cleanups.push(() => filterPool.close());
-    const search = await createCatalogSearchService({ catalogs, pool, log, filterPool });
+    const search = await createCatalogSearchService({ catalogs, pool, log, filterPool, fleet });
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.push(() => connection.close());
     const workflows = new Client({ connection, namespace: config.temporal.namespace }).workflow;
     // v2: one library registry (catalogs opened on first use) shared by the API and in-process workers.
-    const libraries = catalogRegistry(config.catalogDir, { ids: config.catalogs, pool });
+    const libraries = catalogRegistry(config.catalogDir, {
+      ids: config.catalogs,
+      pool,
+      // With S3_BUCKET the list includes the published catalogs fetched above.
+      catalogs: config.s3 ? async () => catalogs : undefined,
+    });
     const substructure = createSubstructureRunner({ threads: config.substructureThreads });
     cleanups.push(() => substructure.close());
     substructure.start().catch((err: unknown) => log.warn({ err }, 'substructure threads failed to start'));
@@ -207,7 +220,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
         {
           name: 'catalogs',
           check: async () => {
-            if (!catalogs.length || !search.ready()) throw new Error('no catalog loaded');
+            if ((!catalogs.length && !fleet) || !search.ready()) throw new Error('no catalog loaded');
           },
         },
       ],

@@ -34,7 +34,7 @@ export async function readInputSmiles(
     );
   if (size > MAX_UPLOAD_BYTES) throw validationError(['query', 'input_file'], 'file too large');
   const text = Buffer.from(await objects.getBytes(key)).toString('utf8');
-  if (!/\.smi$/i.test(input)) return { input, smiles: readSmilesColumn(text, smilesCol) };
+  if (!/\.smi$/i.test(input)) return { input, smiles: readSmilesColumn(text, smilesCol).smiles };
   const smiles = text
     .split(/\r?\n/)
     .map((l) => l.trim().split(/\s+/)[0] ?? '')

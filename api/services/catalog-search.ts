@@ -1,5 +1,5 @@
 import type { Logger } from '../../platform/logger.ts';
-import { invalidSmiles } from '../../platform/errors.ts';
+import { DomainError, invalidSmiles } from '../../platform/errors.ts';
 import {
   canonicalize,
   getRDKit,
@@ -21,6 +21,7 @@ import { centroidTanimoto, prepareCentroid, type Hit, type SearchPool } from '..
 import { createFilterPool, createSolventFilter, type FilterPool } from '../../engine/filters/index.ts';
 import { analysisToDomain, embeddingQuery, histogramColumn } from '../../engine/analysis/index.ts';
 import { createCatalogFilters } from './catalog-filters.ts';
+import type { FleetSearch } from './fleet-search.ts';
 import {
   FILTERS,
   type DatabaseInfo,
@@ -45,9 +46,11 @@ export interface CatalogSearchDeps {
   rd?: RDKitModule;
   /** RDKit worker threads for the QED, PAINS and structure filters (default: one lazily started thread). */
   filterPool?: FilterPool;
+  /** Catalogs the scan-worker fleet holds, searched by fan-out (api/services/fleet-search.ts). */
+  fleet?: FleetSearch;
 }
 
-function databaseInfo(c: Catalog): DatabaseInfo {
+function databaseInfo(c: Pick<Catalog, 'manifest'>): DatabaseInfo {
   const m = c.manifest;
   return {
     id: m.id,
@@ -69,8 +72,25 @@ function databaseInfo(c: Catalog): DatabaseInfo {
 export async function createCatalogSearchService(deps: CatalogSearchDeps): Promise<SearchService> {
   const rd = deps.rd ?? (await getRDKit());
   const { pool } = deps;
-  const byId = new Map(deps.catalogs.map((c) => [c.manifest.id, c]));
-  const infos = deps.catalogs.map(databaseInfo);
+  const fleet = deps.fleet;
+  const fleetIds = new Set(fleet?.manifests.map((m) => m.id));
+  const served = [
+    ...deps.catalogs,
+    ...(fleet?.manifests ?? [])
+      .filter((m) => !deps.catalogs.some((c) => c.manifest.id === m.id))
+      .map((manifest) => ({ manifest })),
+  ];
+  const byId = new Map(served.map((c) => [c.manifest.id, c]));
+  const infos = served.map(databaseInfo);
+  const local = (h: Hit) => pool.shard(h.catalog, h.shard) as ShardData;
+  const noFleet = (dbNames: string[]) => {
+    const remote = dbNames.filter((d) => fleetIds.has(d));
+    if (remote.length)
+      throw new DomainError(
+        'capability_unavailable',
+        `batch and centroid searches over catalogs held by the scan fleet (${remote.join(', ')}) are not available yet`,
+      );
+  };
   const isSolvent = createSolventFilter((s) => canonicalize(rd, s));
   const filters = createCatalogFilters({
     isSolvent,
@@ -85,10 +105,10 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
 
   function toRow(
     hit: Hit,
-    score: (fp: Uint8Array) => number,
+    shard: ShardData,
+    score: (fp: Uint8Array, hit: Hit) => number,
     req: Pick<SimilarityRequest, 'descriptors' | 'properties'>,
   ): NeighborRow {
-    const shard = pool.shard(hit.catalog, hit.shard) as ShardData;
     // Property keys in the client contract's order: the 22 ADMET columns, then the 11 descriptors.
     const withAdmet = req.properties && Boolean(byId.get(hit.catalog)?.manifest.models);
     const rec = rowRecord(shard, hit.row, [
@@ -108,7 +128,7 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     }
     // The kernel scores in float32; recompute the exact double from the row's bits for the answer
     // (a Tanimoto pair, or a centroid's continuous Tanimoto): one pair, one score everywhere.
-    const similarity = score(shard.fingerprints.subarray(hit.row * FP_BYTES, (hit.row + 1) * FP_BYTES));
+    const similarity = score(shard.fingerprints.subarray(hit.row * FP_BYTES, (hit.row + 1) * FP_BYTES), hit);
     const { product_id, smiles, ...rest } = rec;
     return {
       smiles: String(smiles),
@@ -123,13 +143,14 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
 
   async function finish(
     hits: Hit[],
-    score: (fp: Uint8Array) => number,
+    score: (fp: Uint8Array, hit: Hit) => number,
     req: Pick<SimilarityRequest, 'descriptors' | 'properties' | 'filters' | 'ordering' | 'k' | 'dbNames'>,
     canonical: string,
+    shardOf: (h: Hit) => ShardData = local,
   ): Promise<SimilarityResult> {
     const candidates = hits.map((h) => ({
-      row: toRow(h, score, req),
-      shard: pool.shard(h.catalog, h.shard) as ShardData,
+      row: toRow(h, shardOf(h), score, req),
+      shard: shardOf(h),
       index: h.row,
     }));
     // 'Similarity' and 'Morgan Tanimoto' are the same key for a Morgan search: best first, ties by id.
@@ -147,7 +168,7 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
 
   return {
     // Fresh per call: a catalog's 3D stage may complete while the service runs.
-    databases: () => deps.catalogs.map(databaseInfo),
+    databases: () => served.map(databaseInfo),
     // The largest catalog is the default, as the vendor's flagship database would be.
     defaultDatabase: () => [...infos].sort((a, b) => b.molecules - a.molecules)[0]?.id ?? '',
     availableFilters: (): FilterName[] => [...FILTERS],
@@ -156,10 +177,37 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     async similarity(req) {
       const q = parseQuery(req.smiles, ['query', 'search_input']);
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
-      const hits = await pool.knn({ catalogs: req.dbNames, query: q.fp, k });
-      return finish(hits, (fp) => tanimoto(q.fp, fp), req, q.canonicalSmiles);
+      const remote = req.dbNames.filter((d) => fleetIds.has(d));
+      if (!fleet || !remote.length) {
+        const hits = await pool.knn({ catalogs: req.dbNames, query: q.fp, k });
+        return finish(hits, (fp) => tanimoto(q.fp, fp), req, q.canonicalSmiles);
+      }
+      // Fleet catalogs fan out; catalogs this process holds are scanned here; one merged top k.
+      const rest = req.dbNames.filter((d) => !fleetIds.has(d));
+      const [far, near] = await Promise.all([
+        fleet.knn(remote, q.fp, k),
+        rest.length ? pool.knn({ catalogs: rest, query: q.fp, k }) : Promise.resolve([]),
+      ]);
+      const tagged = [
+        ...far.hits.map((h) => ({ h, s: far.shardOf(h) })),
+        ...near.map((h) => ({ h, s: local(h) })),
+      ].sort((a, b) => b.h.similarity - a.h.similarity || a.h.catalog.localeCompare(b.h.catalog));
+      const kept = tagged.slice(0, k);
+      const shardOfHit = new Map(kept.map((x) => [x.h, x.s]));
+      const result = await finish(
+        kept.map((x) => x.h),
+        (fp) => tanimoto(q.fp, fp),
+        req,
+        q.canonicalSmiles,
+        (h) => shardOfHit.get(h)!,
+      );
+      if (far.coverage.message)
+        result.warnings = [{ code: 'partial_coverage', message: far.coverage.message }];
+      result.coverage = far.coverage.fraction;
+      return result;
     },
     async batch(req) {
+      noFleet(req.dbNames);
       const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
       const all = await pool.knnMany({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });
@@ -168,6 +216,7 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
       );
     },
     async centroid(req) {
+      noFleet(req.dbNames);
       const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
       const hits = await pool.centroid({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });
@@ -186,7 +235,8 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
       const hits = await pool.knnPrepared({ catalogs: req.dbNames, query, k });
       // A fingerprint query is rescored in f64 like /molsearch; a weighted one keeps its score.
-      return finish(hits, query.kind === 'tanimoto' ? query.fp : undefined, req, '');
+      const fp = query.kind === 'tanimoto' ? query.fp : undefined;
+      return finish(hits, (row, hit) => (fp ? tanimoto(fp, row) : hit.similarity), req, '');
     },
     propertyValues(dbName, column) {
       try {

@@ -67,6 +67,10 @@ export interface SimilarityResult {
   canonical: string;
   rows: NeighborRow[];
   remarks: string[];
+  /** Set when some shards of a fleet catalog did not answer in time (code partial_coverage). */
+  warnings?: { code: string; message: string }[];
+  /** Share of the searched molecules that answered (fleet searches only). */
+  coverage?: number;
 }
 
 export interface SearchService {

@@ -37,6 +37,11 @@ export const SearchResultSchema = Type.Object({
   neighbors: Type.Array(NeighborSchema),
   canonicalized_query: Type.String(),
   remarks: Type.String(),
+  warnings: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Present when some shards of a fleet catalog did not answer within the search budget',
+    }),
+  ),
   search_info: Type.Object({
     search_type: Type.Array(Type.String()),
     db_names: Type.Array(Type.String()),
@@ -92,6 +97,7 @@ export function searchPayload(
     neighbors: result.rows,
     canonicalized_query: result.canonical,
     remarks: [...(remark ? [remark] : []), ...result.remarks].join(' '),
+    ...(result.warnings?.length ? { warnings: result.warnings.map((w) => w.message) } : {}),
     search_info: {
       search_type: searchTypes,
       db_names: dbNames,
@@ -104,6 +110,7 @@ export function searchPayload(
 async function molsearch(
   search: SearchService,
   q: Partial<MolsearchQueryT> & Static<typeof MolsearchSimpleQuery>,
+  reply: { header(name: string, value: string): unknown },
   shape?: ShapeSearchService,
 ) {
   const searchTypes = [...new Set(q.search_type)] as SearchType[];
@@ -179,7 +186,7 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
         response: { 200: SearchResultSchema },
       },
     },
-    (request) => molsearch(search, request.query, shape),
+    (request, reply) => molsearch(search, request.query, reply, shape),
   );
   app.get(
     '/molsearch_simple',
@@ -191,7 +198,7 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
         response: { 200: SearchResultSchema },
       },
     },
-    (request) => molsearch(search, request.query, shape),
+    (request, reply) => molsearch(search, request.query, reply, shape),
   );
   app.get(
     '/batch_search',
