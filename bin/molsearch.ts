@@ -14,6 +14,7 @@ commands:
   catalog build --input FILE --out DIR --id ID [...]   build a catalog (see docs/catalog-format.md)
   catalog publish --id ID [--catalog-dir DIR]   upload a catalog to the object store (S3_BUCKET)
   catalog ensure        build the bundled sample catalogs that are missing
+  space build --input FILE --out DIR --id ID   build a synthon space (see docs/synthon-spaces.md)
 `;
 
 const [command, ...rest] = process.argv.slice(2);
@@ -30,6 +31,8 @@ async function main(): Promise<number> {
       return (await import('./commands/keys.ts')).runKeys(rest);
     case 'catalog':
       return (await import('./commands/catalog.ts')).runCatalog(rest);
+    case 'space':
+      return (await import('./commands/space.ts')).runSpace(rest);
     case undefined:
     case '-h':
     case '--help':
