@@ -123,7 +123,9 @@ export function decodeSlot(bytes: Uint8Array): SlotColumns {
   const fixed = (name: string): Uint8Array => {
     const col = table.getChild(name);
     if (!col || col.data.length !== 1) throw new Error(`slot file: column ${name} missing or chunked`);
-    return col.data[0].values as Uint8Array;
+    const v = col.data[0].values as Uint8Array;
+    // Searches read these as 32-bit words: keep them 4-byte aligned.
+    return v.byteOffset % 4 === 0 ? v : v.slice();
   };
   const strings = (name: string): string[] => (table.getChild(name)?.toArray() ?? []) as string[];
   return {

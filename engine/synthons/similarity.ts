@@ -1,0 +1,175 @@
+/**
+ * Morgan similarity over a synthon space without enumerating it, exact: every product whose
+ * Tanimoto to the query reaches the threshold is found (bounds.ts proves the bound).
+ *
+ * 1. Per reaction and slot, per-synthon bound terms against the query (slotTerms).
+ * 2. Tuples are walked slot by slot with synthons in descending order of what they can add; a
+ *    branch stops as soon as the separable bound falls below the threshold.
+ * 3. Survivors get the OR bound; those at or above the threshold are candidates.
+ * 4. Candidates are assembled (RDKit molzip) and scored exactly in descending bound order; with
+ *    `maxHits` the walk stops once the k-th best score beats the next candidate's bound, so the
+ *    top k are exact too.
+ * Limits: `maxCandidates` and `timeoutMs` end the search early with `timedOut` set.
+ */
+import type { RDKitModule } from '../chem/rdkit.ts';
+import { tanimoto } from '../chem/fingerprint.ts';
+import { assembleProduct } from './assemble.ts';
+import { fpWords, guaranteedRow, popcountWords, slotTerms, tupleBound, type SlotTerms } from './bounds.ts';
+import { tupleId, type OpenSpace } from './space.ts';
+
+export interface SimilarityOptions {
+  /** Lowest Tanimoto returned (0..1). */
+  threshold: number;
+  /** Most hits returned (best first); Infinity for all above the threshold. */
+  maxHits?: number;
+  /** Candidate tuples beyond this end the search (`timedOut`). Default 2,000,000. */
+  maxCandidates?: number;
+  timeoutMs?: number;
+  /** Only these reactions (by id). */
+  reactions?: readonly string[];
+}
+
+export interface SpaceHit {
+  productId: string;
+  smiles: string;
+  similarity: number;
+  reactionId: string;
+  synthons: Array<{ slot: number; synthonId: string; smiles: string }>;
+}
+
+export interface SimilarityResult {
+  hits: SpaceHit[];
+  counts: {
+    /** Tuples the separable bound let through. */
+    screened: number;
+    /** Tuples whose OR bound reached the threshold. */
+    candidates: number;
+    assembled: number;
+    invalid: number;
+    /** Assembled products at or above the threshold. */
+    aboveThreshold: number;
+  };
+  timedOut: boolean;
+  timingMs: { proposal: number; assembly: number };
+}
+
+interface Candidate {
+  reaction: number;
+  synthons: number[];
+  bound: number;
+}
+
+/** Every product at or above the threshold (or the best `maxHits` of them), exactly scored. */
+export function similaritySearch(
+  rd: RDKitModule,
+  space: OpenSpace,
+  queryFp: Uint8Array,
+  opts: SimilarityOptions,
+): SimilarityResult {
+  const t0 = performance.now();
+  const deadline = opts.timeoutMs === undefined ? Infinity : t0 + opts.timeoutMs;
+  const maxCandidates = opts.maxCandidates ?? 2_000_000;
+  const maxHits = opts.maxHits ?? Infinity;
+  const t = Math.max(opts.threshold, 1e-9);
+  const q = fpWords(queryFp);
+  const a = popcountWords(q);
+  const counts = { screened: 0, candidates: 0, assembled: 0, invalid: 0, aboveThreshold: 0 };
+  const candidates: Candidate[] = [];
+  let timedOut = false;
+  const scratch = new Uint32Array(q.length);
+  for (let r = 0; r < space.reactions.length && !timedOut; r++) {
+    const reaction = space.reactions[r];
+    if (opts.reactions && !opts.reactions.includes(reaction.info.id)) continue;
+    const slots = reaction.slots;
+    if (slots.some((s) => s.synthonIds.length === 0)) continue;
+    const terms: SlotTerms[] = slots.map((s) => slotTerms(q, s.guaranteed, s.unstableEnvs));
+    // Most that the slots after s can still add to Σw.
+    const rest = new Int32Array(slots.length + 1);
+    for (let s = slots.length - 1; s >= 0; s--) rest[s] = rest[s + 1] + terms[s].w[terms[s].order[0]];
+    const pick = new Int32Array(slots.length);
+    const walk = (s: number, wSum: number, dMax: number, uSum: number): void => {
+      if (timedOut) return;
+      const ts = terms[s];
+      for (const i of ts.order) {
+        const w = wSum + ts.w[i];
+        const d = Math.max(dMax, ts.d[i]);
+        // Σw only shrinks along `order` and max d only grows, so the first failure ends the loop.
+        if (Math.min(a, w + rest[s + 1]) < t * (a + Math.max(dMax, 0))) break;
+        if (Math.min(a, w + rest[s + 1]) < t * (a + d)) continue;
+        pick[s] = i;
+        const u = uSum + slots[s].unstableEnvs[i];
+        if (s + 1 < slots.length) {
+          walk(s + 1, w, d, u);
+          continue;
+        }
+        counts.screened++;
+        const rows = Array.from(pick, (p, k) => guaranteedRow(slots[k].guaranteed, p));
+        const bound = tupleBound(q, a, rows, u, scratch);
+        if (bound + 1e-9 < t) continue;
+        counts.candidates++;
+        candidates.push({ reaction: r, synthons: Array.from(pick), bound });
+        if (
+          candidates.length >= maxCandidates ||
+          (counts.screened % 4096 === 0 && performance.now() > deadline)
+        ) {
+          timedOut = true;
+          return;
+        }
+      }
+    };
+    walk(0, 0, 0, 0);
+    if (performance.now() > deadline) timedOut = true;
+  }
+  const t1 = performance.now();
+  candidates.sort((x, y) => y.bound - x.bound);
+  const hits: SpaceHit[] = [];
+  for (const c of candidates) {
+    if (hits.length >= maxHits && hits[hits.length - 1].similarity >= c.bound) break;
+    if (performance.now() > deadline) {
+      timedOut = true;
+      break;
+    }
+    const reaction = space.reactions[c.reaction];
+    const smiles = c.synthons.map((i, s) => reaction.slots[s].smiles[i]);
+    const product = assembleProduct(rd, smiles, true);
+    if (!product?.fp) {
+      counts.invalid++;
+      continue;
+    }
+    counts.assembled++;
+    const sim = tanimoto(queryFp, product.fp);
+    if (sim < opts.threshold) continue;
+    counts.aboveThreshold++;
+    insertHit(hits, maxHits, {
+      productId: tupleId(space, c),
+      smiles: product.smiles,
+      similarity: sim,
+      reactionId: reaction.info.id,
+      synthons: c.synthons.map((i, s) => ({
+        slot: s,
+        synthonId: reaction.slots[s].synthonIds[i],
+        smiles: reaction.slots[s].smiles[i],
+      })),
+    });
+  }
+  return {
+    hits,
+    counts,
+    timedOut,
+    timingMs: { proposal: t1 - t0, assembly: performance.now() - t1 },
+  };
+}
+
+/** Keeps `hits` sorted (similarity descending, then product id) and at most `max` long. */
+function insertHit(hits: SpaceHit[], max: number, h: SpaceHit): void {
+  let i = hits.length;
+  while (
+    i > 0 &&
+    (hits[i - 1].similarity < h.similarity ||
+      (hits[i - 1].similarity === h.similarity && hits[i - 1].productId > h.productId))
+  )
+    i--;
+  if (i >= max) return;
+  hits.splice(i, 0, h);
+  if (hits.length > max) hits.pop();
+}
