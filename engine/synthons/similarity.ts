@@ -15,7 +15,8 @@ import type { RDKitModule } from '../chem/rdkit.ts';
 import { tanimoto } from '../chem/fingerprint.ts';
 import { assembleProduct } from './assemble.ts';
 import { fpWords, guaranteedRow, popcountWords, slotTerms, tupleBound, type SlotTerms } from './bounds.ts';
-import { tupleId, type OpenSpace } from './space.ts';
+import { tupleFingerprint } from './graph-zip.ts';
+import { tupleId, tupleSmiles, type OpenSpace } from './space.ts';
 
 export interface SimilarityOptions {
   /** Lowest Tanimoto returned (0..1). */
@@ -123,6 +124,7 @@ export function similaritySearch(
   const t1 = performance.now();
   candidates.sort((x, y) => y.bound - x.bound);
   const hits: SpaceHit[] = [];
+  const pending = new Map<SpaceHit, Candidate>();
   for (const c of candidates) {
     if (hits.length >= maxHits && hits[hits.length - 1].similarity >= c.bound) break;
     if (performance.now() > deadline) {
@@ -130,27 +132,34 @@ export function similaritySearch(
       break;
     }
     const reaction = space.reactions[c.reaction];
-    const smiles = c.synthons.map((i, s) => reaction.slots[s].smiles[i]);
-    const product = assembleProduct(rd, smiles, true);
-    if (!product?.fp) {
-      counts.invalid++;
-      continue;
+    // Score from the zipped graphs where that is exact; RDKit then assembles only the final hits.
+    const fast = tupleFingerprint(rd, reaction.slots, c.synthons, reaction.info.ringForming);
+    let smiles = '';
+    let fp = fast;
+    if (!fp) {
+      const product = assembleProduct(rd, tupleSmiles(space, c), true);
+      if (!product?.fp) {
+        counts.invalid++;
+        continue;
+      }
+      ({ smiles, fp } = product);
     }
     counts.assembled++;
-    const sim = tanimoto(queryFp, product.fp);
+    const sim = tanimoto(queryFp, fp!);
     if (sim < opts.threshold) continue;
     counts.aboveThreshold++;
-    insertHit(hits, maxHits, {
-      productId: tupleId(space, c),
-      smiles: product.smiles,
-      similarity: sim,
-      reactionId: reaction.info.id,
-      synthons: c.synthons.map((i, s) => ({
-        slot: s,
-        synthonId: reaction.slots[s].synthonIds[i],
-        smiles: reaction.slots[s].smiles[i],
-      })),
-    });
+    const hit = hitOf(space, c, smiles, sim);
+    if (insertHit(hits, maxHits, hit) && !smiles) pending.set(hit, c);
+  }
+  for (let i = 0; i < hits.length; i++) {
+    const c = pending.get(hits[i]);
+    if (!c) continue;
+    const product = assembleProduct(rd, tupleSmiles(space, c));
+    if (product) hits[i].smiles = product.smiles;
+    else {
+      counts.invalid++;
+      hits.splice(i--, 1);
+    }
   }
   return {
     hits,
@@ -160,8 +169,23 @@ export function similaritySearch(
   };
 }
 
-/** Keeps `hits` sorted (similarity descending, then product id) and at most `max` long. */
-function insertHit(hits: SpaceHit[], max: number, h: SpaceHit): void {
+function hitOf(space: OpenSpace, c: Candidate, smiles: string, similarity: number): SpaceHit {
+  const reaction = space.reactions[c.reaction];
+  return {
+    productId: tupleId(space, c),
+    smiles,
+    similarity,
+    reactionId: reaction.info.id,
+    synthons: c.synthons.map((i, s) => ({
+      slot: s,
+      synthonId: reaction.slots[s].synthonIds[i],
+      smiles: reaction.slots[s].smiles[i],
+    })),
+  };
+}
+
+/** Keeps `hits` sorted (similarity descending, then product id), at most `max`; false if not kept. */
+function insertHit(hits: SpaceHit[], max: number, h: SpaceHit): boolean {
   let i = hits.length;
   while (
     i > 0 &&
@@ -169,7 +193,8 @@ function insertHit(hits: SpaceHit[], max: number, h: SpaceHit): void {
       (hits[i - 1].similarity === h.similarity && hits[i - 1].productId > h.productId))
   )
     i--;
-  if (i >= max) return;
+  if (i >= max) return false;
   hits.splice(i, 0, h);
   if (hits.length > max) hits.pop();
+  return true;
 }

@@ -83,9 +83,17 @@ function shortestPath(g: MolGraph, from: number, to: number): number[] {
 export function unstableAtoms(g: MolGraph, ringForming: boolean): Set<number> {
   const d = dummies(g);
   const out = new Set<number>(d);
-  if (!ringForming || d.length < 2) return out;
-  for (let i = 0; i < d.length; i++)
-    for (let j = i + 1; j < d.length; j++) for (const a of shortestPath(g, d[i], d[j])) out.add(a);
+  // A ring atom joined by a double or aromatic connector bond: the partner atom can change how
+  // RDKit perceives the ring's aromaticity, so the whole ring system is unstable.
+  for (const x of d)
+    for (let k = g.adjStart[x]; k < g.adjStart[x + 1]; k++) {
+      const b = g.adjBond[k];
+      if ((g.order[b] !== 1 || g.bondAromatic[b]) && g.atomRings[g.adjAtom[k]] > 0) out.add(g.adjAtom[k]);
+    }
+  if (ringForming && d.length >= 2)
+    for (let i = 0; i < d.length; i++)
+      for (let j = i + 1; j < d.length; j++) for (const a of shortestPath(g, d[i], d[j])) out.add(a);
+  if (out.size === d.length) return out;
   // Widen to ring systems (rings sharing an atom), repeating until nothing is added.
   let grew = true;
   while (grew) {
