@@ -198,3 +198,35 @@ function insertHit(hits: SpaceHit[], max: number, h: SpaceHit): boolean {
   if (hits.length > max) hits.pop();
   return true;
 }
+
+/** Thresholds tried in turn by `similarityTopK` until k products are found. */
+export const TOPK_THRESHOLDS = [0.7, 0.55, 0.45, 0.35, 0.25] as const;
+
+/**
+ * The best k products: exact searches at falling thresholds until one finds k products (then the
+ * top k are exact), or the lowest threshold is reached (then every product above it is returned).
+ */
+export function similarityTopK(
+  rd: RDKitModule,
+  space: OpenSpace,
+  queryFp: Uint8Array,
+  k: number,
+  opts: { timeoutMs?: number; maxCandidates?: number; floor?: number } = {},
+): SimilarityResult & { threshold: number } {
+  const start = performance.now();
+  const floor = opts.floor ?? TOPK_THRESHOLDS[TOPK_THRESHOLDS.length - 1];
+  const steps = [...TOPK_THRESHOLDS.filter((t) => t > floor), floor];
+  let last: (SimilarityResult & { threshold: number }) | undefined;
+  for (const threshold of steps) {
+    const left = opts.timeoutMs === undefined ? undefined : opts.timeoutMs - (performance.now() - start);
+    const res = similaritySearch(rd, space, queryFp, {
+      threshold,
+      maxHits: k,
+      timeoutMs: left === undefined ? undefined : Math.max(0, left),
+      maxCandidates: opts.maxCandidates,
+    });
+    last = { ...res, threshold };
+    if (res.hits.length >= k || res.timedOut) break;
+  }
+  return last!;
+}

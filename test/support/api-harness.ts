@@ -6,6 +6,9 @@ import { createSearchPool, type SearchPool } from '../../engine/search/index.ts'
 import type { Catalog } from '../../engine/catalog/index.ts';
 import { buildApp } from '../../api/app.ts';
 import { createCatalogSearchService } from '../../api/services/catalog-search.ts';
+import { withSynthonSpaces } from '../../api/services/space-search.ts';
+import { createSpacePool } from '../../engine/synthons/space-pool.ts';
+import { readManifest } from '../../engine/synthons/format.ts';
 
 export interface ApiHarness {
   app: FastifyInstance;
@@ -18,7 +21,7 @@ export interface ApiHarness {
 /** The real API over real catalogs, a real engine pool and an in-memory PGlite store. */
 export async function startApiHarness(
   catalogs: Catalog[],
-  opts: { tierLimits?: Record<string, number>; tier?: string } = {},
+  opts: { tierLimits?: Record<string, number>; tier?: string; spaceDirs?: string[] } = {},
 ): Promise<ApiHarness> {
   const log = createLogger({ level: 'warn', pretty: false });
   const store = await openStore(
@@ -27,7 +30,22 @@ export async function startApiHarness(
   );
   const pool = createSearchPool({ threads: 2, log });
   for (const c of catalogs) await pool.loadCatalog(c);
-  const search = await createCatalogSearchService({ catalogs, pool, log });
+  const catalogSearch = await createCatalogSearchService({ catalogs, pool, log });
+  // Synthon spaces (built directories) on their own engine thread, when a test gives some.
+  const spacePool = opts.spaceDirs?.length ? createSpacePool({ dirs: opts.spaceDirs }) : undefined;
+  const search = spacePool
+    ? await withSynthonSpaces(
+        catalogSearch,
+        await Promise.all(
+          opts.spaceDirs!.map(async (d) => ({
+            manifest: await readManifest(d),
+            vendor: 'test',
+            website: '',
+          })),
+        ),
+        spacePool,
+      )
+    : catalogSearch;
   const app = await buildApp({
     log,
     accounts: store.accounts,
@@ -43,6 +61,7 @@ export async function startApiHarness(
     async close() {
       await app.close();
       await pool.close();
+      await spacePool?.close();
       await store.close();
     },
   };
