@@ -20,6 +20,9 @@ import { createSubstructureRunner } from '../engine/substructure/index.ts';
 import { createFilterPool } from '../engine/filters/index.ts';
 import { buildApp } from '../api/app.ts';
 import { createCatalogSearchService } from '../api/services/catalog-search.ts';
+import { withSynthonSpaces } from '../api/services/space-search.ts';
+import { ensureBundledSpaces, listSpaces, readBundledSpaces } from '../engine/synthons/bundled.ts';
+import { createSpacePool } from '../engine/synthons/space-pool.ts';
 import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
 import { createApiServices } from './api-services.ts';
 import { openWorkerDeps } from './worker-deps.ts';
@@ -149,7 +152,27 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     log.info({ catalogs: catalogs.map((c) => c.manifest.id) }, 'catalogs loaded');
     const filterPool = createFilterPool({ threads: 1 });
     cleanups.push(() => filterPool.close());
-    const search = await createCatalogSearchService({ catalogs, pool, log, filterPool, fleet });
+    const catalogSearch = await createCatalogSearchService({ catalogs, pool, log, filterPool, fleet });
+    // Synthon spaces (bundled ones built on first start, seconds) beside the catalogs.
+    const spaceDir = resolve(config.dataDir, 'spaces');
+    const bundledSpaces = await readBundledSpaces(REPO_ROOT);
+    if (opts.ensureCatalogs ?? config.buildBundledCatalogs)
+      await abortable(ensureBundledSpaces({ spaceDir, repoRoot: REPO_ROOT, log }), opts.signal);
+    const spaces = await listSpaces(
+      spaceDir,
+      bundledSpaces.map((b) => b.id),
+    );
+    const spacePool = createSpacePool({ dirs: spaces.map((s) => s.dir) });
+    cleanups.push(() => spacePool.close());
+    const search = await withSynthonSpaces(
+      catalogSearch,
+      spaces.map((s) => {
+        const b = bundledSpaces.find((x) => x.id === s.manifest.id)!;
+        return { manifest: s.manifest, vendor: b.vendor, website: b.website, license: b.license };
+      }),
+      spacePool,
+    );
+    log.info({ spaces: spaces.map((s) => s.manifest.id) }, 'synthon spaces loaded');
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.push(() => connection.close());
     const workflows = new Client({ connection, namespace: config.temporal.namespace }).workflow;

@@ -12,6 +12,9 @@ import { createLocalObjectStore, type ObjectStore } from '../../platform/object-
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { withSynthonSpaces } from '../../api/services/space-search.ts';
+import { createSpacePool } from '../../engine/synthons/space-pool.ts';
+import { readManifest } from '../../engine/synthons/format.ts';
 
 export interface ApiHarness {
   app: FastifyInstance;
@@ -28,7 +31,12 @@ export interface ApiHarness {
 /** The real API over real catalogs, a real engine pool and an in-memory PGlite store. */
 export async function startApiHarness(
   catalogs: Catalog[],
-  opts: { tierLimits?: Record<string, number>; tier?: string; analysis?: boolean } = {},
+  opts: {
+    tierLimits?: Record<string, number>;
+    tier?: string;
+    analysis?: boolean;
+    spaceDirs?: string[];
+  } = {},
 ): Promise<ApiHarness> {
   const log = createLogger({ level: 'warn', pretty: false });
   const store = await openStore(
@@ -37,7 +45,22 @@ export async function startApiHarness(
   );
   const pool = createSearchPool({ threads: 2, log });
   for (const c of catalogs) await pool.loadCatalog(c);
-  const search = await createCatalogSearchService({ catalogs, pool, log });
+  const catalogSearch = await createCatalogSearchService({ catalogs, pool, log });
+  // Synthon spaces (built directories) on their own engine thread, when a test gives some.
+  const spacePool = opts.spaceDirs?.length ? createSpacePool({ dirs: opts.spaceDirs }) : undefined;
+  const search = spacePool
+    ? await withSynthonSpaces(
+        catalogSearch,
+        await Promise.all(
+          opts.spaceDirs!.map(async (d) => ({
+            manifest: await readManifest(d),
+            vendor: 'test',
+            website: '',
+          })),
+        ),
+        spacePool,
+      )
+    : catalogSearch;
   // The analysis routes: a real analysis thread and a local object store for stored clusterings.
   let analysisPool: AnalysisPool | undefined;
   let objectsDir: string | undefined;
@@ -72,6 +95,7 @@ export async function startApiHarness(
       await pool.close();
       await analysisPool?.close();
       if (objectsDir) await rm(objectsDir, { recursive: true, force: true });
+      await spacePool?.close();
       await store.close();
     },
   };
