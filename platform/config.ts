@@ -194,7 +194,10 @@ function scanListen(env: Env): { scanHost: string; scanPort: number } {
   const raw = str(env, 'SCAN_LISTEN') ?? '127.0.0.1:0';
   const m = /^([\w.-]+):(\d{1,5})$/.exec(raw);
   if (!m || Number(m[2]) > 65535)
-    throw new ConfigError('SCAN_LISTEN', `expected host:port such as 127.0.0.1:7300, got ${JSON.stringify(raw)}`);
+    throw new ConfigError(
+      'SCAN_LISTEN',
+      `expected host:port such as 127.0.0.1:7300, got ${JSON.stringify(raw)}`,
+    );
   return { scanHost: m[1], scanPort: Number(m[2]) };
 }
 
