@@ -213,6 +213,28 @@ describe('GET /molsearch (morgan)', () => {
     expect(smiles).toHaveLength(10);
   });
 
+  it('gives one pair one score: /molsearch, batch and single-input centroid all answer the exact double', async () => {
+    const qi = 7;
+    const base = { search_type: 'morgan', db_names: ['refcat_a', 'refcat_b'], n_neighbors: 15 };
+    const input = ref.molecules[qi].input;
+    const single = (await get(`/molsearch?${q({ ...base, search_input: input })}`)).json();
+    const batch = (
+      await get(`/batch_search?${q({ ...base, search_input: [input], search_mode: 'batch' })}`)
+    ).json();
+    const centroid = (
+      await get(`/batch_search?${q({ ...base, search_input: [input], search_mode: 'centroid' })}`)
+    ).json();
+    const scores = (p: { neighbors: { id: string; similarity: number }[] }) =>
+      Object.fromEntries(p.neighbors.map((n) => [n.id, n.similarity]));
+    const want = scores(single);
+    expect(scores(batch[0])).toEqual(want);
+    expect(scores(centroid)).toEqual(want);
+    // Exactly RDKit's value (both / either of the Python on-bits), not a float32 widened.
+    for (const [id, s] of Object.entries(want))
+      expect(s, id).toBe(referenceTanimoto(ref.molecules[qi].on_bits, ref.molecules[ids.get(id)!].on_bits));
+    expect(Object.values(want).some((s) => Math.fround(s) !== s)).toBe(true);
+  });
+
   it('serves /molsearch_simple with the same neighbours', async () => {
     const a = await get(
       `/molsearch_simple?${q({ search_input: 'c1ccncc1C(=O)N', search_type: 'morgan', db_names: 'refcat_a', n_neighbors: 7 })}`,
