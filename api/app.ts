@@ -9,6 +9,7 @@ import { registerAuth, type AccountsPort } from './plugins/auth.ts';
 import { normalizeLegacyQuery } from './plugins/legacy-query.ts';
 import { rejectNulBytes } from './plugins/input-guard.ts';
 import { registerValidators } from './plugins/validators.ts';
+import { documentAllStatuses } from './plugins/openapi-statuses.ts';
 import type { SearchService } from './services/search-service.ts';
 import type { JobService } from './services/jobs.ts';
 import type { DownloadService } from './services/jobs-downloads.ts';
@@ -93,6 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerErrorHandler(app);
   registerValidators(app);
+  documentAllStatuses(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -8,6 +8,8 @@ const MAX_DEPTH = 64;
 function nulPath(value: unknown, path: (string | number)[], depth = 0): (string | number)[] | undefined {
   if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
   if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return undefined;
+  // Raw bodies (uploads) are bytes, checked by their own route; never walked byte by byte.
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const p = nulPath(value[i], [...path, i], depth + 1);

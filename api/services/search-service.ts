@@ -10,7 +10,17 @@ export const SEARCH_QUALITIES = ['fast', 'accurate', 'very_accurate', '100', '10
 export type SearchQuality = (typeof SEARCH_QUALITIES)[number];
 
 /** Legacy filters: every value the interface names; AVAILABLE_FILTERS are the ones served now. */
-export const FILTERS = ['No solvents', 'Lipinsky', 'QED', 'PAINS', 'Substructure', 'Superstructure'] as const;
+export const FILTERS = [
+  'No solvents',
+  'Lipinsky',
+  'QED',
+  'PAINS',
+  'Substructure',
+  'Superstructure',
+  'Murcko scaffold hop',
+  'Regioisomers',
+  'No rare atoms',
+] as const;
 export type FilterName = (typeof FILTERS)[number];
 
 export const ORDERINGS = [

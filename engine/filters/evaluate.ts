@@ -12,9 +12,18 @@ import {
   type QedQueries,
 } from './qed.ts';
 import { compilePains, type PainsMatcher } from './pains.ts';
+import { isRegioisomer, isScaffoldHop, moleculeFacts, queryFacts, type QueryFacts } from './medchem.ts';
 
 /** Filters that need RDKit for every candidate. */
-export const RDKIT_FILTERS = ['QED', 'PAINS', 'Substructure', 'Superstructure'] as const;
+export const RDKIT_FILTERS = [
+  'QED',
+  'PAINS',
+  'Substructure',
+  'Superstructure',
+  'Murcko scaffold hop',
+  'Regioisomers',
+  'No rare atoms',
+] as const;
 export type RDKitFilterName = (typeof RDKIT_FILTERS)[number];
 
 /** The legacy `QED` filter keeps molecules with QED >= this (Bickerton's "attractive" cut-off). */
@@ -54,6 +63,7 @@ export interface FilterContext {
   qed?: QedQueries;
   pains?: PainsMatcher;
   query?: { smiles: string; mol: RDKitMol };
+  queryFacts?: { smiles: string; facts: QueryFacts };
 }
 
 /** A context over `rd`; queries are compiled on first use. */
@@ -73,6 +83,17 @@ function queryMol(ctx: FilterContext, smiles: string): RDKitMol {
   ctx.query?.mol.delete();
   ctx.query = { smiles, mol };
   return mol;
+}
+
+function queryFactsOf(ctx: FilterContext, smiles: string): QueryFacts {
+  if (ctx.queryFacts?.smiles === smiles) return ctx.queryFacts.facts;
+  const facts = queryFacts(ctx.rd, smiles);
+  if (!facts)
+    throw Object.assign(new Error(`could not parse query SMILES ${JSON.stringify(smiles)}`), {
+      code: 'invalid_smiles',
+    });
+  ctx.queryFacts = { smiles, facts };
+  return facts;
 }
 
 function qedOf(ctx: FilterContext, mol: RDKitMol, base: QedBaseDescriptors | null | undefined): number {
@@ -100,9 +121,12 @@ export function evaluateFilters(ctx: FilterContext, req: FilterRequest): FilterV
   const pass = new Uint8Array(n);
   const qedValues = want.has('QED') ? new Float64Array(n).fill(NaN) : undefined;
   const needsQuery = want.has('Substructure') || want.has('Superstructure');
-  if (needsQuery && !req.query)
-    throw new Error('Substructure and Superstructure filters need the query molecule');
+  const needsFacts = want.has('Murcko scaffold hop') || want.has('Regioisomers');
+  if ((needsQuery || needsFacts) && !req.query)
+    throw new Error('Substructure, Superstructure, scaffold and isomer filters need the query molecule');
   const q = needsQuery ? queryMol(ctx, req.query!) : undefined;
+  const qf = needsFacts ? queryFactsOf(ctx, req.query!) : undefined;
+  const needsMolFacts = needsFacts || want.has('No rare atoms');
   if (want.has('PAINS')) ctx.pains ??= compilePains(ctx.rd);
   for (let i = 0; i < n; i++) {
     const mol = ctx.rd.get_mol(req.smiles[i]);
@@ -119,6 +143,12 @@ export function evaluateFilters(ctx: FilterContext, req: FilterRequest): FilterV
       if (ok && want.has('Substructure')) ok = mol.get_substruct_match(q!) !== '{}';
       if (ok && want.has('Superstructure')) ok = q!.get_substruct_match(mol) !== '{}';
       if (ok && want.has('PAINS')) ok = !ctx.pains!.any(mol);
+      if (ok && needsMolFacts) {
+        const f = moleculeFacts(ctx.rd, mol, req.smiles[i]);
+        if (want.has('No rare atoms')) ok = f.commonElementsOnly;
+        if (ok && want.has('Murcko scaffold hop')) ok = isScaffoldHop(f, qf!);
+        if (ok && want.has('Regioisomers')) ok = isRegioisomer(f, qf!);
+      }
       pass[i] = ok ? 1 : 0;
     } finally {
       mol.delete();

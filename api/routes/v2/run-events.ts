@@ -62,7 +62,13 @@ export function registerRunEventRoutes(app: App, runs: RunsService, opts: { even
           'Server-sent events of a run (id: sequence); resumes after Last-Event-ID or ?after; ends after the terminal event',
         params: IdParams,
         querystring: StreamQuery,
-        response: { ...errorResponses },
+        response: {
+          200: {
+            description: 'A text/event-stream of run events (id: sequence, event: type, data: the event)',
+            content: { 'text/event-stream': { schema: Type.String() } },
+          },
+          ...errorResponses,
+        },
       },
     },
     async (request, reply) => {

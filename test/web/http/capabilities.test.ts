@@ -27,6 +27,9 @@ describe('capabilities read from the service', () => {
       'PAINS',
       'Substructure',
       'Superstructure',
+      'Murcko scaffold hop',
+      'Regioisomers',
+      'No rare atoms',
     ]);
     expect(caps.orderings).toContain('Morgan Tanimoto');
     expect(caps.maxSyncNeighbors).toBe(100);

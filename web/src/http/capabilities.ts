@@ -84,7 +84,9 @@ const atMost = (doc: Json, path: string, name: string, fallback: number): number
   const p = param(doc, path, name);
   const text = `${p?.description ?? ''} ${p?.schema?.description ?? ''}`;
   const m = /at most ([\d,]+)/i.exec(text);
-  return p?.schema?.maximum ?? (m ? Number(m[1].replace(/,/g, '')) : fallback);
+  // The description's "at most N" is what a request gets back; the schema's maximum can be the
+  // bound of the integer itself (/molsearch caps larger n_neighbors at 100 with a remark).
+  return m ? Number(m[1].replace(/,/g, '')) : (p?.schema?.maximum ?? fallback);
 };
 
 /** The visualise operation (legacy style: /visualize or /visualise, not the file variant). */

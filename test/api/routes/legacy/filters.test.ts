@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,12 @@ import { loadFilterReference, type FilterReferenceMolecule } from '../../../engi
 // Python RDKit (test/fixtures/filters-reference.json), the ranking from the engine (checked against
 // RDKit in legacy-search.test.ts).
 const ref = loadFilterReference();
+const medchem = JSON.parse(
+  readFileSync(new URL('../../../fixtures/medchem-filters-reference.json', import.meta.url), 'utf8'),
+) as {
+  molecules: { smiles: string; no_rare_atoms: boolean }[];
+  queries: { smiles: string; scaffold_hop: boolean[]; regioisomer: boolean[] }[];
+};
 let h: ApiHarness;
 
 beforeAll(async () => {
@@ -124,12 +131,47 @@ describe('legacy filters on GET /molsearch', () => {
     );
   });
 
-  it('rejects an unknown filter with a 422 listing the six allowed values', async () => {
+  it('Murcko scaffold hop and No rare atoms keep exactly the neighbours Python RDKit keeps', async () => {
+    // medchem-filters-reference.json lists the inputs of this catalog first, by the same SMILES.
+    const index = new Map(medchem.molecules.map((m, i) => [m.smiles, i]));
+    const verdict = (list: boolean[]) => (m: FilterReferenceMolecule) => list[index.get(m.input)!];
+    const aspirin = medchem.queries.find((x) => x.smiles === 'CC(=O)Oc1ccccc1C(=O)O')!;
+    await expectFiltered(aspirin.smiles, ['Murcko scaffold hop'], verdict(aspirin.scaffold_hop));
+    const rare = medchem.molecules.map((m) => m.no_rare_atoms);
+    const got = await rows({
+      search_input: 'c1ccccc1',
+      n_neighbors: 100,
+      filter_molecules: 'true',
+      filtering: 'No rare atoms',
+    });
+    expect(got.length).toBeGreaterThan(0);
+    for (const r of got) expect(verdict(rare)(molOf(r)), r.smiles).toBe(true);
+    const regio = await search({
+      search_input: 'CC(=O)Oc1ccccc1C(=O)O',
+      filter_molecules: 'true',
+      filtering: 'Regioisomers',
+    });
+    expect(regio.statusCode).toBe(200);
+    for (const r of regio.json().neighbors as Row[])
+      expect(verdict(aspirin.regioisomer)(molOf(r)), r.smiles).toBe(true);
+  });
+
+  it('rejects an unknown filter with a 422 listing the allowed values', async () => {
     const res = await search({ search_input: 'CCO', filter_molecules: 'true', filtering: 'Druglike' });
     expect(res.statusCode).toBe(422);
     const d = res.json().detail[0];
     expect(d.loc).toEqual(['query', 'filtering']);
-    for (const v of ['No solvents', 'Lipinsky', 'QED', 'PAINS', 'Substructure', 'Superstructure'])
+    for (const v of [
+      'No solvents',
+      'Lipinsky',
+      'QED',
+      'PAINS',
+      'Substructure',
+      'Superstructure',
+      'Murcko scaffold hop',
+      'Regioisomers',
+      'No rare atoms',
+    ])
       expect(d.msg).toContain(v);
   });
 
