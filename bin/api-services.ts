@@ -18,6 +18,9 @@ import { createFileService } from '../api/services/jobs-files.ts';
 import { createSynthonJobService } from '../api/services/synthon-jobs.ts';
 import { createAdmetService, type AdmetService } from '../api/services/admet.ts';
 import { createV2SearchService } from '../api/services/v2-search.ts';
+import { withV2Spaces } from '../api/services/v2-space-search.ts';
+import type { SpaceEntry } from '../api/services/space-search.ts';
+import type { SpacePool } from '../engine/synthons/space-pool.ts';
 import { createSelectionsService } from '../api/services/selections.ts';
 import { createRunsService } from '../api/services/runs.ts';
 
@@ -31,6 +34,8 @@ export interface ApiServiceDeps {
   libraries: LibraryRegistry;
   selectionPool: SelectionPool;
   substructure: SubstructureRunner;
+  /** Synthon spaces and the pool that searches them (absent: none served). */
+  spaces?: { entries: SpaceEntry[]; pool: SpacePool };
 }
 
 export interface ApiServices {
@@ -64,7 +69,13 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
     },
     admet,
     v2: {
-      search: createV2SearchService({ libraries: deps.libraries, substructure: deps.substructure }),
+      search: deps.spaces
+        ? withV2Spaces(
+            createV2SearchService({ libraries: deps.libraries, substructure: deps.substructure }),
+            deps.spaces.entries,
+            deps.spaces.pool,
+          )
+        : createV2SearchService({ libraries: deps.libraries, substructure: deps.substructure }),
       selections: createSelectionsService({ libraries: deps.libraries, selectionPool: deps.selectionPool }),
       runs: createRunsService({
         runs: store.runs,
