@@ -21,6 +21,9 @@ import { createAnalysisService, type AnalysisService } from '../api/services/ana
 import { createAnalysisPool } from '../engine/analysis/index.ts';
 import { createV2SearchService } from '../api/services/v2-search.ts';
 import type { ThreeDStatusService } from '../api/services/three-d-status.ts';
+import { withV2Spaces } from '../api/services/v2-space-search.ts';
+import type { SpaceEntry } from '../api/services/space-search.ts';
+import type { SpacePool } from '../engine/synthons/space-pool.ts';
 import { createSelectionsService } from '../api/services/selections.ts';
 import { createRunsService } from '../api/services/runs.ts';
 
@@ -35,6 +38,8 @@ export interface ApiServiceDeps {
   selectionPool: SelectionPool;
   substructure: SubstructureRunner;
   threeD?: ThreeDStatusService;
+  /** Synthon spaces and the pool that searches them (absent: none served). */
+  spaces?: { entries: SpaceEntry[]; pool: SpacePool };
 }
 
 export interface ApiServices {
@@ -72,11 +77,14 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
     admet,
     analysis: createAnalysisService({ pool: analysisPool, search, objects, jobs }),
     v2: {
-      search: createV2SearchService({
-        libraries: deps.libraries,
-        substructure: deps.substructure,
-        threeD: deps.threeD,
-      }),
+      search: (() => {
+        const base = createV2SearchService({
+          libraries: deps.libraries,
+          substructure: deps.substructure,
+          threeD: deps.threeD,
+        });
+        return deps.spaces ? withV2Spaces(base, deps.spaces.entries, deps.spaces.pool) : base;
+      })(),
       selections: createSelectionsService({ libraries: deps.libraries, selectionPool: deps.selectionPool }),
       runs: createRunsService({
         runs: store.runs,

@@ -164,14 +164,11 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     );
     const spacePool = createSpacePool({ dirs: spaces.map((s) => s.dir) });
     cleanups.push(() => spacePool.close());
-    const search = await withSynthonSpaces(
-      catalogSearch,
-      spaces.map((s) => {
-        const b = bundledSpaces.find((x) => x.id === s.manifest.id)!;
-        return { manifest: s.manifest, vendor: b.vendor, website: b.website, license: b.license };
-      }),
-      spacePool,
-    );
+    const spaceEntries = spaces.map((s) => {
+      const b = bundledSpaces.find((x) => x.id === s.manifest.id)!;
+      return { manifest: s.manifest, vendor: b.vendor, website: b.website, license: b.license };
+    });
+    const search = await withSynthonSpaces(catalogSearch, spaceEntries, spacePool);
     log.info({ spaces: spaces.map((s) => s.manifest.id) }, 'synthon spaces loaded');
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.push(() => connection.close());
@@ -214,6 +211,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     cleanups.push(() => shape.close());
 
     const services = createApiServices({
+      spaces: { entries: spaceEntries, pool: spacePool },
       config,
       log,
       store,

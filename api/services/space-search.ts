@@ -32,7 +32,8 @@ function spaceInfo(s: SpaceEntry): DatabaseInfo {
     release: m.createdAt.slice(0, 10),
     kind: 'synthon',
     molecules: m.counts.products,
-    searchTypes: ['morgan'],
+    // synthongpt on a space is the synthon search with the morgan scorer: the same exact search.
+    searchTypes: ['morgan', 'synthongpt'],
     hasPredictions: false,
     license: s.license,
     source: m.source,

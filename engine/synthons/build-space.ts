@@ -111,9 +111,10 @@ export async function buildSpace(opts: BuildSpaceOptions): Promise<BuildSpaceRes
   const tsv = rejects.map((r) => `${r.line}\t${r.reason}\t${r.text.replace(/[\t\n]/g, ' ')}`).join('\n');
   await writeFile(join(opts.out, 'rejects.tsv'), `line\treason\ttext\n${tsv}${tsv ? '\n' : ''}`);
   await writeAtomic(join(opts.out, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  const note = resumed ? ` (${resumed} reactions resumed)` : '';
   progress.finish(
     `space ${opts.id}: ${counts.reactions} reactions, ${counts.synthons} synthons, ` +
-      `${counts.products} products, ${counts.rejected} rejected${resumed ? ` (${resumed} reactions resumed)` : ''}`,
+      `${counts.products} products, ${counts.rejected} rejected${note}`,
   );
   return { manifest, rejects, resumed };
 }

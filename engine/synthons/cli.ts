@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import { buildSpace } from './build-space.ts';
 import { SynthonFormatError } from './parse.ts';
 
-export const SPACE_BUILD_USAGE = `usage: molsearch space build --input FILE --out DIR --id ID [--name NAME] [--source TEXT]
+export const SPACE_BUILD_USAGE = `usage: molsearch space build --input FILE --out DIR --id ID
+       [--name NAME] [--source TEXT]
 FILE is RDKit's synthon text format (header "SMILES synton_id synton# reaction_id [release]") or the
 Chemspace form ("SMILES,synton_id,synton_role,reaction_id"), tab-, space- or comma-separated,
 optionally .gz. Rejected lines go to DIR/rejects.tsv with line numbers and reasons.

@@ -31,6 +31,8 @@ SPACES = {
     'triazole_space': 'triazole_space_enum.smi',
     'doebner_miller_space': 'doebner_miller_space_enum.smi',
 }
+# Substructure queries (SMARTS) with brute-force matches over each enumeration.
+SUBSTRUCTURES = ['c1ccncc1', 'C(=O)N', '[#7]-[#6](=O)-[#7]', 'c1nnc[nH0]1', 'FC(F)', 'c1ccc2ncccc2c1', 'S']
 DRUGS = ['CC(=O)Nc1ccc(O)cc1', 'O=C(NCc1ccco1)c1ccc(Cl)cc1Cl', 'Cc1ccc(C(=O)NC2CCN(C)CC2)cc1']
 
 
@@ -91,6 +93,11 @@ def main():
             entries.append({'query': q, 'above_cutoff': above, 'top': top, 'rdkit_sss_hits': rdkit_hits})
             print(space, q, len(above), 'RDKit SSS found', len(set(rdkit_hits) & {s for s, _ in above}), flush=True)
         fixture['spaces'][space] = entries
+        subs = {}
+        for smarts in SUBSTRUCTURES:
+            patt = Chem.MolFromSmarts(smarts)
+            subs[smarts] = sorted({smi for smi, _ in products if Chem.MolFromSmiles(smi).HasSubstructMatch(patt)})
+        fixture.setdefault('substructure', {})[space] = subs
     out = FIXTURES / 'similarity-reference.json'
     out.write_text(json.dumps(fixture, indent=1) + '\n')
     print('wrote', out)

@@ -55,7 +55,9 @@ const Hit = Open({
   smiles: Type.String(),
   product_id: Type.String(),
   price: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
-  reaction_id: Type.Null(),
+  reaction_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'the reaction of a synthon-space product',
+  }),
 });
 const Envelope = Open({
   request_id: Type.String(),

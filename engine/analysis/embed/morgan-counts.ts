@@ -85,7 +85,7 @@ export function morganEnvironments(
   const seen = new Set<string>();
   for (let layer = 0; layer < radius; layer++) {
     const next = new Uint32Array(g.n);
-    const round: Array<{ key: string; code: number; atom: number }> = [];
+    const round = new Map<string, { code: number; atom: number }>();
     for (let a = 0; a < g.n; a++) {
       if (dead[a]) continue;
       if (degree(g, a) === 0) {
@@ -104,17 +104,26 @@ export function morganEnvironments(
       let code = combine(layer, cur[a]);
       for (const [bt, inv] of nbrs) code = combine(code, hashPair(bt, inv));
       next[a] = code;
-      round.push({ key: roundNbhd.subarray(a * words, (a + 1) * words).join(','), code, atom: a });
-    }
-    round.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.code - y.code || x.atom - y.atom));
-    for (const env of round) {
-      if (seen.has(env.key)) dead[env.atom] = 1;
-      else {
-        seen.add(env.key);
-        codes.push(env.code);
-        atoms.push(env.atom);
-        radii.push(layer + 1);
+      let key = String(roundNbhd[a * words]);
+      for (let w = 1; w < words; w++) key += ',' + roundNbhd[a * words + w];
+      if (seen.has(key)) {
+        dead[a] = 1;
+        continue;
       }
+      // Of the atoms with this neighbourhood the smallest code wins, then the lowest index (the
+      // first of RDKit's sorted tuples); the others are dead. No full sort is needed for that.
+      const best = round.get(key);
+      if (!best) round.set(key, { code, atom: a });
+      else if (code < best.code) {
+        dead[best.atom] = 1;
+        round.set(key, { code, atom: a });
+      } else dead[a] = 1;
+    }
+    for (const [key, env] of round) {
+      seen.add(key);
+      codes.push(env.code);
+      atoms.push(env.atom);
+      radii.push(layer + 1);
     }
     cur = next;
     atomNbhd = roundNbhd.slice();

@@ -54,6 +54,18 @@ describe('synthon spaces in the legacy API', () => {
     expect(body.neighbors[0].id.split(';').length).toBeGreaterThanOrEqual(3);
   });
 
+  it('search_type=synthongpt searches the space too (morgan scorer); a catalog refuses it', async () => {
+    const e = fixture.spaces.idorsia_toy_space_a[2];
+    const res = await get(
+      `/molsearch?search_input=${encodeURIComponent(e.query)}&search_type=synthongpt&db_names=idorsia&n_neighbors=3`,
+    );
+    expect(res.statusCode).toBe(200);
+    const sims = res.json().neighbors.map((n: { similarity: number }) => n.similarity);
+    expect(sims).toEqual(e.top.slice(0, 3).map((t) => expect.closeTo(t[1], 5)));
+    const cat = await get(`/molsearch?search_input=CCO&search_type=synthongpt&db_names=refcat`);
+    expect(cat.statusCode).toBe(422);
+  });
+
   it('a bad SMILES on a space is a 422 naming search_input', async () => {
     const res = await get('/molsearch?search_input=C1CC&search_type=morgan&db_names=idorsia');
     expect(res.statusCode).toBe(422);

@@ -1,0 +1,152 @@
+/**
+ * Synthon spaces in the synchronous v2 capabilities: `/api/v2/catalog` lists them (kind
+ * `synthon`, product and reaction counts, capabilities), and `search` and `sample` on a space's
+ * `database_id` run on the space pool's thread; hits carry `reaction_id` and, with
+ * `include_synthons`, `synthons: [{slot, synthon_id, smiles}]`. Everything else goes to the
+ * catalog service unchanged.
+ */
+import { invalidSmiles } from '../../platform/errors.ts';
+import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
+import type { SpacePool } from '../../engine/synthons/space-pool.ts';
+import { ENGINE_VERSION, type SampleRequest, type SearchRequest, type V2SearchService } from './v2-search.ts';
+import type { SpaceEntry } from './space-search.ts';
+
+const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
+// Space answers are the catalog answers' shapes plus reranking counts, reaction ids and synthons:
+// typed as the base service's (the route schemas are open), hence these two aliases.
+type SearchAnswer = Awaited<ReturnType<V2SearchService['search']>>;
+type SampleAnswer = Awaited<ReturnType<V2SearchService['sample']>>;
+const SPACE_TIMEOUT_MS = 20_000;
+
+type Synthons = Array<{ slot: number; synthonId: string; smiles: string }>;
+const synthonsOut = (include: boolean, s: Synthons) =>
+  include ? { synthons: s.map((x) => ({ slot: x.slot, synthon_id: x.synthonId, smiles: x.smiles })) } : {};
+
+export function withV2Spaces(base: V2SearchService, spaces: SpaceEntry[], pool: SpacePool): V2SearchService {
+  if (!spaces.length) return base;
+  const byId = new Map(spaces.map((s) => [s.manifest.id, s]));
+  return {
+    ...base,
+    async catalog() {
+      const out = await base.catalog();
+      const extra = spaces.map((s) => ({
+        database_id: s.manifest.id,
+        name: s.manifest.name,
+        vendor: s.vendor,
+        website: s.website,
+        contact: s.website,
+        kind: 'synthon' as const,
+        release: s.manifest.createdAt.slice(0, 10),
+        database_release: s.manifest.createdAt.slice(0, 10),
+        product_count: s.manifest.counts.products,
+        reaction_count: s.manifest.counts.reactions,
+        synthon_count: s.manifest.counts.synthons,
+        capabilities: {
+          search: true,
+          search_cheese: [] as string[],
+          search_substructure: false,
+          sample: true,
+          selections: false,
+          predicted_properties: false,
+        },
+        pricing: { available: false, currency: null as 'USD' | null },
+      }));
+      return { ...out, libraries: [...out.libraries, ...extra] };
+    },
+
+    async search(b: SearchRequest, requestId: string) {
+      const space = byId.get(b.database_id);
+      if (!space) return base.search(b, requestId);
+      const t0 = performance.now();
+      const q = parseMolecule(await getRDKit(), b.query_smiles);
+      if ('error' in q) throw invalidSmiles(['body', 'query_smiles'], b.query_smiles);
+      const t1 = performance.now();
+      const r = await pool.similarity(space.manifest.id, q.fp, b.limit, SPACE_TIMEOUT_MS);
+      const results = r.hits.map((h, i) => ({
+        rank: i + 1,
+        smiles: h.smiles,
+        score: h.similarity,
+        product_id: h.productId,
+        price: null,
+        reaction_id: h.reactionId,
+        metric: 'rdkit.ecfp4_tanimoto',
+        ...synthonsOut(b.include_synthons, h.synthons),
+      }));
+      const total = performance.now() - t0;
+      const warnings = r.timedOut
+        ? [
+            {
+              code: 'timed_out',
+              message: 'the space search stopped at its time budget; results are the best found',
+            },
+          ]
+        : [];
+      const answer = {
+        request_id: requestId,
+        database_id: space.manifest.id,
+        database_release: space.manifest.createdAt.slice(0, 10),
+        scorer: 'morgan',
+        metric: 'rdkit.ecfp4_tanimoto',
+        engine_version: ENGINE_VERSION,
+        query_smiles: q.canonicalSmiles,
+        results,
+        counts: {
+          returned: results.length,
+          scanned: space.manifest.counts.products,
+          proposed: r.counts.candidates,
+          assembled: r.counts.assembled,
+          invalid: r.counts.invalid,
+        },
+        timing_ms: {
+          query: round3(t1 - t0),
+          proposal: round3(r.timingMs.proposal),
+          assembly_and_scoring: round3(r.timingMs.assembly),
+          search: round3(total - (t1 - t0)),
+          total: round3(total),
+        },
+        warnings,
+      };
+      return answer as unknown as SearchAnswer;
+    },
+
+    async sample(b: SampleRequest, requestId: string) {
+      const space = byId.get(b.database_id);
+      if (!space) return base.sample(b, requestId);
+      const t0 = performance.now();
+      const seed = b.seed ?? Math.floor(Math.random() * 2 ** 32);
+      const r = await pool.sample(space.manifest.id, b.count, seed);
+      const results = r.products.map((p, i) => ({
+        rank: i + 1,
+        index: i,
+        smiles: p.smiles,
+        score: null,
+        product_id: p.productId,
+        price: null,
+        reaction_id: p.reactionId,
+        metric: 'sample',
+        ...synthonsOut(b.include_synthons, p.synthons),
+      }));
+      const answer = {
+        request_id: requestId,
+        database_id: space.manifest.id,
+        database_release: space.manifest.createdAt.slice(0, 10),
+        metric: 'sample',
+        scorer: 'sample',
+        sampling_method: 'route_product_tuple',
+        sampling_version: 1,
+        seed,
+        requested: b.count,
+        returned: results.length,
+        deduplicated: r.deduplicated,
+        results,
+        counts: { returned: results.length, deduplicated: r.deduplicated, invalid: r.invalid },
+        timing_ms: { total: round3(performance.now() - t0) },
+        warnings:
+          results.length < b.count
+            ? [{ code: 'catalog_exhausted', message: `returned ${results.length} distinct valid products` }]
+            : [],
+      };
+      return answer as unknown as SampleAnswer;
+    },
+  };
+}
