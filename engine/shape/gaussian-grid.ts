@@ -1,0 +1,95 @@
+/**
+ * The first stage that recalls: each conformer's Gaussian density (heavy atoms, widened: exponent
+ * α/2) sampled on a 9 × 5 × 3 grid of 2 Å in its principal-axes frame, 135 floats. Two molecules
+ * compare by the Tanimoto of their grid vectors, best over conformer pairs and the 4 sign flips of
+ * the axes (the starts of alignShapes), so it approximates the Gaussian shape Tanimoto at the
+ * alignment's starting poses without any optimisation. On 1,000 DUD-E molecules it recalls 0.89 of
+ * the exact top 30 in a shortlist of 100 and 0.99 in 200 (USRCAT-style moments: 0.29 and 0.47).
+ */
+import type { PreparedShape } from './frame.ts';
+import type { DescriptorTable, Shortlist } from './scan.ts';
+import { topK } from './scan.ts';
+
+const [NX, NY, NZ] = [9, 5, 3];
+const SPACING = 2;
+const WIDEN = 0.5;
+export const GRID_LENGTH = NX * NY * NZ;
+
+const POINTS: number[][] = [];
+for (let i = 0; i < NX; i++)
+  for (let j = 0; j < NY; j++)
+    for (let k = 0; k < NZ; k++)
+      POINTS.push([(i - (NX - 1) / 2) * SPACING, (j - (NY - 1) / 2) * SPACING, (k - (NZ - 1) / 2) * SPACING]);
+
+/** Grid index maps of the four proper sign flips of the axes (identity first). */
+const FLIPS: Uint16Array[] = [
+  [1, 1, 1],
+  [1, -1, -1],
+  [-1, 1, -1],
+  [-1, -1, 1],
+].map(([sx, sy, sz]) =>
+  Uint16Array.from(POINTS, (_, idx) => {
+    const i = Math.floor(idx / (NY * NZ));
+    const j = Math.floor(idx / NZ) % NY;
+    const k = idx % NZ;
+    return ((sx > 0 ? i : NX - 1 - i) * NY + (sy > 0 ? j : NY - 1 - j)) * NZ + (sz > 0 ? k : NZ - 1 - k);
+  }),
+);
+
+/** Grid descriptors of every conformer of a prepared shape: Float32Array(confCount × 135). */
+export function gridDescriptors(p: PreparedShape): Float32Array {
+  const out = new Float32Array(p.confs.length * GRID_LENGTH);
+  p.confs.forEach((c, ci) => {
+    POINTS.forEach(([gx, gy, gz], gi) => {
+      let s = 0;
+      for (let a = 0; a < p.alpha.length; a++) {
+        const dx = c.xyz[3 * a] - gx;
+        const dy = c.xyz[3 * a + 1] - gy;
+        const dz = c.xyz[3 * a + 2] - gz;
+        s += Math.exp(-p.alpha[a] * WIDEN * (dx * dx + dy * dy + dz * dz));
+      }
+      out[ci * GRID_LENGTH + gi] = s;
+    });
+  });
+  return out;
+}
+
+/** The k rows of `table` (grid descriptors) most similar to `query` (its conformers' grids), best first. */
+export function gridScan(query: Float32Array, table: DescriptorTable, k: number): Shortlist {
+  const L = GRID_LENGTH;
+  const qn = query.length / L;
+  // The query in all four flips, so the inner loop is a plain dot product.
+  const flipped = new Float32Array(qn * 4 * L);
+  const qq = new Float64Array(qn * 4);
+  for (let q = 0; q < qn; q++)
+    FLIPS.forEach((f, fi) => {
+      let n = 0;
+      for (let g = 0; g < L; g++) {
+        const v = query[q * L + f[g]];
+        flipped[(q * 4 + fi) * L + g] = v;
+        n += v * v;
+      }
+      qq[q * 4 + fi] = n;
+    });
+  const { descriptors: db, offsets } = table;
+  const rows = offsets.length - 1;
+  const scores = new Float32Array(rows);
+  for (let r = 0; r < rows; r++) {
+    let best = 0;
+    for (let c = offsets[r]; c < offsets[r + 1]; c++) {
+      const b = c * L;
+      let bb = 0;
+      for (let g = 0; g < L; g++) bb += db[b + g] * db[b + g];
+      for (let v = 0; v < qn * 4; v++) {
+        const a = v * L;
+        let ab = 0;
+        for (let g = 0; g < L; g++) ab += flipped[a + g] * db[b + g];
+        const t = ab / (qq[v] + bb - ab);
+        if (t > best) best = t;
+      }
+    }
+    scores[r] = best;
+  }
+  const order = topK(scores, Math.min(k, rows));
+  return { rows: order, scores: Float32Array.from(order, (r) => scores[r]) };
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { alignShapes, applyTransform } from '../../../engine/shape/align.ts';
+import { prepareShape } from '../../../engine/shape/frame.ts';
+import { gridDescriptors, gridScan, GRID_LENGTH } from '../../../engine/shape/gaussian-grid.ts';
+import { descriptorTable } from '../../../engine/shape/scan.ts';
+import { molecules } from './support/fixtures.ts';
+
+const mols = molecules();
+const shapes = mols.map((m) => prepareShape(m));
+const table = descriptorTable(shapes.map(gridDescriptors), GRID_LENGTH);
+
+describe('Gaussian grid first stage', () => {
+  it('a rotated and shifted copy scores 1 against the original (frame and flips absorb the move)', () => {
+    const tr = Float64Array.from([0, -1, 0, 0, 0, 1, -1, 0, 0, 4, 2, -7]);
+    for (const i of [0, 6, 12]) {
+      const copy = prepareShape({
+        ...mols[i],
+        coords: Float32Array.from(applyTransform(mols[i].coords, tr)),
+      });
+      const s = gridScan(gridDescriptors(copy), table, 3);
+      expect(s.rows[0]).toBe(i);
+      expect(s.scores[0]).toBeGreaterThan(0.9999);
+    }
+  });
+
+  it('orders candidates like the exact aligned shape Tanimoto (the exact top 3 in its top 8)', () => {
+    let found = 0;
+    for (const q of [1, 4, 9, 14]) {
+      const exact = shapes
+        .map((s, i) => [i === q ? -1 : alignShapes(shapes[q], s).shape, i])
+        .sort((a, b) => b[0] - a[0])
+        .slice(0, 3)
+        .map(([, i]) => i);
+      const rows = Array.from(gridScan(gridDescriptors(shapes[q]), table, 9).rows).filter((r) => r !== q);
+      found += exact.filter((i) => rows.includes(i)).length;
+    }
+    expect(found / 12).toBeGreaterThanOrEqual(0.75);
+  });
+});
