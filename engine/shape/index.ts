@@ -16,6 +16,7 @@ export { describeConformers, usrSimilarity, DESCRIPTOR_LENGTH } from './descript
 export { descriptorTable, scanShortlist, type DescriptorTable, type Shortlist } from './scan.ts';
 export { createUsrScanner, type UsrScanner } from './wasm-scan.ts';
 export { gridDescriptors, gridScan, GRID_LENGTH } from './gaussian-grid.ts';
+export { createGridScanner, type GridScanner } from './wasm-grid.ts';
 export {
   scoreShortlist,
   SHAPE_METRICS,

@@ -3,6 +3,7 @@ import { alignShapes, applyTransform } from '../../../engine/shape/align.ts';
 import { prepareShape } from '../../../engine/shape/frame.ts';
 import { gridDescriptors, gridScan, GRID_LENGTH } from '../../../engine/shape/gaussian-grid.ts';
 import { descriptorTable } from '../../../engine/shape/scan.ts';
+import { createGridScanner } from '../../../engine/shape/wasm-grid.ts';
 import { molecules } from './support/fixtures.ts';
 
 const mols = molecules();
@@ -35,5 +36,19 @@ describe('Gaussian grid first stage', () => {
       found += exact.filter((i) => rows.includes(i)).length;
     }
     expect(found / 12).toBeGreaterThanOrEqual(0.75);
+  });
+});
+
+describe('Gaussian grid first stage as a WebAssembly SIMD kernel', () => {
+  it('scores every row like gridScan within 1e-5', () => {
+    const scanner = createGridScanner(table);
+    for (const q of [0, 3, 11]) {
+      const query = gridDescriptors(shapes[q]);
+      const js = gridScan(query, table, mols.length);
+      const wasm = scanner.scan(query, mols.length);
+      const jsScore = new Map(Array.from(js.rows, (r, i) => [r, js.scores[i]]));
+      wasm.rows.forEach((r, i) => expect(Math.abs(wasm.scores[i] - jsScore.get(r)!)).toBeLessThan(1e-5));
+      expect(wasm.rows[0]).toBe(q);
+    }
   });
 });
