@@ -3,8 +3,8 @@
  * α/2) sampled on a 9 × 5 × 3 grid of 2 Å in its principal-axes frame, 135 floats. Two molecules
  * compare by the Tanimoto of their grid vectors, best over conformer pairs and the 4 sign flips of
  * the axes (the starts of alignShapes), so it approximates the Gaussian shape Tanimoto at the
- * alignment's starting poses without any optimisation (a zero pads each vector to 136 floats). On 1,000 DUD-E molecules it recalls 0.89 of
- * the exact top 30 in a shortlist of 100 and 0.99 in 200 (USRCAT-style moments: 0.29 and 0.47).
+ * alignment's starting poses without any optimisation (a zero pads each vector to 136 floats).
+ * Recall of the exact top 30 on DUD-E molecules: bench/shape/README.md.
  */
 import type { PreparedShape } from './frame.ts';
 import type { DescriptorTable, Shortlist } from './scan.ts';
