@@ -13,6 +13,8 @@ import { topK } from './scan.ts';
 const [NX, NY, NZ] = [9, 5, 3];
 const SPACING = 2;
 const WIDEN = 0.5;
+/** Exponent (Å⁻²) of the charge Gaussians of the ESP-side grid. */
+const CHARGE_BETA = 0.1;
 const GRID_POINTS = NX * NY * NZ;
 /** Floats per conformer: the 135 grid values and one zero, so a vector is 34 f32x4 lanes (wasm-grid.ts). */
 export const GRID_LENGTH = GRID_POINTS + 1;
@@ -57,6 +59,36 @@ export function gridDescriptors(p: PreparedShape): Float32Array {
   return out;
 }
 
+/**
+ * ESP-side first stage: the Gasteiger charges (all atoms) as Gaussians of exponent 0.1 Å⁻² on the
+ * same grid and frame; rows compare by the cosine of these vectors (a Carbo index of smoothed
+ * charge densities), best over conformer pairs and flips. It recalls the exact ESP ranking where
+ * the shape grid does not (bench/shape/README.md).
+ */
+export function chargeGridDescriptors(p: PreparedShape): Float32Array {
+  const { set } = p;
+  const n = set.atomCount;
+  const out = new Float32Array(p.confs.length * GRID_LENGTH);
+  const f = [0, 0, 0];
+  p.confs.forEach((c, ci) => {
+    for (let a = 0; a < n; a++) {
+      const q = set.charges[a];
+      if (q === 0) continue;
+      const base = (ci * n + a) * 3;
+      for (let r = 0; r < 3; r++) {
+        let v = 0;
+        for (let d = 0; d < 3; d++) v += c.axes[3 * r + d] * (set.coords[base + d] - c.center[d]);
+        f[r] = v;
+      }
+      POINTS.forEach(([gx, gy, gz], gi) => {
+        const d2 = (f[0] - gx) ** 2 + (f[1] - gy) ** 2 + (f[2] - gz) ** 2;
+        out[ci * GRID_LENGTH + gi] += q * Math.exp(-CHARGE_BETA * d2);
+      });
+    }
+  });
+  return out;
+}
+
 /** The query's conformer grids in the four flips, and their squared norms. */
 export function flippedQuery(query: Float32Array): { flipped: Float32Array; norms: Float32Array } {
   const L = GRID_LENGTH;
@@ -76,8 +108,16 @@ export function flippedQuery(query: Float32Array): { flipped: Float32Array; norm
   return { flipped, norms };
 }
 
-/** The k rows of `table` (grid descriptors) most similar to `query` (its conformers' grids), best first. */
-export function gridScan(query: Float32Array, table: DescriptorTable, k: number): Shortlist {
+/**
+ * The k rows of `table` (grid descriptors) most similar to `query` (its conformers' grids), best
+ * first: Tanimoto for shape grids, cosine for charge grids.
+ */
+export function gridScan(
+  query: Float32Array,
+  table: DescriptorTable,
+  k: number,
+  metric: 'tanimoto' | 'cosine' = 'tanimoto',
+): Shortlist {
   const L = GRID_LENGTH;
   const qn = query.length / L;
   // The query in all four flips, so the inner loop is a plain dot product.
@@ -86,7 +126,7 @@ export function gridScan(query: Float32Array, table: DescriptorTable, k: number)
   const rows = offsets.length - 1;
   const scores = new Float32Array(rows);
   for (let r = 0; r < rows; r++) {
-    let best = 0;
+    let best = -Infinity;
     for (let c = offsets[r]; c < offsets[r + 1]; c++) {
       const b = c * L;
       let bb = 0;
@@ -95,7 +135,8 @@ export function gridScan(query: Float32Array, table: DescriptorTable, k: number)
         const a = v * L;
         let ab = 0;
         for (let g = 0; g < L; g++) ab += flipped[a + g] * db[b + g];
-        const t = ab / (qq[v] + bb - ab);
+        const den = metric === 'tanimoto' ? qq[v] + bb - ab : Math.sqrt(qq[v] * bb);
+        const t = den > 0 ? ab / den : 0;
         if (t > best) best = t;
       }
     }
