@@ -18,7 +18,12 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { alignShapes, bestEspOverPoses, espAtAlignment } from '../../engine/shape/align.ts';
 import { describeConformers } from '../../engine/shape/descriptors.ts';
-import { gridDescriptors, gridScan, GRID_LENGTH } from '../../engine/shape/gaussian-grid.ts';
+import {
+  chargeGridDescriptors,
+  gridDescriptors,
+  gridScan,
+  GRID_LENGTH,
+} from '../../engine/shape/gaussian-grid.ts';
 import { prepareShape } from '../../engine/shape/frame.ts';
 import { descriptorTable, scanShortlist } from '../../engine/shape/scan.ts';
 import { createUsrScanner } from '../../engine/shape/wasm-scan.ts';
@@ -160,6 +165,8 @@ const describedRows = sets.map(describeConformers);
 const table = descriptorTable(describedRows);
 const gridRows = prepared.map(gridDescriptors);
 const gridTable = descriptorTable(gridRows, GRID_LENGTH);
+const chargeRows = prepared.map(chargeGridDescriptors);
+const chargeTable = descriptorTable(chargeRows, GRID_LENGTH);
 // Queries: the actives first (one per target), then seeded-random other molecules.
 const targets = [...new Set(records.map((r) => r.target))];
 const nq = arg('--queries', 20);
@@ -193,6 +200,7 @@ for (const q of queries) {
   const lists = {
     usrcat: Array.from(scanShortlist(describedRows[q], table, Math.max(...sizes) + 1).rows),
     grid: Array.from(gridScan(gridRows[q], gridTable, Math.max(...sizes) + 1).rows),
+    charge: Array.from(gridScan(chargeRows[q], chargeTable, Math.max(...sizes) + 1, 'cosine').rows),
   };
   for (const metric of ['shape', 'esp'] as const) {
     const truth = exact[metric]
