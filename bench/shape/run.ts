@@ -18,6 +18,12 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { alignShapes, bestEspOverPoses, espAtAlignment } from '../../engine/shape/align.ts';
 import { describeConformers } from '../../engine/shape/descriptors.ts';
+import {
+  chargeGridDescriptors,
+  gridDescriptors,
+  gridScan,
+  GRID_LENGTH,
+} from '../../engine/shape/gaussian-grid.ts';
 import { prepareShape } from '../../engine/shape/frame.ts';
 import { descriptorTable, scanShortlist } from '../../engine/shape/scan.ts';
 import { createUsrScanner } from '../../engine/shape/wasm-scan.ts';
@@ -72,11 +78,12 @@ const prepared = sets.map((s) => prepareShape(s));
 const pairs = pairsJson.pairs.slice(0, arg('--pairs', 2000));
 const results: Record<string, unknown> = { load_before: loadavg() };
 
+const onlyRecall = argv.includes('--only-recall');
 // 1. Accuracy (and our time per conformer pair over all pairs).
 const ours = { shape: [] as number[], esp: [] as number[], espBest: [] as number[] };
 let alignMs = 0;
 let confPairs = 0;
-for (const p of pairs) {
+for (const p of onlyRecall ? [] : pairs) {
   const t0 = performance.now();
   const a = alignShapes(prepared[p.ref], prepared[p.probe]);
   alignMs += performance.now() - t0;
@@ -88,26 +95,27 @@ for (const p of pairs) {
 const col = (k: keyof PairRow) => pairs.map((p) => p[k] as number);
 const noise = pairs.filter((p) => p.espsim_grid_shape_seed7 !== undefined);
 const corr = (a: number[], b: number[]) => ({ pearson: r3(pearson(a, b)), spearman: r3(spearman(a, b)) });
-results.accuracy = {
-  pairs: pairs.length,
-  shape_vs_espsim_grid: corr(ours.shape, col('espsim_grid_shape')),
-  shape_vs_rdkit_gaussian: corr(ours.shape, col('rdkit_shape_align')),
-  shape_minus_rdkit_gaussian_mean: r3(meanOf(ours.shape.map((v, i) => v - pairs[i].rdkit_shape_align))),
-  rdkit_gaussian_vs_espsim_grid: corr(col('rdkit_shape_align'), col('espsim_grid_shape')),
-  esp_vs_espsim: corr(ours.esp, col('espsim_esp_carbo')),
-  esp_best_over_poses_vs_espsim: corr(ours.espBest, col('espsim_esp_carbo')),
-  espsim_seed_noise: {
-    pairs: noise.length,
-    shape: corr(
-      noise.map((p) => p.espsim_grid_shape),
-      noise.map((p) => p.espsim_grid_shape_seed7!),
-    ),
-    esp: corr(
-      noise.map((p) => p.espsim_esp_carbo),
-      noise.map((p) => p.espsim_esp_carbo_seed7!),
-    ),
-  },
-};
+if (!onlyRecall)
+  results.accuracy = {
+    pairs: pairs.length,
+    shape_vs_espsim_grid: corr(ours.shape, col('espsim_grid_shape')),
+    shape_vs_rdkit_gaussian: corr(ours.shape, col('rdkit_shape_align')),
+    shape_minus_rdkit_gaussian_mean: r3(meanOf(ours.shape.map((v, i) => v - pairs[i].rdkit_shape_align))),
+    rdkit_gaussian_vs_espsim_grid: corr(col('rdkit_shape_align'), col('espsim_grid_shape')),
+    esp_vs_espsim: corr(ours.esp, col('espsim_esp_carbo')),
+    esp_best_over_poses_vs_espsim: corr(ours.espBest, col('espsim_esp_carbo')),
+    espsim_seed_noise: {
+      pairs: noise.length,
+      shape: corr(
+        noise.map((p) => p.espsim_grid_shape),
+        noise.map((p) => p.espsim_grid_shape_seed7!),
+      ),
+      esp: corr(
+        noise.map((p) => p.espsim_esp_carbo),
+        noise.map((p) => p.espsim_esp_carbo_seed7!),
+      ),
+    },
+  };
 console.log('accuracy', JSON.stringify(results.accuracy, null, 1));
 
 // 2. Speed on the same pairs: RDKit in a child process, then ours again, then RDKit again.
@@ -137,9 +145,9 @@ const oursSpeed = () => {
   }
   return ms / n;
 };
-const rd1 = rdkit();
-const ourMs = oursSpeed();
-const rd2 = rdkit();
+const rd1 = onlyRecall ? { rdkit_shape_align_ms: NaN, espsim_o3a_grid_ms: null } : rdkit();
+const ourMs = onlyRecall ? NaN : oursSpeed();
+const rd2 = onlyRecall ? rd1 : rdkit();
 const rdMs = (rd1.rdkit_shape_align_ms + rd2.rdkit_shape_align_ms) / 2;
 results.speed = {
   ours_ms_per_conf_pair: r3(ourMs),
@@ -155,6 +163,10 @@ console.log('speed', JSON.stringify(results.speed, null, 1));
 // 3. Recall@30 of the first stage against exhaustive exact scoring.
 const describedRows = sets.map(describeConformers);
 const table = descriptorTable(describedRows);
+const gridRows = prepared.map(gridDescriptors);
+const gridTable = descriptorTable(gridRows, GRID_LENGTH);
+const chargeRows = prepared.map(chargeGridDescriptors);
+const chargeTable = descriptorTable(chargeRows, GRID_LENGTH);
 // Queries: the actives first (one per target), then seeded-random other molecules.
 const targets = [...new Set(records.map((r) => r.target))];
 const nq = arg('--queries', 20);
@@ -167,7 +179,7 @@ for (let i = 0, x = 7; queries.length < nq && i < 10 * nq; i++) {
 }
 queries.length = Math.min(queries.length, nq);
 const sizes = [30, 50, 100, 200, 300].filter((s) => s < sets.length);
-const rec: Record<string, Record<number, number[]>> = { shape: {}, esp: {} };
+const rec: Record<string, Record<number, number[]>> = {};
 let exactMs = 0;
 let exactN = 0;
 for (const q of queries) {
@@ -185,24 +197,31 @@ for (const q of queries) {
   }
   exactMs += performance.now() - t0;
   exactN += sets.length - 1;
-  const scan = scanShortlist(describeConformers(sets[q]), table, Math.max(...sizes) + 1);
-  const shortlist = Array.from(scan.rows).filter((r) => r !== q);
+  const lists = {
+    usrcat: Array.from(scanShortlist(describedRows[q], table, Math.max(...sizes) + 1).rows),
+    grid: Array.from(gridScan(gridRows[q], gridTable, Math.max(...sizes) + 1).rows),
+    charge: Array.from(gridScan(chargeRows[q], chargeTable, Math.max(...sizes) + 1, 'cosine').rows),
+  };
   for (const metric of ['shape', 'esp'] as const) {
     const truth = exact[metric]
       .map((v, i) => [v, i] as const)
       .sort((x, y) => y[0] - x[0])
       .slice(0, 30)
       .map(([, i]) => i);
-    for (const s of sizes) (rec[metric][s] ??= []).push(recall(truth, shortlist.slice(0, s)));
+    for (const [stage, list] of Object.entries(lists)) {
+      const shortlist = list.filter((r) => r !== q);
+      for (const s of sizes)
+        ((rec[`${stage}:${metric}`] ??= {})[s] ??= []).push(recall(truth, shortlist.slice(0, s)));
+    }
   }
 }
 results.recall_at_30 = {
   molecules: sets.length,
   queries: queries.length,
   ...Object.fromEntries(
-    (['shape', 'esp'] as const).map((m) => [
+    Object.entries(rec).map(([m, bySize]) => [
       m,
-      Object.fromEntries(sizes.map((s) => [s, r3(meanOf(rec[m][s]))])),
+      Object.fromEntries(sizes.map((s) => [s, r3(meanOf(bySize[s]))])),
     ]),
   ),
 };
@@ -216,17 +235,23 @@ const timeScan = (f: () => unknown) => {
   f();
   return performance.now() - t0;
 };
-const scanMs = { js: [] as number[], wasm: [] as number[] };
+const tiledGrid = descriptorTable(
+  Array.from({ length: 200_000 }, (_, i) => gridRows[i % sets.length]),
+  GRID_LENGTH,
+);
+const scanMs = { js: [] as number[], wasm: [] as number[], grid: [] as number[] };
 for (const q of queries.slice(0, 5)) {
   const d = describedRows[q];
   scanMs.js.push(timeScan(() => scanShortlist(d, tiled, 300)));
   scanMs.wasm.push(timeScan(() => scanner.scan(d, 300)));
+  scanMs.grid.push(timeScan(() => gridScan(gridRows[q], tiledGrid, 300)));
 }
 results.first_stage_scan = {
   rows: 200_000,
   conformers_per_row: 3,
   js_rows_per_s: Math.round(200_000 / (meanOf(scanMs.js) / 1000)),
   wasm_rows_per_s: Math.round(200_000 / (meanOf(scanMs.wasm) / 1000)),
+  grid_js_rows_per_s: Math.round(200_000 / (meanOf(scanMs.grid) / 1000)),
 };
 results.exact_stage = { ms_per_candidate_align_and_esp: r3(exactMs / exactN), candidates: exactN };
 console.log('scan and exact stage', JSON.stringify([results.first_stage_scan, results.exact_stage]));

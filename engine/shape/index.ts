@@ -15,6 +15,8 @@ export {
 export { describeConformers, usrSimilarity, DESCRIPTOR_LENGTH } from './descriptors.ts';
 export { descriptorTable, scanShortlist, type DescriptorTable, type Shortlist } from './scan.ts';
 export { createUsrScanner, type UsrScanner } from './wasm-scan.ts';
+export { chargeGridDescriptors, gridDescriptors, gridScan, GRID_LENGTH } from './gaussian-grid.ts';
+export { createGridScanner, type GridScanner } from './wasm-grid.ts';
 export {
   scoreShortlist,
   SHAPE_METRICS,

@@ -17,12 +17,12 @@ export interface Shortlist {
   scores: Float32Array;
 }
 
-/** Packs per-molecule descriptors (describeConformers) into one table. */
-export function descriptorTable(perRow: Float32Array[]): DescriptorTable {
+/** Packs per-molecule descriptors (`length` floats per conformer) into one table. */
+export function descriptorTable(perRow: Float32Array[], length = DESCRIPTOR_LENGTH): DescriptorTable {
   const offsets = new Uint32Array(perRow.length + 1);
-  perRow.forEach((d, r) => (offsets[r + 1] = offsets[r] + d.length / DESCRIPTOR_LENGTH));
-  const descriptors = new Float32Array(offsets[perRow.length] * DESCRIPTOR_LENGTH);
-  perRow.forEach((d, r) => descriptors.set(d, offsets[r] * DESCRIPTOR_LENGTH));
+  perRow.forEach((d, r) => (offsets[r + 1] = offsets[r] + d.length / length));
+  const descriptors = new Float32Array(offsets[perRow.length] * length);
+  perRow.forEach((d, r) => descriptors.set(d, offsets[r] * length));
   return { descriptors, offsets };
 }
 
