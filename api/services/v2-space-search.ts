@@ -50,6 +50,7 @@ export function withV2Spaces(base: V2SearchService, spaces: SpaceEntry[], pool: 
           predicted_properties: false,
         },
         pricing: { available: false, currency: null as 'USD' | null },
+        three_d: null,
       }));
       return { ...out, libraries: [...out.libraries, ...extra] };
     },
