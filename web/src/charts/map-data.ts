@@ -1,6 +1,7 @@
 import { call } from '../http/client.ts';
 import type { Operation } from '../http/capabilities.ts';
 import { mapMolecules } from '../chem/chem-client.ts';
+import { coordinatesOf } from './map-answer.ts';
 
 /**
  * 2D map coordinates of a set of molecules: from the service's GET /visualize when /openapi.json
@@ -12,27 +13,6 @@ export interface MapData {
   x: number[];
   y: number[];
   source: string;
-}
-
-/** The documented /visualize answer (the part the chart reads). */
-interface VisualizeAnswer {
-  coordinates: ([number, number] | null)[];
-  explained_variance_ratio?: number[];
-}
-
-/** x/y lists from a /visualize answer (NaN for rows without coordinates), or null if it is not one. */
-export function coordinatesOf(
-  body: unknown,
-  n: number,
-): { x: number[]; y: number[]; explained?: number[] } | null {
-  const c = (body as VisualizeAnswer | null)?.coordinates;
-  if (!Array.isArray(c) || c.length !== n) return null;
-  const at = (p: unknown, k: number) => (Array.isArray(p) && typeof p[k] === 'number' ? p[k] : NaN);
-  return {
-    x: c.map((p) => at(p, 0)),
-    y: c.map((p) => at(p, 1)),
-    explained: (body as VisualizeAnswer).explained_variance_ratio,
-  };
 }
 
 async function fromService(op: Operation, smiles: string[]) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coordinatesOf } from '../../../web/src/charts/map-data.ts';
+import { coordinatesOf } from '../../../web/src/charts/map-answer.ts';
 
 describe('coordinatesOf (the documented GET /visualize answer)', () => {
   it('reads [x, y] per input, NaN where the service has no coordinates, and the explained variance', () => {
