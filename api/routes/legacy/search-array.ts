@@ -177,7 +177,32 @@ export function registerArraySearchRoutes(app: App, analysis: AnalysisService, s
     tags: TAGS.search,
     summary: 'Search by a given embedding (Morgan bits by Tanimoto, other vectors by continuous Tanimoto)',
     querystring: EmbeddingQuery,
-    response: { 200: SearchResultSchema },
+    response: {
+      200: {
+        ...SearchResultSchema,
+        examples: [
+          {
+            neighbors: [
+              {
+                smiles: 'CCO',
+                id: 'ZINC000000000001',
+                database: 'zinc15_sample',
+                db_id: 'ZINC000000000001',
+                similarity: 1,
+              },
+            ],
+            canonicalized_query: '',
+            remarks: '',
+            search_info: {
+              search_type: ['morgan'],
+              db_names: ['zinc15_sample'],
+              search_id: 'search_…',
+              count: 1,
+            },
+          },
+        ],
+      },
+    },
   };
   app.get('/molsearch_embedding', { schema: embeddingSchema }, embeddingHandler);
   app.post(

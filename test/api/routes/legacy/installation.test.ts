@@ -54,3 +54,38 @@ describe('GET /license_key', () => {
     expect(after.used).toBe(before.used + 2);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('lists every analysis operation with its query parameters and an example answer', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const routes: Record<string, string> = {
+      '/molsearch_array': 'get',
+      '/molsearch_embedding': 'post',
+      '/similarity': 'get',
+      '/batch_similarity': 'get',
+      '/similarity_matrix': 'get',
+      '/database_similarity': 'get',
+      '/embeddings': 'get',
+      '/centroid_embeddings': 'get',
+      '/embeddings_file': 'get',
+      '/cluster': 'get',
+      '/nearest_cluster': 'get',
+      '/visualize': 'get',
+      '/visualize_file': 'get',
+      '/histograms': 'get',
+      '/property_histograms': 'get',
+      '/smarts_patterns': 'get',
+      '/license_key': 'get',
+    };
+    for (const [path, method] of Object.entries(routes)) {
+      const op = doc.paths[path]?.[method];
+      expect(op, path).toBeDefined();
+      // @fastify/swagger moves a schema's `examples` to the media type's `example`
+      const media = op.responses['200'].content['application/json'];
+      expect(media.example ?? media.examples ?? media.schema.examples, `${path} example`).toBeDefined();
+      if (path !== '/smarts_patterns' && path !== '/license_key')
+        expect(op.parameters.length, `${path} parameters`).toBeGreaterThan(0);
+    }
+    expect(doc.paths['/visualise'].get).toBeDefined();
+  });
+});
