@@ -17,6 +17,7 @@ import type { FileService } from './services/jobs-files.ts';
 import type { SynthonJobService } from './services/synthon-jobs.ts';
 import type { AdmetService } from './services/admet.ts';
 import type { AnalysisService } from './services/analysis.ts';
+import type { InstallationService } from './services/installation.ts';
 import { registerMetaRoutes, type HealthCheck } from './routes/legacy/meta.ts';
 import type { ThreeDStatusService } from './services/three-d-status.ts';
 import type { ShapeSearchService } from './services/shape-search.ts';
@@ -33,6 +34,7 @@ import { registerEmbeddingRoutes } from './routes/legacy/embeddings.ts';
 import { registerClusterRoutes } from './routes/legacy/clustering.ts';
 import { registerMapRoutes } from './routes/legacy/maps.ts';
 import { registerHistogramRoutes } from './routes/legacy/histograms.ts';
+import { registerInstallationRoutes } from './routes/legacy/installation.ts';
 import { registerV2Routes, type V2Services } from './routes/v2/index.ts';
 import { registerWebApp } from './plugins/web-app.ts';
 
@@ -65,6 +67,8 @@ export interface AppDeps {
   admet?: AdmetService;
   /** The legacy analysis operations (similarity, embeddings, clustering, maps). */
   analysis?: AnalysisService;
+  /** SMARTS prefilter patterns and the licence key. */
+  installation?: InstallationService;
   v2?: V2Services;
   /** How often a v2 event stream polls for new events (ms, default 250). */
   eventPollMs?: number;
@@ -119,6 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerRateLimitRoutes(app);
   registerSearchRoutes(app, deps.search, deps.shape);
   if (deps.admet) registerPredictRoutes(app, deps.admet);
+  if (deps.installation) registerInstallationRoutes(app, deps.installation);
   if (deps.analysis) {
     registerArraySearchRoutes(app, deps.analysis, deps.search);
     registerSimilarityRoutes(app, deps.analysis, deps.search);

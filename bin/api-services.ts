@@ -19,6 +19,7 @@ import { createSynthonJobService } from '../api/services/synthon-jobs.ts';
 import { createAdmetService, type AdmetService } from '../api/services/admet.ts';
 import { createAnalysisService, type AnalysisService } from '../api/services/analysis.ts';
 import { createAnalysisPool } from '../engine/analysis/index.ts';
+import { createInstallationService, type InstallationService } from '../api/services/installation.ts';
 import { createV2SearchService } from '../api/services/v2-search.ts';
 import type { ThreeDStatusService } from '../api/services/three-d-status.ts';
 import { withV2Spaces } from '../api/services/v2-space-search.ts';
@@ -46,6 +47,7 @@ export interface ApiServices {
   legacyJobs: LegacyJobServices;
   admet: AdmetService;
   analysis: AnalysisService;
+  installation: InstallationService;
   v2: V2Services;
   /** Stops what the services started themselves (the ADMET predictor and analysis threads). */
   close(): Promise<void>;
@@ -76,6 +78,10 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
     },
     admet,
     analysis: createAnalysisService({ pool: analysisPool, search, objects, jobs }),
+    installation: createInstallationService({
+      dataDir: config.dataDir,
+      installationId: process.env.LICENSE_KEY_ID || undefined,
+    }),
     v2: {
       search: (() => {
         const base = createV2SearchService({

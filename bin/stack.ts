@@ -231,6 +231,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       legacyJobs: services.legacyJobs,
       admet: services.admet,
       analysis: services.analysis,
+      installation: services.installation,
       v2: services.v2,
       threeD,
       shape: shape.service,

@@ -4,7 +4,7 @@
  * contract's property order, and an optional CSV export into the caller's file area.
  */
 import type { Logger } from '../../platform/logger.ts';
-import { notFound, validationError } from '../../platform/errors.ts';
+import { invalidSmiles, notFound, validationError } from '../../platform/errors.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
 import { DESCRIPTOR_NAMES } from '../../engine/chem/descriptors.ts';
 import {
@@ -149,6 +149,32 @@ export function createAdmetService(deps: AdmetServiceDeps) {
         (await deps.objects.presignGet(key, 3600, file)) ??
         `${deps.publicUrl}/${EXPORT_FOLDER}/${encodeURIComponent(file)}`;
       return { table, file: { path: `${EXPORT_FOLDER}/${file}`, url } };
+    },
+
+    /**
+     * One molecule (GET /predict): the row of predictArray as an object, properties and
+     * descriptors grouped; a SMILES that does not parse is a 422 naming search_input.
+     */
+    async predictOne(accountId: string, req: { smiles: string; descriptors: boolean; properties: boolean }) {
+      if (!req.smiles.trim()) throw validationError(['query', 'search_input'], 'a SMILES is required');
+      const { table } = await this.predictArray(accountId, { ...req, smiles: [req.smiles], filename: '' });
+      const cell = (name: string) => table[name]?.[0];
+      if (cell('error'))
+        throw invalidSmiles(['query', 'search_input'], req.smiles, `SMILES (${String(cell('error'))})`);
+      const pick = (names: readonly string[]): Record<string, number | null> =>
+        Object.fromEntries(names.map((n) => [n, (cell(n) as number | null | undefined) ?? null]));
+      return {
+        smiles: req.smiles,
+        canonical_smiles: cell('smiles') as string,
+        ...(req.properties
+          ? {
+              properties: pick(ADMET_ENDPOINTS),
+              in_domain: cell('in_domain') as boolean,
+              out_of_domain: (cell('admet_out_of_domain') as string[] | null) ?? [],
+            }
+          : {}),
+        ...(req.descriptors ? { descriptors: pick(DESCRIPTOR_NAMES) } : {}),
+      };
     },
 
     /** An export of the caller, for the API to serve when the store cannot presign. */

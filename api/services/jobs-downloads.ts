@@ -65,6 +65,17 @@ export function checkFormats(values: string[] | undefined): ExportFormat[] {
   return [...new Set(list)] as ExportFormat[];
 }
 
+/** JSON with object keys sorted at every level (a JSONB column does not keep key order). */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v);
+}
+
 /** Creates the download service. */
 export function createDownloadService(deps: DownloadServiceDeps) {
   const { downloads } = deps;
@@ -139,6 +150,40 @@ export function createDownloadService(deps: DownloadServiceDeps) {
         });
       }
       return view(d);
+    },
+
+    /**
+     * The second download link: the caller's download of this job, format and options when one is
+     * READY or under way (parameters compared as stored), otherwise a new one started as by prepare.
+     */
+    async link(
+      accountId: string,
+      jobName: string,
+      format: ExportFormat,
+      options: DownloadOptions,
+    ): Promise<{
+      status: string;
+      download_id: string;
+      url: string | null;
+      job_name: string;
+      file_format: string;
+    }> {
+      const same = canonicalJson(options);
+      const existing = (await downloads.list(accountId)).find(
+        (d) =>
+          d.jobId === jobName &&
+          d.formats.includes(format) &&
+          d.status !== 'FAILURE' &&
+          canonicalJson(d.params) === same,
+      );
+      const d = existing ? await view(existing) : await this.prepare(accountId, jobName, [format], options);
+      return {
+        status: d.status,
+        download_id: d.download_id,
+        url: d.files.find((f) => f.format === format)?.url ?? null,
+        job_name: jobName,
+        file_format: format,
+      };
     },
 
     async status(accountId: string, id: string): Promise<DownloadView> {

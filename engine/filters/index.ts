@@ -36,3 +36,9 @@ export {
 } from './evaluate.ts';
 export { createFilterPool, type FilterPool, type FilterResult } from './filter-pool.ts';
 export { SOLVENT_SMILES, createSolventFilter } from './solvents.ts';
+export {
+  functionalGroups,
+  parseFunctionalGroups,
+  FUNCTIONAL_GROUPS_URL,
+  type SmartsPattern,
+} from './functional-groups.ts';

@@ -7,6 +7,7 @@ import type { Catalog } from '../../engine/catalog/index.ts';
 import { buildApp } from '../../api/app.ts';
 import { createCatalogSearchService } from '../../api/services/catalog-search.ts';
 import { createAnalysisService } from '../../api/services/analysis.ts';
+import { createInstallationService } from '../../api/services/installation.ts';
 import { createAnalysisPool, type AnalysisPool } from '../../engine/analysis/index.ts';
 import { createLocalObjectStore, type ObjectStore } from '../../platform/object-store/index.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -76,6 +77,9 @@ export async function startApiHarness(
     search,
     analysis: analysisPool
       ? createAnalysisService({ pool: analysisPool, search, objects: objects! })
+      : undefined,
+    installation: opts.analysis
+      ? createInstallationService({ installationId: 'test-installation' })
       : undefined,
     health: [{ name: 'catalogs', check: async () => {} }],
   });

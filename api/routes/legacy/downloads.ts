@@ -65,6 +65,59 @@ export function registerDownloadRoutes(app: App, downloads: DownloadService): vo
       });
     },
   );
+  app.post(
+    '/get_download_link',
+    {
+      schema: {
+        tags,
+        summary: 'The download link of a job in one format: the ready file, or a download started',
+        description:
+          'Answers READY with the URL when the same download exists; otherwise starts it (as /prepare_download) and answers PENDING with the download_id to poll with /download_link.',
+        querystring: Type.Object({
+          job_name: Type.String(),
+          file_format: Type.String({ default: 'csv', description: 'csv, json, xlsx or sdf' }),
+          include_properties: BoolParam(false, 'Add the 33 property columns'),
+          include_metadata: BoolParam(false, 'Add job_name and query_smiles columns'),
+          sim_th: Type.Number({ default: 0, minimum: 0, maximum: 1 }),
+        }),
+        body: Type.Optional(PagingBody),
+        response: {
+          200: Type.Object(
+            {
+              status: Type.String({ description: 'PENDING, STARTED or READY' }),
+              download_id: Type.String(),
+              url: Type.Union([Type.String(), Type.Null()]),
+              job_name: Type.String(),
+              file_format: Type.String(),
+            },
+            {
+              examples: [
+                {
+                  status: 'READY',
+                  download_id: 'dl_01JD6N0F7W5XQ8ZB9V2T3K4M5P',
+                  url: 'http://127.0.0.1:8000/downloads/dl_01JD6N0F7W5XQ8ZB9V2T3K4M5P/csv',
+                  job_name: 'job_01JD6N0F7W5XQ8ZB9V2T3K4M5Q',
+                  file_format: 'csv',
+                },
+              ],
+            },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const [format] = checkFormats([q.file_format]);
+      return downloads.link(request.account.id, q.job_name, format, {
+        includeProperties: q.include_properties,
+        includeMetadata: q.include_metadata,
+        simTh: q.sim_th,
+        dMin: 0,
+        dMax: 1,
+        propRanges: checkPropRanges((request.body ?? {}).prop_ranges),
+      });
+    },
+  );
   app.get(
     '/download_link',
     {

@@ -33,9 +33,57 @@ const PredictTableSchema = Type.Record(Type.String(), Type.Array(Cell), {
     'Column-oriented: every value is a list with one entry per search_input, in input order. Columns: smiles (canonical; null when unparsable), search_input, the 22 ADMET keys (properties=true), the 11 descriptors (descriptors=true), in_domain (true when no model flags the molecule) and admet_out_of_domain (names of the endpoints whose applicability domain excludes it) with properties=true, and error (why a row has no values, else null).',
 });
 
-/** GET /predict_array and GET /exports/{filename} over the ADMET service. */
+const NumberMap = Type.Record(Type.String(), Type.Union([Type.Number(), Type.Null()]));
+
+/** GET /predict, /predict_array and GET /exports/{filename} over the ADMET service. */
 export function registerPredictRoutes(app: App, admet: AdmetService): void {
   const tags = ['legacy predict'];
+  app.get(
+    '/predict',
+    {
+      schema: {
+        tags,
+        summary: 'Predicted ADMET properties and descriptors of one molecule',
+        querystring: Type.Object({
+          search_input: Type.String({ description: 'The molecule (SMILES)' }),
+          descriptors: BoolParam(true, 'Add the 11 descriptors'),
+          properties: BoolParam(true, 'Add the 22 predicted ADMET properties and the applicability domain'),
+        }),
+        response: {
+          200: Type.Object(
+            {
+              smiles: Type.String(),
+              canonical_smiles: Type.String(),
+              properties: Type.Optional(NumberMap),
+              descriptors: Type.Optional(NumberMap),
+              in_domain: Type.Optional(Type.Boolean()),
+              out_of_domain: Type.Optional(Type.Array(Type.String())),
+            },
+            {
+              examples: [
+                {
+                  smiles: 'CC(=O)Oc1ccccc1C(=O)O',
+                  canonical_smiles: 'CC(=O)Oc1ccccc1C(=O)O',
+                  properties: { ames: 0.12, bbb_martins: 0.71 },
+                  descriptors: { molecular_weight: 180.159 },
+                  in_domain: true,
+                  out_of_domain: [],
+                },
+              ],
+            },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      return admet.predictOne(request.account.id, {
+        smiles: q.search_input,
+        descriptors: q.descriptors,
+        properties: q.properties,
+      });
+    },
+  );
   app.get(
     '/predict_array',
     {

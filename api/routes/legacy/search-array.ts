@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import type { AnalysisService } from '../../services/analysis.ts';
+import { csvCell } from '../../services/analysis-files.ts';
 import type { SearchService, SearchType } from '../../services/search-service.ts';
 import { BoolParam, checkDatabases, checkNeighbors, SAMPLE_SMILES, SearchQualitySchema } from './params.ts';
 import { SearchResultSchema, searchPayload, MAX_BATCH_INPUTS } from './search.ts';
@@ -131,7 +132,7 @@ export function registerArraySearchRoutes(app: App, analysis: AnalysisService, s
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       const searchTypes = [q.search_type as SearchType];
       const inputs = nonEmptyList(q.search_input, 'search_input', MAX_BATCH_INPUTS);
@@ -141,6 +142,26 @@ export function registerArraySearchRoutes(app: App, analysis: AnalysisService, s
         smiles: inputs,
         ...searchBase(dbNames, k, q.descriptors, q.properties),
       });
+      // The public Python client asks for CSV with `Accept: application/csv`.
+      if (/\b(application|text)\/csv\b/.test(request.headers.accept ?? '')) {
+        const lines = ['query_index,query_smiles,rank,smiles,id,database,db_id,similarity'];
+        rows.forEach((r, qi) =>
+          r.rows.forEach((n, rank) =>
+            lines.push(
+              [qi, inputs[qi], rank + 1, n.smiles, n.id, n.database, n.db_id, n.similarity]
+                .map(csvCell)
+                .join(','),
+            ),
+          ),
+        );
+        return (
+          reply
+            .type('application/csv; charset=utf-8')
+            .header('content-disposition', 'attachment; filename=molsearch_array.csv')
+            // a string payload is sent as it is (the JSON schema above describes the JSON answer)
+            .send((lines.join('\r\n') + '\r\n') as never)
+        );
+      }
       return rows.map((r) => ({
         ...searchPayload(r, searchTypes, dbNames),
         canonicalized_query: r.error === undefined ? r.canonical : null,
@@ -177,7 +198,32 @@ export function registerArraySearchRoutes(app: App, analysis: AnalysisService, s
     tags: TAGS.search,
     summary: 'Search by a given embedding (Morgan bits by Tanimoto, other vectors by continuous Tanimoto)',
     querystring: EmbeddingQuery,
-    response: { 200: SearchResultSchema },
+    response: {
+      200: {
+        ...SearchResultSchema,
+        examples: [
+          {
+            neighbors: [
+              {
+                smiles: 'CCO',
+                id: 'ZINC000000000001',
+                database: 'zinc15_sample',
+                db_id: 'ZINC000000000001',
+                similarity: 1,
+              },
+            ],
+            canonicalized_query: '',
+            remarks: '',
+            search_info: {
+              search_type: ['morgan'],
+              db_names: ['zinc15_sample'],
+              search_id: 'search_…',
+              count: 1,
+            },
+          },
+        ],
+      },
+    },
   };
   app.get('/molsearch_embedding', { schema: embeddingSchema }, embeddingHandler);
   app.post(

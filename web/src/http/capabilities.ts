@@ -89,7 +89,7 @@ const atMost = (doc: Json, path: string, name: string, fallback: number): number
   return m ? Number(m[1].replace(/,/g, '')) : (p?.schema?.maximum ?? fallback);
 };
 
-/** The visualise operation (legacy style: /visualize or /visualise, not the file variant). */
+/** The service's GET /visualize (or its alias /visualise; not the file variant), when listed. */
 export function findVisualise(doc: Json): Operation | undefined {
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
     if (!/^\/visuali[sz]e$/.test(path)) continue;

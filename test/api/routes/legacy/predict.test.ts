@@ -227,3 +227,36 @@ describe('GET /molsearch properties=true', () => {
     expect(res.json().remarks).toContain('not available');
   });
 });
+
+describe('GET /predict (one molecule)', () => {
+  it('answers the onnxruntime reference scores and the domain flags as one object', async () => {
+    const i = 2;
+    const res = await get(`/predict?${qs({ search_input: fixture.smiles[i] })}`);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(Object.keys(body.properties)).toEqual(ADMET_NAMES);
+    expect(Object.keys(body.descriptors)).toEqual(DESCRIPTOR_NAMES);
+    for (const name of ADMET_NAMES)
+      expect(Math.abs(body.properties[name] - fixture.endpoints[name].score[i])).toBeLessThanOrEqual(
+        1e-5 * Math.max(1, Math.abs(fixture.endpoints[name].score[i])),
+      );
+    const flagged = ADMET_NAMES.filter((n) => fixture.endpoints[n].in_domain[i] === 0);
+    expect(body.out_of_domain).toEqual(flagged);
+    expect(body.in_domain).toBe(flagged.length === 0);
+  });
+
+  it('equals the /predict_array row and leaves out what is not asked for', async () => {
+    const one = (await get(`/predict?${qs({ search_input: 'CCO', properties: 'False' })}`)).json();
+    expect(one.properties).toBeUndefined();
+    expect(one.canonical_smiles).toBe('CCO');
+    expect(one.descriptors.molecular_weight).toBeCloseTo(46.069, 3);
+  });
+
+  it('is a 422 naming search_input for an unparsable or missing SMILES', async () => {
+    for (const url of [`/predict?${qs({ search_input: 'C1CC' })}`, '/predict', '/predict?search_input=']) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(422);
+      expect(res.json().detail[0].loc).toEqual(['query', 'search_input']);
+    }
+  });
+});

@@ -250,3 +250,24 @@ describe('GET /database_similarity', () => {
     expect422(await get('/database_similarity', { search_input: 'CCO', db_names: 'x' }), 'db_names');
   });
 });
+
+describe('GET /molsearch_array with Accept: application/csv', () => {
+  it('answers one CSV of every query’s neighbours, in input order and rank', async () => {
+    const inputs = [ref.molecules[4].input, ref.molecules[12].input];
+    const res = await h.app.inject({
+      method: 'GET',
+      url: `/molsearch_array?${q({ search_input: inputs, n_neighbors: 3 })}`,
+      headers: { 'X-API-Key': h.key, Accept: 'application/csv' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/csv/);
+    expect(res.headers['content-disposition']).toContain('molsearch_array.csv');
+    const lines = res.body.trim().split('\r\n');
+    expect(lines[0]).toBe('query_index,query_smiles,rank,smiles,id,database,db_id,similarity');
+    expect(lines).toHaveLength(1 + 6);
+    const json = (await get('/molsearch_array', { search_input: inputs, n_neighbors: 3 })).json();
+    expect(lines[1].split(',')[4]).toBe(json[0].neighbors[0].id);
+    expect(lines[4].split(',').slice(0, 3)).toEqual(['1', inputs[1], '1']);
+    expect(Number(lines[4].split(',')[7])).toBe(json[1].neighbors[0].similarity);
+  });
+});
