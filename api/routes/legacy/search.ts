@@ -124,8 +124,11 @@ async function molsearch3d(
   k: number,
   shape?: ShapeSearchService,
 ) {
-  if (!shape)
+  if (!shape) {
+    // Databases without 3D data answer the usual 422 naming the types they serve.
+    checkDatabases(search, q.db_names, searchTypes);
     throw new DomainError('capability_unavailable', '3D search types are not configured on this deployment');
+  }
   if (threeD.length !== searchTypes.length)
     throw validationError(
       ['query', 'search_type'],
