@@ -25,6 +25,8 @@ export interface ShapeSearchRequest {
   types: ThreeDType[];
   quality?: string;
   descriptors: boolean;
+  /** Where the query came from, for a 422 when it cannot be embedded (default query.search_input). */
+  loc?: (string | number)[];
 }
 
 export interface ShapeSearchService {
@@ -89,7 +91,7 @@ export function createShapeSearch(deps: {
 
     async search(req) {
       const t0 = performance.now();
-      const query = await deps.embedder.embed(req.smiles);
+      const query = await deps.embedder.embed(req.smiles, req.loc);
       const t1 = performance.now();
       const qd = describeConformers(query);
       const limit = shortlistSize(req.quality, req.k);
