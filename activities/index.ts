@@ -3,6 +3,8 @@ import type { ObjectStore } from '../platform/object-store/index.ts';
 import type { Store } from '../store/index.ts';
 import type { LibraryRegistry, SelectionPool } from '../engine/selection/index.ts';
 import { createJobActivities } from './jobs.ts';
+import type { ShardCache } from './jobs-shards.ts';
+import type { FleetMember } from '../engine/fleet/members.ts';
 import { createExportActivities } from './exports.ts';
 import { createRunActivities } from './runs.ts';
 import { createCatalog3dActivities } from './catalog3d.ts';
@@ -16,6 +18,10 @@ export interface ActivityDeps {
   objects: ObjectStore;
   /** Directory of the catalogs this worker scans (config.catalogDir). */
   catalogDir: string;
+  /** Shard source of job scans (default: the catalog directory). */
+  shards?: ShardCache;
+  /** Live fleet members, for job placement (absent: every scan goes to the shared queue). */
+  fleet?: () => Promise<FleetMember[]>;
   /** Libraries v2 run items execute over. */
   libraries: LibraryRegistry;
   /** Threads for run items' selections; absent, they run on the activity's thread (tests). */
@@ -30,6 +36,8 @@ export function createActivities(deps: ActivityDeps) {
       jobs: deps.store.jobs,
       objects: deps.objects,
       catalogDir: deps.catalogDir,
+      shards: deps.shards,
+      fleet: deps.fleet,
     }),
     ...createExportActivities({ log: deps.log, downloads: deps.store.downloads, objects: deps.objects }),
     ...createRunActivities({

@@ -3,22 +3,24 @@
  * for scanning (kept in a byte-bounded LRU, so a worker scanning many jobs reads each shard once).
  * Also the small binary "part" format a scan writes: one shard's top-k rows and scores.
  */
-import { openCatalog, readShard, type Catalog, type ShardData } from '../engine/catalog/reader.ts';
+import { openCatalog, readShard, type ShardData } from '../engine/catalog/reader.ts';
+import type { CatalogManifest } from '../engine/catalog/schema.ts';
 import { loadShardForScan } from '../engine/search/shard-memory.ts';
 import { join } from 'node:path';
 
 export interface ShardCache {
-  catalog(id: string): Promise<Catalog>;
+  /** The catalog's manifest (its shards and their checksums). */
+  catalog(id: string): Promise<{ manifest: CatalogManifest }>;
   /** The shard parsed over its bytes in kernel memory (scan-ready). Throws when the file is missing. */
   shard(catalogId: string, index: number): Promise<ShardData>;
 }
 
 /** A shard cache over `catalogDir/<id>/` holding at most `maxBytes` of shard files (LRU). */
 export function createShardCache(catalogDir: string, maxBytes = 1.5 * 2 ** 30): ShardCache {
-  const catalogs = new Map<string, Promise<Catalog>>();
+  const catalogs = new Map<string, Promise<{ manifest: CatalogManifest; shardPath(i: number): string }>>();
   const shards = new Map<string, { data: ShardData; bytes: number }>();
   let total = 0;
-  const catalog = (id: string): Promise<Catalog> => {
+  const catalog = (id: string) => {
     if (!/^[\w.-]+$/.test(id)) return Promise.reject(new Error(`bad catalog id ${JSON.stringify(id)}`));
     let c = catalogs.get(id);
     if (!c) {

@@ -15,7 +15,8 @@ import { decodeJobResult, encodeJobResult } from '../engine/export/index.ts';
 import { scanShardTopK } from '../engine/search/shard-memory.ts';
 import { createShardCache, decodePart, encodePart, type ShardCache } from './jobs-shards.ts';
 import { joinResult, mergeParts, type MergePart } from './jobs-merge.ts';
-import { INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
+import { routeShard, type FleetMember } from '../engine/fleet/members.ts';
+import { CORRUPT_SHARD_FAILURE, INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
 
 export interface JobActivityDeps {
   log: Logger;
@@ -23,6 +24,10 @@ export interface JobActivityDeps {
   objects: ObjectStore;
   /** Directory of the catalogs this worker scans (config.catalogDir). */
   catalogDir: string;
+  /** Where shards come from instead (e.g. local then object store: activities/shards-published.ts). */
+  shards?: ShardCache;
+  /** Live fleet members (with S3_BUCKET), for placing scans on the workers holding the shards. */
+  fleet?: () => Promise<FleetMember[]>;
 }
 
 export interface ShardRef {
@@ -50,6 +55,16 @@ export interface JobScanInput {
   fp: string;
   k: number;
 }
+export interface JobPlaceInput {
+  shards: ShardRef[];
+}
+export interface JobPlaceResult {
+  /** Per shard, the task queue of the worker to scan it, or null for the shared scan queue. */
+  queues: (string | null)[];
+  /** Per shard, that worker's id (for the job's log and tests). */
+  workers: (string | null)[];
+}
+
 export interface JobScanResult {
   key: string;
   count: number;
@@ -82,6 +97,25 @@ export const jobKeys = {
 const invalid = (msg: string) =>
   ApplicationFailure.create({ message: msg, type: INVALID_INPUT_FAILURE, nonRetryable: true });
 
+/**
+ * A shard whose stored bytes do not match their published SHA-256 (after one refetch) is
+ * reported, never scored: retrying would fetch the same bytes, so the job fails naming it.
+ */
+async function verifiedShard(cache: ShardCache, catalog: string, shard: number) {
+  try {
+    return await cache.shard(catalog, shard);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'checksum_mismatch' || code === 'catalog_corrupt')
+      throw ApplicationFailure.create({
+        message: `shard ${shard} of catalog ${catalog} is corrupt in the object store: ${(err as Error).message}`,
+        type: CORRUPT_SHARD_FAILURE,
+        nonRetryable: true,
+      });
+    throw err;
+  }
+}
+
 /** Heartbeats when running inside an activity; a no-op when called directly (tests, benches). */
 function beat(details?: unknown): void {
   try {
@@ -101,7 +135,7 @@ function cancelled(): boolean {
 
 /** The job activities over the worker's store, object store and catalog directory. */
 export function createJobActivities(deps: JobActivityDeps) {
-  let cache: ShardCache | undefined;
+  let cache: ShardCache | undefined = deps.shards;
   // Opened on first use: a worker that never scans never lists the catalog directory.
   const shards = () => (cache ??= createShardCache(deps.catalogDir));
 
@@ -131,6 +165,24 @@ export function createJobActivities(deps: JobActivityDeps) {
     },
 
     /**
+     * Where each shard's scan should run: the live fleet member holding the shard in memory, else
+     * its rendezvous owner (which fetches it), else the shared queue (no fleet). Cheap and
+     * read-only, so it is recomputed on retry.
+     */
+    async jobPlace(input: JobPlaceInput): Promise<JobPlaceResult> {
+      const live = deps.fleet ? await deps.fleet() : [];
+      const queues: (string | null)[] = [];
+      const workers: (string | null)[] = [];
+      for (const s of input.shards) {
+        const sha = (await shards().catalog(s.catalog)).manifest.shards[s.shard]?.sha256 ?? '';
+        const m = live.length ? routeShard(live, s.catalog, s.shard, sha) : undefined;
+        queues.push(m?.queue ?? null);
+        workers.push(m?.workerId ?? null);
+      }
+      return { queues, workers };
+    },
+
+    /**
      * Top-k rows of one shard, written as a part to the object store; returns only its key and
      * size. Idempotent: a part already written by an earlier attempt is reused.
      */
@@ -146,7 +198,7 @@ export function createJobActivities(deps: JobActivityDeps) {
           minScore: part.rows.length ? part.scores[part.rows.length - 1] : 0,
         };
       }
-      const shard = await shards().shard(input.catalog, input.shard);
+      const shard = await verifiedShard(shards(), input.catalog, input.shard);
       if (cancelled()) throw new Error('cancelled');
       const fp = new Uint8Array(Buffer.from(input.fp, 'base64'));
       if (fp.length !== 256) throw invalid('query fingerprint must be 256 bytes');
@@ -169,7 +221,7 @@ export function createJobActivities(deps: JobActivityDeps) {
       for (const p of input.parts) {
         const part = decodePart(await store.getBytes(p.key));
         parts.push({ catalog: p.catalog, shard: p.shard, rows: part.rows, scores: part.scores });
-        const shard = await shards().shard(p.catalog, p.shard);
+        const shard = await verifiedShard(shards(), p.catalog, p.shard);
         tables.push(shard.table);
         fingerprints.push(shard.fingerprints);
         beat({ stage: 'read', shard: p.shard });

@@ -7,12 +7,15 @@ import type { Logger } from '../platform/logger.ts';
 import { registerErrorHandler } from './plugins/errors.ts';
 import { registerAuth, type AccountsPort } from './plugins/auth.ts';
 import { normalizeLegacyQuery } from './plugins/legacy-query.ts';
+import { rejectNulBytes } from './plugins/input-guard.ts';
+import { registerValidators } from './plugins/validators.ts';
 import type { SearchService } from './services/search-service.ts';
 import type { JobService } from './services/jobs.ts';
 import type { DownloadService } from './services/jobs-downloads.ts';
 import type { FileService } from './services/jobs-files.ts';
 import type { SynthonJobService } from './services/synthon-jobs.ts';
 import type { AdmetService } from './services/admet.ts';
+import type { AnalysisService } from './services/analysis.ts';
 import { registerMetaRoutes, type HealthCheck } from './routes/legacy/meta.ts';
 import type { ThreeDStatusService } from './services/three-d-status.ts';
 import type { ShapeSearchService } from './services/shape-search.ts';
@@ -23,6 +26,12 @@ import { registerSynthonJobRoute } from './routes/legacy/jobs-synthon.ts';
 import { registerDownloadRoutes } from './routes/legacy/downloads.ts';
 import { registerFileRoutes } from './routes/legacy/jobs-files.ts';
 import { registerPredictRoutes } from './routes/legacy/predict.ts';
+import { registerSimilarityRoutes } from './routes/legacy/similarity.ts';
+import { registerArraySearchRoutes } from './routes/legacy/search-array.ts';
+import { registerEmbeddingRoutes } from './routes/legacy/embeddings.ts';
+import { registerClusterRoutes } from './routes/legacy/clustering.ts';
+import { registerMapRoutes } from './routes/legacy/maps.ts';
+import { registerHistogramRoutes } from './routes/legacy/histograms.ts';
 import { registerV2Routes, type V2Services } from './routes/v2/index.ts';
 import { registerWebApp } from './plugins/web-app.ts';
 
@@ -53,6 +62,8 @@ export interface AppDeps {
   shape?: ShapeSearchService;
   legacyJobs?: LegacyJobServices;
   admet?: AdmetService;
+  /** The legacy analysis operations (similarity, embeddings, clustering, maps). */
+  analysis?: AnalysisService;
   v2?: V2Services;
   /** How often a v2 event stream polls for new events (ms, default 250). */
   eventPollMs?: number;
@@ -72,15 +83,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: 16 * 1024 * 1024,
     routerOptions: { maxParamLength: deps.maxParamLength ?? 500 },
-    ajv: {
-      customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true },
-    },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  app.addHook('preValidation', async (request) => normalizeLegacyQuery(request));
+  app.addHook('preValidation', async (request) => {
+    rejectNulBytes(request);
+    normalizeLegacyQuery(request);
+  });
   registerErrorHandler(app);
+  registerValidators(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -105,6 +117,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerRateLimitRoutes(app);
   registerSearchRoutes(app, deps.search, deps.shape);
   if (deps.admet) registerPredictRoutes(app, deps.admet);
+  if (deps.analysis) {
+    registerArraySearchRoutes(app, deps.analysis, deps.search);
+    registerSimilarityRoutes(app, deps.analysis, deps.search);
+    registerEmbeddingRoutes(app, deps.analysis);
+    registerClusterRoutes(app, deps.analysis);
+    registerMapRoutes(app, deps.analysis);
+    registerHistogramRoutes(app, deps.analysis);
+  }
   if (deps.legacyJobs) {
     const { jobs, synthonJobs, downloads, files } = deps.legacyJobs;
     registerJobRoutes(app, { jobs, search: deps.search });

@@ -17,6 +17,8 @@ import { createDownloadService } from '../api/services/jobs-downloads.ts';
 import { createFileService } from '../api/services/jobs-files.ts';
 import { createSynthonJobService } from '../api/services/synthon-jobs.ts';
 import { createAdmetService, type AdmetService } from '../api/services/admet.ts';
+import { createAnalysisService, type AnalysisService } from '../api/services/analysis.ts';
+import { createAnalysisPool } from '../engine/analysis/index.ts';
 import { createV2SearchService } from '../api/services/v2-search.ts';
 import type { ThreeDStatusService } from '../api/services/three-d-status.ts';
 import { createSelectionsService } from '../api/services/selections.ts';
@@ -38,8 +40,9 @@ export interface ApiServiceDeps {
 export interface ApiServices {
   legacyJobs: LegacyJobServices;
   admet: AdmetService;
+  analysis: AnalysisService;
   v2: V2Services;
-  /** Stops what the services started themselves (the ADMET predictor threads). */
+  /** Stops what the services started themselves (the ADMET predictor and analysis threads). */
   close(): Promise<void>;
 }
 
@@ -49,6 +52,8 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
   const jobs = createJobService({ jobs: store.jobs, objects, workflows, taskQueuePrefix, log });
   // ADMET for query molecules: predictor threads start on the first /predict_array request.
   const admet = createAdmetService({ objects, publicUrl: config.publicUrl, log });
+  // Similarity, embeddings, clustering and maps: one analysis thread, started on first use.
+  const analysisPool = createAnalysisPool({ threads: 1 });
   return {
     legacyJobs: {
       jobs,
@@ -65,6 +70,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
       files: createFileService({ uploads: store.uploads, objects, search }),
     },
     admet,
+    analysis: createAnalysisService({ pool: analysisPool, search, objects, jobs }),
     v2: {
       search: createV2SearchService({
         libraries: deps.libraries,
@@ -81,6 +87,9 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
         publicUrl: config.publicUrl,
       }),
     },
-    close: () => admet.close(),
+    close: async () => {
+      await admet.close();
+      await analysisPool.close();
+    },
   };
 }

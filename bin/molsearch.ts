@@ -14,6 +14,9 @@ commands:
   catalog build --input FILE --out DIR --id ID [...]   build a catalog (see docs/catalog-format.md)
   catalog publish --id ID [--catalog-dir DIR]   upload a catalog to the object store (S3_BUCKET)
   catalog ensure        build the bundled sample catalogs that are missing
+  fleet status [--json]                scan workers, their queues, capacity and shards held
+  fleet placement --catalog ID [--json]   each shard's holders and rendezvous owner
+  space build --input FILE --out DIR --id ID   build a synthon space (see docs/synthon-spaces.md)
 `;
 
 const [command, ...rest] = process.argv.slice(2);
@@ -30,6 +33,10 @@ async function main(): Promise<number> {
       return (await import('./commands/keys.ts')).runKeys(rest);
     case 'catalog':
       return (await import('./commands/catalog.ts')).runCatalog(rest);
+    case 'fleet':
+      return (await import('./commands/fleet.ts')).runFleet(rest);
+    case 'space':
+      return (await import('./commands/space.ts')).runSpace(rest);
     case undefined:
     case '-h':
     case '--help':

@@ -5,7 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { resolveTemporalCli } from '../platform/temporal/cli.ts';
-import { startDevServer, waitForTemporal, type DevServer } from '../platform/temporal/dev-server.ts';
+import {
+  startDevServer,
+  stopOrphanDevServer,
+  waitForTemporal,
+  type DevServer,
+} from '../platform/temporal/dev-server.ts';
 import { openObjectStore, type ObjectStore } from '../platform/object-store/index.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { ensureBundledCatalogs, listCatalogs, type Catalog } from '../engine/catalog/index.ts';
@@ -15,11 +20,16 @@ import { createSubstructureRunner } from '../engine/substructure/index.ts';
 import { createFilterPool } from '../engine/filters/index.ts';
 import { buildApp } from '../api/app.ts';
 import { createCatalogSearchService } from '../api/services/catalog-search.ts';
+import { withSynthonSpaces } from '../api/services/space-search.ts';
+import { ensureBundledSpaces, listSpaces, readBundledSpaces } from '../engine/synthons/bundled.ts';
+import { createSpacePool } from '../engine/synthons/space-pool.ts';
 import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
 import { createApiServices } from './api-services.ts';
 import { openWorkerDeps } from './worker-deps.ts';
+import { startAdminChannel } from './admin-channel.ts';
 import { openShapeSearch, startCatalog3dStages, startChem3dChild } from './chem3d.ts';
 import { createThreeDStatus } from '../api/services/three-d-status.ts';
+import { fetchPublishedCatalogs, openFleetSearch } from './published-catalogs.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -58,8 +68,14 @@ function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
 async function openTemporal(config: Config, log: Logger): Promise<{ address: string; server?: DevServer }> {
   if (config.temporal.address) return { address: config.temporal.address };
   const address = `127.0.0.1:${config.temporal.embeddedPort}`;
+  const pidFile = resolve(config.dataDir, 'temporal.pid');
+  // The child of a service that was killed (SIGKILL) outlives it: stop it, then start our own on
+  // the same SQLite file (jobs persist there), so this service owns, and stops, its Temporal.
+  const orphan = await stopOrphanDevServer(pidFile);
+  if (orphan) log.warn({ pid: orphan }, 'stopped the Temporal dev server a killed service left behind');
   try {
-    // A dev server left behind by a killed start (same port, same file) is reused, not fought over.
+    // A server this service did not start (no pid record: a developer's own, or one left by an
+    // older version) is reused, not fought over, and left running on shutdown.
     await waitForTemporal(address, 500);
     log.warn({ address }, 'reusing the Temporal dev server already listening on the embedded port');
     return { address };
@@ -82,6 +98,7 @@ async function openTemporal(config: Config, log: Logger): Promise<{ address: str
     dbFile: config.temporal.dbFile,
     namespace: config.temporal.namespace,
     logFile: resolve(config.dataDir, 'temporal.log'),
+    pidFile,
   });
   return { address: server.address, server };
 }
@@ -94,6 +111,15 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       await fn().catch((err) => log.warn({ err }, 'error during shutdown'));
   };
   try {
+    // The store first: on the embedded database its lock refuses a second service on the same
+    // data directory with a clear error before anything else (Temporal, catalogs) is started.
+    const store = await openStore(config, log);
+    cleanups.push(() => store.close());
+    if (!config.databaseUrl && config.pgliteDir !== 'memory://') {
+      // `molsearch keys` reaches this process's store through the admin channel while it runs.
+      const admin = await startAdminChannel({ dataDir: config.dataDir, store, log });
+      cleanups.push(() => admin.close());
+    }
     const temporal = await openTemporal(config, log);
     if (temporal.server) cleanups.push(() => temporal.server!.stop());
     if (opts.ensureCatalogs ?? config.buildBundledCatalogs) {
@@ -109,26 +135,57 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
         opts.signal,
       );
     }
-    const store = await openStore(config, log);
-    cleanups.push(() => store.close());
     const objects = await openObjectStore(config);
     const catalogs = (await listCatalogs(config.catalogDir)).filter(
       (c) => !config.catalogs.length || config.catalogs.includes(c.manifest.id),
     );
+    const localIds = new Set(catalogs.map((c) => c.manifest.id));
+    // With S3_BUCKET, published catalogs are fetched and loaded here, or with FLEET_SEARCH answered
+    // by the scan workers that hold their shards.
+    const fleet =
+      config.s3 && config.fleet.search ? await openFleetSearch(config, objects, log, localIds) : undefined;
+    if (config.s3 && !config.fleet.search)
+      catalogs.push(...(await fetchPublishedCatalogs(config, objects, log, localIds)));
     const pool = createSearchPool({ threads: config.engineThreads, log });
     cleanups.push(() => pool.close());
     for (const c of catalogs) await pool.loadCatalog(c);
     log.info({ catalogs: catalogs.map((c) => c.manifest.id) }, 'catalogs loaded');
     const filterPool = createFilterPool({ threads: 1 });
     cleanups.push(() => filterPool.close());
-    const search = await createCatalogSearchService({ catalogs, pool, log, filterPool });
+    const catalogSearch = await createCatalogSearchService({ catalogs, pool, log, filterPool, fleet });
+    // Synthon spaces (bundled ones built on first start, seconds) beside the catalogs.
+    const spaceDir = resolve(config.dataDir, 'spaces');
+    const bundledSpaces = await readBundledSpaces(REPO_ROOT);
+    if (opts.ensureCatalogs ?? config.buildBundledCatalogs)
+      await abortable(ensureBundledSpaces({ spaceDir, repoRoot: REPO_ROOT, log }), opts.signal);
+    const spaces = await listSpaces(
+      spaceDir,
+      bundledSpaces.map((b) => b.id),
+    );
+    const spacePool = createSpacePool({ dirs: spaces.map((s) => s.dir) });
+    cleanups.push(() => spacePool.close());
+    const search = await withSynthonSpaces(
+      catalogSearch,
+      spaces.map((s) => {
+        const b = bundledSpaces.find((x) => x.id === s.manifest.id)!;
+        return { manifest: s.manifest, vendor: b.vendor, website: b.website, license: b.license };
+      }),
+      spacePool,
+    );
+    log.info({ spaces: spaces.map((s) => s.manifest.id) }, 'synthon spaces loaded');
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.push(() => connection.close());
     const workflows = new Client({ connection, namespace: config.temporal.namespace }).workflow;
     // v2: one library registry (catalogs opened on first use) shared by the API and in-process workers.
-    const libraries = catalogRegistry(config.catalogDir, { ids: config.catalogs, pool });
-    const substructure = createSubstructureRunner();
+    const libraries = catalogRegistry(config.catalogDir, {
+      ids: config.catalogs,
+      pool,
+      // With S3_BUCKET the list includes the published catalogs fetched above.
+      catalogs: config.s3 ? async () => catalogs : undefined,
+    });
+    const substructure = createSubstructureRunner({ threads: config.substructureThreads });
     cleanups.push(() => substructure.close());
+    substructure.start().catch((err: unknown) => log.warn({ err }, 'substructure threads failed to start'));
     // Selections (sync v2 and run items) execute on their own thread(s), never on this event loop.
     const selectionPool = createSelectionPool({ threads: 1, log });
     cleanups.push(() => selectionPool.close());
@@ -175,6 +232,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       search,
       legacyJobs: services.legacyJobs,
       admet: services.admet,
+      analysis: services.analysis,
       v2: services.v2,
       threeD,
       shape: shape.service,
@@ -185,7 +243,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
         {
           name: 'catalogs',
           check: async () => {
-            if (!catalogs.length || !search.ready()) throw new Error('no catalog loaded');
+            if ((!catalogs.length && !fleet) || !search.ready()) throw new Error('no catalog loaded');
           },
         },
       ],

@@ -5,6 +5,8 @@
  * built over them. The stack passes what it already opened for the API (PGlite allows one handle
  * per process; the libraries share the API's search pool); close() closes only what was opened here.
  */
+import { join } from 'node:path';
+import { listMembers } from '../engine/fleet/members.ts';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { openObjectStore, type ObjectStore } from '../platform/object-store/index.ts';
@@ -16,6 +18,12 @@ import {
   type SelectionPool,
 } from '../engine/selection/index.ts';
 import { createActivities, type Activities } from '../activities/index.ts';
+import { createShardCache } from '../activities/jobs-shards.ts';
+import {
+  createPublishedShardCache,
+  layeredShardCache,
+  type PublishedShardCache,
+} from '../activities/shards-published.ts';
 
 export interface WorkerDeps {
   store: Store;
@@ -23,6 +31,8 @@ export interface WorkerDeps {
   libraries: LibraryRegistry;
   selectionPool: SelectionPool;
   activities: Activities;
+  /** With S3_BUCKET: the shards of published catalogs this process fetched and holds (placement). */
+  published?: PublishedShardCache;
   /** Closes what openWorkerDeps opened (not what it was given). */
   close(): Promise<void>;
 }
@@ -50,15 +60,27 @@ export async function openWorkerDeps(
       selectionPool = createSelectionPool({ threads: 1, log });
       opened.push(selectionPool.close);
     }
+    // With S3_BUCKET, catalogs not in CATALOG_DIR are read from the object store through the cache.
+    const published = config.s3
+      ? await createPublishedShardCache({
+          store: objects,
+          // Its own directory: an API in the same process keeps its own (bin/published-catalogs.ts).
+          cache: { ...config.shardCache, dir: join(config.shardCache.dir, 'scan') },
+        })
+      : undefined;
     const activities = createActivities({
       log,
       store,
       objects,
       catalogDir: config.catalogDir,
+      shards: published && layeredShardCache(createShardCache(config.catalogDir), published),
+      fleet: published
+        ? async () => (await listMembers(objects, config.temporal.taskQueuePrefix, config.fleet.staleMs)).live
+        : undefined,
       libraries,
       selectionPool,
     });
-    return { store, objects, libraries, selectionPool, activities, close };
+    return { store, objects, libraries, selectionPool, activities, published, close };
   } catch (err) {
     await close();
     throw err;

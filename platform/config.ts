@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 
 /**
  * The only reader of process.env. Every process (api, worker, CLI, embedded start) calls
@@ -61,7 +61,31 @@ export interface Config {
    * evicted from both).
    */
   shardCache: { dir: string; diskBytes: number; memoryBytes: number };
+  /**
+   * Scan workers in a fleet (with S3_BUCKET): this process's id (its own task queue is
+   * `<prefix>-scan-<workerId>`), how often it rewrites its membership record, and after how long
+   * without one a member counts as gone (docs/scaling.md).
+   */
+  fleet: {
+    workerId: string;
+    heartbeatMs: number;
+    staleMs: number;
+    /** Where a fleet worker's internal scan endpoint listens (SCAN_LISTEN host:port; port 0 = any). */
+    scanHost: string;
+    scanPort: number;
+    /** Shared secret of the internal scan endpoint (FLEET_TOKEN), when set. */
+    token?: string;
+    /** FLEET_SEARCH: the API answers published catalogs by fanning out to the workers instead of loading them. */
+    search: boolean;
+    /** SEARCH_BUDGET_MS: a fanned-out search answers within this, with a coverage warning if it must. */
+    searchBudgetMs: number;
+  };
   engineThreads: number;
+  /**
+   * Threads of the synchronous substructure search; scans run in time slices, cheap first, so a few
+   * threads serve many requests fairly (default 2).
+   */
+  substructureThreads: number;
   /** The Python 3D worker (chem3d/) and the catalogs' 3D stage (docs/chem3d.md). */
   chem3d: {
     /** Start chem3d/worker.py as a child process of `molsearch start` (CHEM3D_WORKER). */
@@ -158,6 +182,25 @@ function tierLimits(env: Env): Record<string, number> {
   return limits;
 }
 
+/** WORKER_ID, default hostname-pid (characters outside [A-Za-z0-9_.-] become '-'). */
+function workerId(env: Env): string {
+  const raw = str(env, 'WORKER_ID');
+  if (raw && !/^[\w.-]{1,100}$/.test(raw))
+    throw new ConfigError('WORKER_ID', 'expected 1-100 characters of letters, digits, _ . -');
+  return raw ?? `${hostname()}-${process.pid}`.replace(/[^\w.-]/g, '-').slice(0, 100);
+}
+
+function scanListen(env: Env): { scanHost: string; scanPort: number } {
+  const raw = str(env, 'SCAN_LISTEN') ?? '127.0.0.1:0';
+  const m = /^([\w.-]+):(\d{1,5})$/.exec(raw);
+  if (!m || Number(m[2]) > 65535)
+    throw new ConfigError(
+      'SCAN_LISTEN',
+      `expected host:port such as 127.0.0.1:7300, got ${JSON.stringify(raw)}`,
+    );
+  return { scanHost: m[1], scanPort: Number(m[2]) };
+}
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const dataDir = resolve(cwd, str(env, 'DATA_DIR') ?? 'data');
   const host = str(env, 'HOST') ?? '127.0.0.1';
@@ -211,7 +254,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       diskBytes: byteSize(env, 'SHARD_CACHE_DISK_BYTES', 20 * 2 ** 30),
       memoryBytes: byteSize(env, 'SHARD_CACHE_MEMORY_BYTES', 4 * 2 ** 30),
     },
+    fleet: {
+      workerId: workerId(env),
+      heartbeatMs: int(env, 'FLEET_HEARTBEAT_MS', 5_000, 100, 600_000),
+      staleMs: int(env, 'FLEET_STALE_MS', 20_000, 200, 3_600_000),
+      ...scanListen(env),
+      token: str(env, 'FLEET_TOKEN'),
+      search: bool(env, 'FLEET_SEARCH', false),
+      searchBudgetMs: int(env, 'SEARCH_BUDGET_MS', 1_500, 10, 600_000),
+    },
     engineThreads: int(env, 'ENGINE_THREADS', Math.max(1, Math.min(availableParallelism(), 8)), 1, 256),
+    substructureThreads: int(env, 'SUBSTRUCTURE_THREADS', 2, 1, 64),
     chem3d: {
       worker: bool(env, 'CHEM3D_WORKER', true),
       concurrency: int(env, 'CHEM3D_CONCURRENCY', 1, 1, 64),

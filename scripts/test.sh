@@ -5,8 +5,10 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
 bash scripts/setup.sh
-# The S3-compatible test server (moto) lives in a project-local Python venv.
-if [ ! -x .tools/py/bin/python ] || ! .tools/py/bin/python -c 'import moto.server' 2>/dev/null; then
+# The S3-compatible test server (moto), the official v2 Python client and schemathesis live in a
+# project-local Python venv (requirements-test.txt).
+if [ ! -x .tools/py/bin/python ] ||
+  ! .tools/py/bin/python -c 'import moto.server, deepmedchem, schemathesis' 2>/dev/null; then
   python3 -m venv .tools/py
   .tools/py/bin/pip install --quiet --disable-pip-version-check -r requirements-test.txt
 fi

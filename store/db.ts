@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import type { Logger } from '../platform/logger.ts';
+import { acquireLock } from '../platform/process-lock.ts';
 
 /**
  * One SQL dialect over two drivers: PostgreSQL (`pg` pool) in production, PGlite embedded.
@@ -37,6 +38,8 @@ export interface OpenDatabaseOptions {
   pgliteDir?: string;
   /** PostgreSQL pool size (default 10). */
   poolSize?: number;
+  /** Names this process in the PGlite directory's lock (shown to a second process that is refused). */
+  role?: string;
   log?: Logger;
 }
 
@@ -127,7 +130,16 @@ async function openPglite(dir: string | undefined, opts: OpenDatabaseOptions): P
   const memory = !dir || dir === 'memory://';
   // A first start has no data/ yet; PGlite creates only the last path component.
   if (!memory) await mkdir(dir, { recursive: true });
-  const lite = await PGlite.create(memory ? undefined : dir, { parsers });
+  // Two processes on one PGlite directory corrupt each other's view (lost writes, Aborted()):
+  // the directory's lock file refuses the second one with the owner's pid before PGlite opens.
+  const dirLock = memory ? undefined : acquireLock(`${dir}.lock`, opts.role ?? defaultRole());
+  let lite: PGlite;
+  try {
+    lite = await PGlite.create(memory ? undefined : dir, { parsers });
+  } catch (err) {
+    dirLock?.release();
+    throw err;
+  }
   opts.log?.info({ dir: memory ? 'memory' : dir }, 'opened embedded PGlite database');
   const lock = createMutex();
   // Marks the async context of a running transaction, to refuse (not deadlock on) outer-db use in it.
@@ -162,10 +174,16 @@ async function openPglite(dir: string | undefined, opts: OpenDatabaseOptions): P
     async close() {
       if (closed) return;
       closed = true;
-      await locked(() => lite.close());
+      try {
+        await locked(() => lite.close());
+      } finally {
+        dirLock?.release();
+      }
     },
   };
 }
+
+const defaultRole = () => `molsearch ${process.argv.slice(2, 3).join(' ') || 'process'}`.trim();
 
 type Runner = Pick<Db, 'query' | 'exec'>;
 

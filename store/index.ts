@@ -58,7 +58,8 @@ export interface Store {
 /**
  * Opens the metadata database (PostgreSQL when `databaseUrl` is set, else PGlite in `pgliteDir`,
  * one process per directory) and applies pending migrations before returning. A PGlite
- * directory must not be opened by two processes at once; PostgreSQL may be shared freely.
+ * directory is locked by the process that opens it (`<dir>.lock`): a second process is refused
+ * with the owner's pid (platform/process-lock.ts); PostgreSQL may be shared freely.
  */
 export async function openStore(config: StoreConfig, log?: Logger): Promise<Store> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, log });

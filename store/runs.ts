@@ -103,6 +103,14 @@ export function decodeCursor<T>(cursor: string, check: (v: unknown) => v is T): 
   });
 }
 
+/** The largest value of the database's `integer` columns (sequences, input indexes). */
+export const INT32_MAX = 2_147_483_647;
+/** A cursor holding a sequence or an input index: an integer the `integer` columns can compare with. */
+export const isIntCursor = (v: unknown): v is number =>
+  Number.isInteger(v) && (v as number) >= -1 && (v as number) <= INT32_MAX;
+/** Run ids as this service issues them (anything else is no run of ours, checked before any query). */
+export const RUN_ID_PATTERN = /^run_[0-9a-f]{32}$/;
+
 export function emptyProgress(total: number): Progress {
   return { pending: total, running: 0, succeeded: 0, failed: 0, cancelled: 0, total };
 }
@@ -184,7 +192,13 @@ export function createRunsRepository(db: Db) {
         ? decodeCursor(
             opts.cursor,
             (v): v is [string, string] =>
-              Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string',
+              Array.isArray(v) &&
+              v.length === 2 &&
+              typeof v[0] === 'string' &&
+              /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(v[0]) &&
+              !Number.isNaN(Date.parse(v[0])) &&
+              typeof v[1] === 'string' &&
+              RUN_ID_PATTERN.test(v[1]),
           )
         : undefined;
       const rows = await db.query<RunRow>(
@@ -206,7 +220,7 @@ export function createRunsRepository(db: Db) {
       runId: string,
       opts: { cursor?: string; limit: number; status?: string },
     ): Promise<{ data: ItemRow[]; next_cursor: string | null }> {
-      const after = opts.cursor ? decodeCursor(opts.cursor, (v): v is number => Number.isInteger(v)) : -1;
+      const after = opts.cursor ? decodeCursor(opts.cursor, isIntCursor) : -1;
       const rows = await db.query<ItemRow>(
         `SELECT * FROM run_items WHERE run_id = $1 AND input_index > $2 AND ($3::text IS NULL OR status = $3) ORDER BY input_index LIMIT $4`,
         [runId, after, opts.status ?? null, opts.limit + 1],
@@ -218,15 +232,15 @@ export function createRunsRepository(db: Db) {
       };
     },
 
-    /** Succeeded items with results, by completion (event sequence) or input order. */
+    /** Finished items (succeeded with results, and failed), by completion (event sequence) or input order. */
     async results(
       runId: string,
       opts: { cursor?: string; limit: number; order: 'completion' | 'input' },
     ): Promise<{ data: ItemRow[]; next_cursor: string | null }> {
       const col = opts.order === 'completion' ? 'completed_seq' : 'input_index';
-      const after = opts.cursor ? decodeCursor(opts.cursor, (v): v is number => Number.isInteger(v)) : -1;
+      const after = opts.cursor ? decodeCursor(opts.cursor, isIntCursor) : -1;
       const rows = await db.query<ItemRow>(
-        `SELECT * FROM run_items WHERE run_id = $1 AND status = 'succeeded' AND completed_seq IS NOT NULL AND ${col} > $2 ORDER BY ${col} LIMIT $3`,
+        `SELECT * FROM run_items WHERE run_id = $1 AND status IN ('succeeded', 'failed') AND completed_seq IS NOT NULL AND ${col} > $2 ORDER BY ${col} LIMIT $3`,
         [runId, after, opts.limit + 1],
       );
       const data = rows.slice(0, opts.limit);

@@ -41,6 +41,8 @@ export async function startWorkers(opts: {
   kinds?: TaskQueueKind[];
   log: Logger;
   maxConcurrentScans?: number;
+  /** A fleet worker's own scan queue (workerScanQueue), polled besides the shared ones. */
+  ownScanQueue?: string;
 }): Promise<RunningWorkers> {
   installRuntime(opts.log);
   const kinds = opts.kinds ?? (['orchestration', 'scan', 'export'] as TaskQueueKind[]);
@@ -48,12 +50,17 @@ export async function startWorkers(opts: {
     await ensureRunPurgeSchedule({ address: opts.address, namespace: opts.namespace, prefix: opts.prefix });
   const connection = await NativeConnection.connect({ address: opts.address });
   const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+  const queues: { kind: TaskQueueKind; queue: string }[] = kinds.map((kind) => ({
+    kind,
+    queue: taskQueue(opts.prefix, kind),
+  }));
+  if (opts.ownScanQueue) queues.push({ kind: 'scan', queue: opts.ownScanQueue });
   const workers = await Promise.all(
-    kinds.map((kind) =>
+    queues.map(({ kind, queue }) =>
       Worker.create({
         connection,
         namespace: opts.namespace,
-        taskQueue: taskQueue(opts.prefix, kind),
+        taskQueue: queue,
         workflowsPath: kind === 'orchestration' ? workflowsPath : undefined,
         activities: opts.activities,
         maxConcurrentActivityTaskExecutions: kind === 'scan' ? (opts.maxConcurrentScans ?? 4) : 20,

@@ -22,9 +22,20 @@ export type TaskQueueKind = keyof typeof TASK_QUEUES;
  */
 export const INVALID_INPUT_FAILURE = 'invalid_input';
 
+/** Type of the (non-retryable) failure of a scan whose shard fails its checksum in the object store. */
+export const CORRUPT_SHARD_FAILURE = 'corrupt_shard';
+
 /** The full queue name, namespaced by the deployment's prefix. */
 export function taskQueue(prefix: string, kind: TaskQueueKind): string {
   return `${prefix}-${TASK_QUEUES[kind]}`;
+}
+
+/**
+ * The scan queue only one fleet worker polls (docs/scaling.md): scans of the shards it holds are
+ * placed there, and fall back to the shared scan queue when it does not pick them up in time.
+ */
+export function workerScanQueue(prefix: string, workerId: string): string {
+  return `${taskQueue(prefix, 'scan')}-${workerId}`;
 }
 
 /** Deterministic workflow ids, so retries and duplicate submissions are harmless. */

@@ -3,10 +3,16 @@ import {
   ApplicationFailure,
   CancellationScope,
   isCancellation,
+  patched,
   proxyActivities,
 } from '@temporalio/workflow';
 import type { JobActivities, JobScanResult } from '../activities/jobs.ts';
-import { INVALID_INPUT_FAILURE, type MolsearchJobInput, type MolsearchJobResult } from './contracts.ts';
+import {
+  CORRUPT_SHARD_FAILURE,
+  INVALID_INPUT_FAILURE,
+  type MolsearchJobInput,
+  type MolsearchJobResult,
+} from './contracts.ts';
 
 /** The reason a job failed, for the job info: the innermost application failure's message. */
 export function failureReason(err: unknown): string {
@@ -14,6 +20,15 @@ export function failureReason(err: unknown): string {
   while (e instanceof ActivityFailure && e.cause) e = e.cause;
   if (e instanceof ApplicationFailure || e instanceof Error) return e.message;
   return String(e);
+}
+
+/** Failures that no other worker would avoid: the job fails instead of moving the scan. */
+function isFinal(err: unknown): boolean {
+  let e: unknown = err;
+  while (e instanceof ActivityFailure && e.cause) e = e.cause;
+  return (
+    e instanceof ApplicationFailure && [INVALID_INPUT_FAILURE, CORRUPT_SHARD_FAILURE].includes(e.type ?? '')
+  );
 }
 
 /**
@@ -37,9 +52,19 @@ export async function molsearchJobWorkflow(input: MolsearchJobInput): Promise<Mo
       backoffCoefficient: 2,
       maximumInterval: '20s',
       maximumAttempts: 8,
-      nonRetryableErrorTypes: [INVALID_INPUT_FAILURE],
+      nonRetryableErrorTypes: [INVALID_INPUT_FAILURE, CORRUPT_SHARD_FAILURE],
     },
   });
+  // A scan placed on the worker holding its shard: one attempt, which must start within 10 s; a
+  // holder that is gone (never starts it) or dies (stops heartbeating) sends it to the shared queue.
+  const placedScan = (queue: string) =>
+    proxyActivities<JobActivities>({
+      taskQueue: queue,
+      startToCloseTimeout: '15 minutes',
+      scheduleToStartTimeout: '10 seconds',
+      heartbeatTimeout: '10 seconds',
+      retry: { maximumAttempts: 1 },
+    });
   const record = (u: Omit<Parameters<JobActivities['jobRecord']>[0], 'jobName'>) =>
     book.jobRecord({ jobName: input.jobName, ...u });
   try {
@@ -50,6 +75,12 @@ export async function molsearchJobWorkflow(input: MolsearchJobInput): Promise<Mo
     });
     const total = prep.shards.length;
     await record({ status: 'STARTED', progress: { shardsDone: 0, shardsTotal: total } });
+    // Placement (docs/scaling.md); jobs started before it existed replay without it.
+    const placed = patched('fleet-placement')
+      ? (await scan.jobPlace({ shards: prep.shards })).queues
+      : prep.shards.map(() => null);
+    /** Holder queues that failed a scan in this job: later scans skip them. */
+    const gone = new Set<string>();
     const results: JobScanResult[] = new Array(total);
     let next = 0;
     let done = 0;
@@ -57,13 +88,18 @@ export async function molsearchJobWorkflow(input: MolsearchJobInput): Promise<Mo
       while (next < total) {
         const i = next++;
         const s = prep.shards[i];
-        results[i] = await scan.jobScanShard({
-          jobName: input.jobName,
-          catalog: s.catalog,
-          shard: s.shard,
-          fp: prep.fp,
-          k: input.k,
-        });
+        const args = { jobName: input.jobName, catalog: s.catalog, shard: s.shard, fp: prep.fp, k: input.k };
+        const queue = placed[i];
+        let r: JobScanResult | undefined;
+        if (queue && !gone.has(queue)) {
+          try {
+            r = await placedScan(queue).jobScanShard(args);
+          } catch (err) {
+            if (isCancellation(err) || isFinal(err)) throw err;
+            gone.add(queue);
+          }
+        }
+        results[i] = r ?? (await scan.jobScanShard(args));
         done++;
         // Progress counters for job info; a handful of shards per job keeps history small.
         if (done < total) await record({ progress: { shardsDone: done, shardsTotal: total } });

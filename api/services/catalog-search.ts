@@ -1,5 +1,5 @@
 import type { Logger } from '../../platform/logger.ts';
-import { invalidSmiles } from '../../platform/errors.ts';
+import { DomainError, invalidSmiles } from '../../platform/errors.ts';
 import {
   canonicalize,
   getRDKit,
@@ -17,9 +17,11 @@ import {
   type ShardData,
 } from '../../engine/catalog/index.ts';
 import { oodNames } from '../../engine/admet/predict.ts';
-import type { Hit, SearchPool } from '../../engine/search/index.ts';
+import { centroidTanimoto, prepareCentroid, type Hit, type SearchPool } from '../../engine/search/index.ts';
 import { createFilterPool, createSolventFilter, type FilterPool } from '../../engine/filters/index.ts';
+import { analysisToDomain, embeddingQuery, histogramColumn } from '../../engine/analysis/index.ts';
 import { createCatalogFilters } from './catalog-filters.ts';
+import type { FleetSearch } from './fleet-search.ts';
 import {
   FILTERS,
   type DatabaseInfo,
@@ -44,9 +46,11 @@ export interface CatalogSearchDeps {
   rd?: RDKitModule;
   /** RDKit worker threads for the QED, PAINS and structure filters (default: one lazily started thread). */
   filterPool?: FilterPool;
+  /** Catalogs the scan-worker fleet holds, searched by fan-out (api/services/fleet-search.ts). */
+  fleet?: FleetSearch;
 }
 
-function databaseInfo(c: Catalog): DatabaseInfo {
+function databaseInfo(c: Pick<Catalog, 'manifest'>): DatabaseInfo {
   const m = c.manifest;
   return {
     id: m.id,
@@ -68,8 +72,25 @@ function databaseInfo(c: Catalog): DatabaseInfo {
 export async function createCatalogSearchService(deps: CatalogSearchDeps): Promise<SearchService> {
   const rd = deps.rd ?? (await getRDKit());
   const { pool } = deps;
-  const byId = new Map(deps.catalogs.map((c) => [c.manifest.id, c]));
-  const infos = deps.catalogs.map(databaseInfo);
+  const fleet = deps.fleet;
+  const fleetIds = new Set(fleet?.manifests.map((m) => m.id));
+  const served = [
+    ...deps.catalogs,
+    ...(fleet?.manifests ?? [])
+      .filter((m) => !deps.catalogs.some((c) => c.manifest.id === m.id))
+      .map((manifest) => ({ manifest })),
+  ];
+  const byId = new Map(served.map((c) => [c.manifest.id, c]));
+  const infos = served.map(databaseInfo);
+  const local = (h: Hit) => pool.shard(h.catalog, h.shard) as ShardData;
+  const noFleet = (dbNames: string[]) => {
+    const remote = dbNames.filter((d) => fleetIds.has(d));
+    if (remote.length)
+      throw new DomainError(
+        'capability_unavailable',
+        `batch and centroid searches over catalogs held by the scan fleet (${remote.join(', ')}) are not available yet`,
+      );
+  };
   const isSolvent = createSolventFilter((s) => canonicalize(rd, s));
   const filters = createCatalogFilters({
     isSolvent,
@@ -84,10 +105,10 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
 
   function toRow(
     hit: Hit,
-    queryFp: Uint8Array | undefined,
+    shard: ShardData,
+    score: (fp: Uint8Array, hit: Hit) => number,
     req: Pick<SimilarityRequest, 'descriptors' | 'properties'>,
   ): NeighborRow {
-    const shard = pool.shard(hit.catalog, hit.shard) as ShardData;
     // Property keys in the client contract's order: the 22 ADMET columns, then the 11 descriptors.
     const withAdmet = req.properties && Boolean(byId.get(hit.catalog)?.manifest.models);
     const rec = rowRecord(shard, hit.row, [
@@ -105,9 +126,9 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
           : null;
       (rec as Record<string, unknown>).admet_out_of_domain = ood === null ? null : oodNames(ood);
     }
-    // The kernel scores in float32; recompute the exact double from the row's bits for the answer.
-    const fp = shard.fingerprints.subarray(hit.row * FP_BYTES, (hit.row + 1) * FP_BYTES);
-    const similarity = queryFp ? tanimoto(queryFp, fp) : hit.similarity;
+    // The kernel scores in float32; recompute the exact double from the row's bits for the answer
+    // (a Tanimoto pair, or a centroid's continuous Tanimoto): one pair, one score everywhere.
+    const similarity = score(shard.fingerprints.subarray(hit.row * FP_BYTES, (hit.row + 1) * FP_BYTES), hit);
     const { product_id, smiles, ...rest } = rec;
     return {
       smiles: String(smiles),
@@ -122,13 +143,14 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
 
   async function finish(
     hits: Hit[],
-    queryFp: Uint8Array | undefined,
+    score: (fp: Uint8Array, hit: Hit) => number,
     req: Pick<SimilarityRequest, 'descriptors' | 'properties' | 'filters' | 'ordering' | 'k' | 'dbNames'>,
     canonical: string,
+    shardOf: (h: Hit) => ShardData = local,
   ): Promise<SimilarityResult> {
     const candidates = hits.map((h) => ({
-      row: toRow(h, queryFp, req),
-      shard: pool.shard(h.catalog, h.shard) as ShardData,
+      row: toRow(h, shardOf(h), score, req),
+      shard: shardOf(h),
       index: h.row,
     }));
     // 'Similarity' and 'Morgan Tanimoto' are the same key for a Morgan search: best first, ties by id.
@@ -146,7 +168,7 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
 
   return {
     // Fresh per call: a catalog's 3D stage may complete while the service runs.
-    databases: () => deps.catalogs.map(databaseInfo),
+    databases: () => served.map(databaseInfo),
     // The largest catalog is the default, as the vendor's flagship database would be.
     defaultDatabase: () => [...infos].sort((a, b) => b.molecules - a.molecules)[0]?.id ?? '',
     availableFilters: (): FilterName[] => [...FILTERS],
@@ -155,21 +177,87 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     async similarity(req) {
       const q = parseQuery(req.smiles, ['query', 'search_input']);
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
-      const hits = await pool.knn({ catalogs: req.dbNames, query: q.fp, k });
-      return finish(hits, q.fp, req, q.canonicalSmiles);
+      const remote = req.dbNames.filter((d) => fleetIds.has(d));
+      if (!fleet || !remote.length) {
+        const hits = await pool.knn({ catalogs: req.dbNames, query: q.fp, k });
+        return finish(hits, (fp) => tanimoto(q.fp, fp), req, q.canonicalSmiles);
+      }
+      // Fleet catalogs fan out; catalogs this process holds are scanned here; one merged top k.
+      const rest = req.dbNames.filter((d) => !fleetIds.has(d));
+      const [far, near] = await Promise.all([
+        fleet.knn(remote, q.fp, k),
+        rest.length ? pool.knn({ catalogs: rest, query: q.fp, k }) : Promise.resolve([]),
+      ]);
+      const tagged = [
+        ...far.hits.map((h) => ({ h, s: far.shardOf(h) })),
+        ...near.map((h) => ({ h, s: local(h) })),
+      ].sort((a, b) => b.h.similarity - a.h.similarity || a.h.catalog.localeCompare(b.h.catalog));
+      const kept = tagged.slice(0, k);
+      const shardOfHit = new Map(kept.map((x) => [x.h, x.s]));
+      const result = await finish(
+        kept.map((x) => x.h),
+        (fp) => tanimoto(q.fp, fp),
+        req,
+        q.canonicalSmiles,
+        (h) => shardOfHit.get(h)!,
+      );
+      if (far.coverage.message)
+        result.warnings = [{ code: 'partial_coverage', message: far.coverage.message }];
+      result.coverage = far.coverage.fraction;
+      return result;
     },
     async batch(req) {
+      noFleet(req.dbNames);
       const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
       const all = await pool.knnMany({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });
-      return Promise.all(all.map((hits, i) => finish(hits, qs[i].fp, req, qs[i].canonicalSmiles)));
+      return Promise.all(
+        all.map((hits, i) => finish(hits, (fp) => tanimoto(qs[i].fp, fp), req, qs[i].canonicalSmiles)),
+      );
     },
     async centroid(req) {
+      noFleet(req.dbNames);
       const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
       const hits = await pool.centroid({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });
       const canonicalInputs = qs.map((q) => q.canonicalSmiles);
-      return { ...(await finish(hits, undefined, req, canonicalInputs.join('.'))), canonicalInputs };
+      const centroid = prepareCentroid(qs.map((q) => q.fp));
+      const score = (fp: Uint8Array) => centroidTanimoto(centroid, fp);
+      return { ...(await finish(hits, score, req, canonicalInputs.join('.'))), canonicalInputs };
+    },
+    async byEmbedding(req) {
+      let query;
+      try {
+        query = embeddingQuery(req.vector, 'embedding');
+      } catch (err) {
+        throw analysisToDomain(err);
+      }
+      const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
+      const hits = await pool.knnPrepared({ catalogs: req.dbNames, query, k });
+      // A fingerprint query is rescored in f64 like /molsearch; a weighted one keeps its score.
+      const fp = query.kind === 'tanimoto' ? query.fp : undefined;
+      return finish(hits, (row, hit) => (fp ? tanimoto(fp, row) : hit.similarity), req, '');
+    },
+    propertyValues(dbName, column) {
+      try {
+        histogramColumn(column, 'properties');
+      } catch (err) {
+        throw analysisToDomain(err);
+      }
+      const c = byId.get(dbName);
+      if (!c) return undefined;
+      const out = new Float64Array(c.manifest.counts.molecules).fill(NaN);
+      let at = 0;
+      c.manifest.shards.forEach((meta, s) => {
+        const shard = pool.shard(dbName, s) as ShardData;
+        const col = shard.table.getChild(column);
+        if (col) {
+          const raw = col.toArray() as Float64Array | Float32Array;
+          for (let i = 0; i < shard.rows; i++) out[at + i] = col.nullCount && !col.isValid(i) ? NaN : raw[i];
+        }
+        at += meta.rows;
+      });
+      return out;
     },
     async random(n) {
       const total = deps.catalogs.reduce((s, c) => s + c.manifest.counts.molecules, 0);

@@ -48,6 +48,13 @@ export function checkFormats(values: string[] | undefined): ExportFormat[] {
     .flatMap((v) => v.split(','))
     .map((v) => v.trim().toLowerCase())
     .filter(Boolean);
+  // `file_format=` is no format at all, not the default: answering with no files hid the mistake.
+  if (!list.length)
+    throw validationError(
+      ['query', 'file_format'],
+      `empty value; allowed: ${EXPORT_FORMATS.join(', ')}`,
+      'value_error.empty',
+    );
   for (const f of list) {
     if (!(EXPORT_FORMATS as readonly string[]).includes(f))
       throw validationError(

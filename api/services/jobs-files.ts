@@ -1,5 +1,5 @@
 /**
- * Files of a user: uploads into, and /search_file outputs to, the user's own area of the object
+ * Files of a user (text tables of SMILES: binary uploads are refused): uploads into, and /search_file outputs to, the user's own area of the object
  * store (`users/<account>/files/<path>`). A path is a relative key inside that area: anything that
  * could leave it ('..', '.', absolute paths, drive letters, backslashes, control characters) is
  * a 422 before any read or write. The object store holds no links, and keys are never joined into
@@ -7,7 +7,7 @@
  */
 import { Readable } from 'node:stream';
 import { splitQuoted } from '../../engine/catalog/index.ts';
-import { validationError } from '../../platform/errors.ts';
+import { DomainError, validationError } from '../../platform/errors.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
 import type { UploadRecord, Uploads } from '../../store/jobs.ts';
 import type { SearchService, SimilarityResult } from './search-service.ts';
@@ -37,29 +37,68 @@ export function checkUserPath(raw: string, field: string): string {
 /** The object key of a user's file. */
 export const userFileKey = (accountId: string, path: string): string => `users/${accountId}/files/${path}`;
 
-/** The SMILES of column `col` of a CSV/TSV text (header row required). */
-export function readSmilesColumn(text: string, col: string): string[] {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  if (!lines.length) throw validationError(['query', 'input_file'], 'the file is empty');
-  const sep = lines[0].includes('\t') ? '\t' : ',';
-  const header = splitQuoted(lines[0], sep).map((h) => h.trim());
+/**
+ * The bytes of an uploaded table as text: UTF-8 without NUL or other control bytes (tabs and line
+ * ends aside). A binary file is refused as such, instead of its bytes being read as column names.
+ */
+export function decodeTextFile(
+  bytes: Uint8Array,
+  file: string,
+  loc: string[] = ['query', 'input_file'],
+): string {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    text = '\u0000';
+  }
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text))
+    throw validationError(
+      loc,
+      `${JSON.stringify(file)} is not a text file (CSV, TSV or SMI in UTF-8 expected)`,
+      'value_error.not_text',
+    );
+  return text;
+}
+
+/** The SMILES of column `col` of a CSV/TSV text (header row required), with their 1-based line numbers. */
+export function readSmilesColumn(text: string, col: string): { smiles: string[]; lines: number[] } {
+  const rows = text
+    .split(/\r?\n/)
+    .map((l, i) => ({ l, n: i + 1 }))
+    .filter((r) => r.l.trim() !== '');
+  if (!rows.length) throw validationError(['query', 'input_file'], 'the file is empty');
+  const sep = rows[0].l.includes('\t') ? '\t' : ',';
+  const header = splitQuoted(rows[0].l, sep).map((h) => h.trim());
   const idx = header.indexOf(col);
   if (idx < 0)
     throw validationError(
       ['query', 'smiles_col'],
       `column ${JSON.stringify(col)} not found; columns: ${header.join(', ')}`,
     );
-  const smiles = lines
+  const cells = rows
     .slice(1)
-    .map((l) => (splitQuoted(l, sep)[idx] ?? '').trim())
-    .filter(Boolean);
-  if (smiles.length > MAX_FILE_MOLECULES)
+    .map((r) => ({ s: (splitQuoted(r.l, sep)[idx] ?? '').trim(), n: r.n }))
+    .filter((c) => c.s);
+  if (cells.length > MAX_FILE_MOLECULES)
     throw validationError(
       ['query', 'input_file'],
-      `at most ${MAX_FILE_MOLECULES} molecules per file (got ${smiles.length}); use /submit_molsearch per molecule for larger work`,
+      `at most ${MAX_FILE_MOLECULES} molecules per file (got ${cells.length}); use /submit_molsearch per molecule for larger work`,
     );
-  if (!smiles.length) throw validationError(['query', 'input_file'], `no SMILES in column ${col}`);
-  return smiles;
+  if (!cells.length) throw validationError(['query', 'input_file'], `no SMILES in column ${col}`);
+  return { smiles: cells.map((c) => c.s), lines: cells.map((c) => c.n) };
+}
+
+/** A bad SMILES of a file's row names the file, line and column, not the search's own parameter. */
+function inFile(err: unknown, file: string, col: string, lines: number[]): unknown {
+  if (!(err instanceof DomainError) || err.code !== 'invalid_smiles') return err;
+  const issues = err.issues.map((i) => {
+    const row = typeof i.loc[2] === 'number' ? i.loc[2] : undefined;
+    if (i.loc[1] !== 'search_input' || row === undefined) return i;
+    const msg = `${JSON.stringify(file)} line ${lines[row]}, column ${JSON.stringify(col)}: ${i.msg}`;
+    return { loc: ['query', 'input_file', lines[row]], msg, type: i.type };
+  });
+  return new DomainError(err.code, issues.map((i) => i.msg).join('; '), { issues });
 }
 
 const csvCell = (v: unknown): string => {
@@ -90,6 +129,8 @@ export function createFileService(deps: FileServiceDeps) {
       const path = checkUserPath(rawPath, 'path');
       if (body.length > MAX_UPLOAD_BYTES)
         throw validationError(['body'], `at most ${MAX_UPLOAD_BYTES} bytes per upload`);
+      // The file area holds inputs of /search_file: tables of SMILES, so text only.
+      decodeTextFile(body, path, ['body']);
       const objectKey = userFileKey(accountId, path);
       await deps.objects.put(objectKey, body, 'application/octet-stream');
       return uploads.record({ id: `up_${ulid()}`, accountId, path, objectKey, bytes: body.length });
@@ -124,19 +165,21 @@ export function createFileService(deps: FileServiceDeps) {
           'value_error.not_found',
         );
       if (size > MAX_UPLOAD_BYTES) throw validationError(['query', 'input_file'], 'file too large');
-      const smiles = readSmilesColumn(
-        Buffer.from(await deps.objects.getBytes(key)).toString('utf8'),
-        req.smilesCol,
-      );
-      const results: SimilarityResult[] = await deps.search.batch({
-        smiles,
-        dbNames: req.dbNames,
-        k: req.k,
-        descriptors: false,
-        properties: false,
-        filters: [],
-        ordering: ['Similarity'],
-      });
+      const text = decodeTextFile(await deps.objects.getBytes(key), input);
+      const { smiles, lines: lineNumbers } = readSmilesColumn(text, req.smilesCol);
+      const results: SimilarityResult[] = await deps.search
+        .batch({
+          smiles,
+          dbNames: req.dbNames,
+          k: req.k,
+          descriptors: false,
+          properties: false,
+          filters: [],
+          ordering: ['Similarity'],
+        })
+        .catch((err: unknown) => {
+          throw inFile(err, input, req.smilesCol, lineNumbers);
+        });
       const lines = ['query_smiles,rank,smiles,id,database,db_id,similarity'];
       results.forEach((r, q) =>
         r.rows.forEach((n, rank) =>

@@ -15,7 +15,7 @@ import {
   type RunWork,
 } from '../../engine/selection/index.ts';
 import type { ItemStatus, RunRow, RunStatus, RunsRepository } from '../../store/index.ts';
-import { TERMINAL_RUN_STATUSES } from '../../store/runs.ts';
+import { INT32_MAX, RUN_ID_PATTERN, TERMINAL_RUN_STATUSES } from '../../store/runs.ts';
 
 /** The closed status sets, for the routes' query schemas. */
 export { ITEM_STATUSES, RUN_STATUSES } from '../../store/runs.ts';
@@ -76,6 +76,8 @@ export function createRunsService(deps: RunsServiceDeps) {
 
   /** The caller's run, or 404 (another tenant's and expired runs are invisible). */
   async function own(accountId: string, id: string): Promise<RunRow> {
+    // An id this service never issues (a NUL byte, a path) is no run, answered before the database sees it.
+    if (!RUN_ID_PATTERN.test(id)) throw notFound(`run ${JSON.stringify(id.slice(0, 100))}`);
     const run = await deps.runs.get(accountId, id);
     if (!run) throw notFound(`run ${id}`);
     return run;
@@ -192,7 +194,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       return { data: page.data.map(presentItem), next_cursor: page.next_cursor };
     },
 
-    /** Result documents of succeeded items, by completion or input order. */
+    /** Finished items with the result documents of succeeded ones, by completion or input order. */
     async results(
       accountId: string,
       id: string,
@@ -200,19 +202,17 @@ export function createRunsService(deps: RunsServiceDeps) {
     ): Promise<Page<Record<string, unknown>>> {
       const run = await own(accountId, id);
       const page = await deps.runs.results(run.id, q);
+      // Every finished item, as an item (id, status, error) plus its result document when it
+      // succeeded: clients read failures from the results as well as from the items.
       const data = await Promise.all(
         page.data.map(async (i) => {
+          const item = { ...presentItem(i), item_id: i.item_id, completion_sequence: i.completed_seq };
+          if (i.status !== 'succeeded') return item;
           if (!i.result_key) throw new DomainError('internal', `item ${i.item_id} has no result`);
           const doc = JSON.parse(
             Buffer.from(await deps.objects.getBytes(i.result_key)).toString('utf8'),
           ) as Record<string, unknown>;
-          return {
-            item_id: i.item_id,
-            input_index: i.input_index,
-            completion_sequence: i.completed_seq,
-            attempt_count: i.attempt_count,
-            ...doc,
-          };
+          return { ...doc, ...item };
         }),
       );
       return { data, next_cursor: page.next_cursor };
@@ -220,11 +220,15 @@ export function createRunsService(deps: RunsServiceDeps) {
 
     /** Events after a sequence (`cursor`, the previous page's next_cursor, means the same as `after`). */
     async events(accountId: string, id: string, q: { after: number; cursor?: string; limit: number }) {
+      const cursor = q.cursor === undefined ? 0 : Number(q.cursor);
+      if (cursor > INT32_MAX)
+        throw validationError(['query', 'cursor'], `must be at most ${INT32_MAX}`, 'value_error.maximum');
       const run = await own(accountId, id);
-      const after = Math.max(q.after, q.cursor === undefined ? 0 : Number(q.cursor));
+      const after = Math.max(q.after, cursor);
       const events = await deps.runs.events(run.id, after, q.limit);
-      const last = events.length ? events[events.length - 1].sequence : after;
-      // The run row is read before the events, so a page never claims less than it serves.
+      const last = events.length ? events[events.length - 1].sequence : 0;
+      // The run row is read before the events, so a page never claims less than it serves; the
+      // caller's `after` is no event, so it never raises the claim.
       return {
         data: events.map((e) => presentEvent(run.id, e)),
         next_cursor: events.length === q.limit ? String(last) : null,
@@ -246,8 +250,11 @@ export function createRunsService(deps: RunsServiceDeps) {
       let after = from.after ?? 0;
       const header = from.lastEventId?.trim();
       if (header) {
-        if (!/^\d+$/.test(header))
-          throw validationError(['header', 'Last-Event-ID'], 'must be an event sequence number');
+        if (!/^\d{1,10}$/.test(header) || Number(header) > INT32_MAX)
+          throw validationError(
+            ['header', 'Last-Event-ID'],
+            `must be an event sequence number (0 to ${INT32_MAX})`,
+          );
         after = Number(header);
       }
       return {

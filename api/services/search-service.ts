@@ -67,6 +67,10 @@ export interface SimilarityResult {
   canonical: string;
   rows: NeighborRow[];
   remarks: string[];
+  /** Set when some shards of a fleet catalog did not answer in time (code partial_coverage). */
+  warnings?: { code: string; message: string }[];
+  /** Share of the searched molecules that answered (fleet searches only). */
+  coverage?: number;
 }
 
 export interface SearchService {
@@ -82,6 +86,19 @@ export interface SearchService {
   centroid(
     req: Omit<SimilarityRequest, 'smiles'> & { smiles: string[] },
   ): Promise<SimilarityResult & { canonicalInputs: string[] }>;
+  /**
+   * Neighbours of a given Morgan embedding (2048 numbers): a 0/1 vector by exact Tanimoto, any
+   * other by the continuous Tanimoto of the centroid search. A 422 names `embedding` when the
+   * vector is not usable.
+   */
+  byEmbedding(
+    req: Omit<SimilarityRequest, 'smiles'> & { vector: ArrayLike<number> },
+  ): Promise<SimilarityResult>;
+  /**
+   * Every value of a numeric catalog column (descriptor, price, ADMET prediction) of a database,
+   * NaN for nulls; undefined for an unknown database. A 422 names `properties` for other columns.
+   */
+  propertyValues(dbName: string, column: string): Float64Array | undefined;
   random(n: number, seed?: number): Promise<{ smiles: string; id: string; database: string }[]>;
   ready(): boolean;
 }

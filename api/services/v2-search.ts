@@ -6,9 +6,15 @@
  */
 import type { ThreeDStatusService } from './three-d-status.ts';
 import { DomainError, invalidSmiles, validationError } from '../../platform/errors.ts';
-import { DESCRIPTOR_NAMES, getRDKit, parseMolecule, type ParsedMolecule } from '../../engine/chem/index.ts';
+import {
+  DESCRIPTOR_NAMES,
+  getRDKit,
+  parseMolecule,
+  tanimoto,
+  type ParsedMolecule,
+} from '../../engine/chem/index.ts';
 import { sampleIndices, type Library, type LibraryRegistry } from '../../engine/selection/index.ts';
-import type { SubstructureRunner } from '../../engine/substructure/index.ts';
+import { isValidQuery, type SubstructureRunner } from '../../engine/substructure/index.ts';
 
 export const ENGINE_VERSION = 'molsearch-engine/1';
 
@@ -125,10 +131,14 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
       const q = await parseQuery(b.query_smiles);
       const t1 = performance.now();
       const knn = await lib.knn(q.fp, b.limit);
-      const results = Array.from(knn.rows, (row, i) => ({
+      // The k-NN ranks in float32; answers carry the exact double Tanimoto of each pair (as
+      // /molsearch, centroid search and selections do), re-sorted so rank follows the score.
+      const exact = Array.from(knn.rows, (row) => ({ row, score: tanimoto(q.fp, lib.fingerprint(row)) }));
+      exact.sort((x, y) => y.score - x.score);
+      const results = exact.map(({ row, score }, i) => ({
         rank: i + 1,
         smiles: lib.smiles(row),
-        score: knn.scores[i],
+        score,
         product_id: lib.productId(row),
         price: lib.price(row),
         reaction_id: null,
@@ -165,8 +175,14 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
     },
 
     /** Substructure search (SMARTS or SMILES) with matched atoms and bonds; `deprecated` for the old path. */
-    async substructure(b: SubstructureRequest, requestId: string, deprecated: boolean) {
+    async substructure(
+      b: SubstructureRequest,
+      requestId: string,
+      deprecated: boolean,
+      ctx: { receivedAt?: number; signal?: AbortSignal } = {},
+    ) {
       const t0 = performance.now();
+      const deadline = (ctx.receivedAt ?? Date.now()) + b.timeout_seconds * 1000;
       const lib = await library(b.database_id);
       const query =
         b.query ?? (b.query_smiles ? { format: 'smiles' as const, value: b.query_smiles } : undefined);
@@ -178,18 +194,21 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
             issues: [{ loc: ['body', 'query'], msg: 'field required', type: 'value_error.missing' }],
           },
         );
-      const key = `${lib.info.database_id}@${lib.info.release}`;
-      const r = await deps.substructure.scan(
-        key,
-        () => Array.from({ length: lib.size }, (_, i) => lib.smiles(i)),
-        { format: query.format, query: query.value, limit: b.limit, timeoutMs: b.timeout_seconds * 1000 },
-      );
-      if ('invalidQuery' in r)
-        throw invalidSmiles(
+      const bad = () =>
+        invalidSmiles(
           b.query ? ['body', 'query', 'value'] : ['body', 'query_smiles'],
           query.value,
           query.format.toUpperCase(),
         );
+      // Parsing takes microseconds: done here, an invalid query never waits behind running scans.
+      if (!isValidQuery(await getRDKit(), query.format, query.value)) throw bad();
+      const key = `${lib.info.database_id}@${lib.info.release}`;
+      const r = await deps.substructure.scan(
+        key,
+        () => Array.from({ length: lib.size }, (_, i) => lib.smiles(i)),
+        { format: query.format, query: query.value, limit: b.limit, deadline, signal: ctx.signal },
+      );
+      if ('invalidQuery' in r) throw bad();
       const results = r.hits.map((h, i) => ({
         rank: i + 1,
         smiles: lib.smiles(h.row),
@@ -206,7 +225,7 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
         ? [
             {
               code: 'timed_out',
-              message: `stopped after ${b.timeout_seconds} s having scanned ${r.scanned} of ${lib.size} products; results are partial`,
+              message: `stopped at the ${b.timeout_seconds} s deadline (queueing included) having scanned ${r.scanned} of ${lib.size} products; results are partial`,
             },
           ]
         : [];
@@ -272,7 +291,7 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
         metric: 'sample',
         scorer: 'sample',
         sampling_method: 'route_product_tuple',
-        sampling_version: 1,
+        sampling_version: '1',
         seed,
         requested: b.count,
         returned: results.length,

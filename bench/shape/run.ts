@@ -16,15 +16,20 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { alignShapes, espAtAlignment } from '../../engine/shape/align.ts';
+import { alignShapes, bestEspOverPoses, espAtAlignment } from '../../engine/shape/align.ts';
 import { describeConformers } from '../../engine/shape/descriptors.ts';
 import { prepareShape } from '../../engine/shape/frame.ts';
 import { descriptorTable, scanShortlist } from '../../engine/shape/scan.ts';
+import { createUsrScanner } from '../../engine/shape/wasm-scan.ts';
 import type { ConformerSet } from '../../engine/shape/conformers.ts';
 import { meanOf, pearson, r3, recall, spearman } from './stats.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const DIR = join(ROOT, 'bench/out/shape');
+const DIR = resolve(
+  process.argv.includes('--dir')
+    ? process.argv[process.argv.indexOf('--dir') + 1]
+    : join(ROOT, 'bench/out/shape'),
+);
 const PY = join(ROOT, '.tools/shapebench/bin/python');
 const argv = process.argv.slice(2);
 const arg = (name: string, def: number): number =>
@@ -68,7 +73,7 @@ const pairs = pairsJson.pairs.slice(0, arg('--pairs', 2000));
 const results: Record<string, unknown> = { load_before: loadavg() };
 
 // 1. Accuracy (and our time per conformer pair over all pairs).
-const ours = { shape: [] as number[], esp: [] as number[] };
+const ours = { shape: [] as number[], esp: [] as number[], espBest: [] as number[] };
 let alignMs = 0;
 let confPairs = 0;
 for (const p of pairs) {
@@ -78,6 +83,7 @@ for (const p of pairs) {
   confPairs += prepared[p.ref].confs.length * prepared[p.probe].confs.length;
   ours.shape.push(a.shape);
   ours.esp.push(espAtAlignment(prepared[p.ref], prepared[p.probe], a));
+  ours.espBest.push(bestEspOverPoses(prepared[p.ref], prepared[p.probe], a));
 }
 const col = (k: keyof PairRow) => pairs.map((p) => p[k] as number);
 const noise = pairs.filter((p) => p.espsim_grid_shape_seed7 !== undefined);
@@ -89,6 +95,7 @@ results.accuracy = {
   shape_minus_rdkit_gaussian_mean: r3(meanOf(ours.shape.map((v, i) => v - pairs[i].rdkit_shape_align))),
   rdkit_gaussian_vs_espsim_grid: corr(col('rdkit_shape_align'), col('espsim_grid_shape')),
   esp_vs_espsim: corr(ours.esp, col('espsim_esp_carbo')),
+  esp_best_over_poses_vs_espsim: corr(ours.espBest, col('espsim_esp_carbo')),
   espsim_seed_noise: {
     pairs: noise.length,
     shape: corr(
@@ -146,16 +153,26 @@ results.speed = {
 console.log('speed', JSON.stringify(results.speed, null, 1));
 
 // 3. Recall@30 of the first stage against exhaustive exact scoring.
-const table = descriptorTable(sets.map(describeConformers));
+const describedRows = sets.map(describeConformers);
+const table = descriptorTable(describedRows);
+// Queries: the actives first (one per target), then seeded-random other molecules.
 const targets = [...new Set(records.map((r) => r.target))];
+const nq = arg('--queries', 20);
 const queries = targets
   .map((t) => records.findIndex((r) => r.target === t && r.active))
-  .filter((i) => i >= 0)
-  .slice(0, arg('--queries', 20));
+  .filter((i) => i >= 0);
+for (let i = 0, x = 7; queries.length < nq && i < 10 * nq; i++) {
+  x = (x * 48271) % 2147483647;
+  if (!queries.includes(x % sets.length)) queries.push(x % sets.length);
+}
+queries.length = Math.min(queries.length, nq);
 const sizes = [30, 50, 100, 200, 300].filter((s) => s < sets.length);
 const rec: Record<string, Record<number, number[]>> = { shape: {}, esp: {} };
+let exactMs = 0;
+let exactN = 0;
 for (const q of queries) {
   const exact = { shape: [] as number[], esp: [] as number[] };
+  const t0 = performance.now();
   for (let i = 0; i < sets.length; i++) {
     if (i === q) {
       exact.shape.push(-Infinity);
@@ -166,6 +183,8 @@ for (const q of queries) {
     exact.shape.push(a.shape);
     exact.esp.push(espAtAlignment(prepared[q], prepared[i], a));
   }
+  exactMs += performance.now() - t0;
+  exactN += sets.length - 1;
   const scan = scanShortlist(describeConformers(sets[q]), table, Math.max(...sizes) + 1);
   const shortlist = Array.from(scan.rows).filter((r) => r !== q);
   for (const metric of ['shape', 'esp'] as const) {
@@ -188,6 +207,29 @@ results.recall_at_30 = {
   ),
 };
 console.log('recall@30 by shortlist size', JSON.stringify(results.recall_at_30, null, 1));
+
+// First-stage scan speed: the real descriptor table tiled to 200,000 rows, JS against wasm SIMD.
+const tiled = descriptorTable(Array.from({ length: 200_000 }, (_, i) => describedRows[i % sets.length]));
+const scanner = createUsrScanner(tiled);
+const timeScan = (f: () => unknown) => {
+  const t0 = performance.now();
+  f();
+  return performance.now() - t0;
+};
+const scanMs = { js: [] as number[], wasm: [] as number[] };
+for (const q of queries.slice(0, 5)) {
+  const d = describedRows[q];
+  scanMs.js.push(timeScan(() => scanShortlist(d, tiled, 300)));
+  scanMs.wasm.push(timeScan(() => scanner.scan(d, 300)));
+}
+results.first_stage_scan = {
+  rows: 200_000,
+  conformers_per_row: 3,
+  js_rows_per_s: Math.round(200_000 / (meanOf(scanMs.js) / 1000)),
+  wasm_rows_per_s: Math.round(200_000 / (meanOf(scanMs.wasm) / 1000)),
+};
+results.exact_stage = { ms_per_candidate_align_and_esp: r3(exactMs / exactN), candidates: exactN };
+console.log('scan and exact stage', JSON.stringify([results.first_stage_scan, results.exact_stage]));
 results.load_after = loadavg();
 results.reference_meta = pairsJson.meta;
 writeFileSync(join(DIR, 'results.json'), JSON.stringify(results, null, 1) + '\n');

@@ -1,4 +1,5 @@
 /** Errors of the analysis operations (similarity, embeddings, clustering, maps, histograms). */
+import { validationError } from '../../platform/errors.ts';
 
 export const ANALYSIS_ERROR_CODES = [
   'empty_input',
@@ -54,4 +55,14 @@ export function checkNumber(field: string, value: number, min: number, max: numb
       field,
       `must be a number from ${min} to ${max}, got ${value}`,
     );
+}
+
+/**
+ * The DomainError an AnalysisError becomes where it leaves the engine (the analysis threads): a
+ * validation error on `["query", field]` with type `value_error.<code>`, which the API answers as
+ * a FastAPI-shaped 422 and which crosses the thread boundary intact. Other errors pass unchanged.
+ */
+export function analysisToDomain(err: unknown): unknown {
+  if (!(err instanceof AnalysisError)) return err;
+  return validationError(['query', err.field], err.message, `value_error.${err.code}`);
 }

@@ -5,7 +5,7 @@
  * Pure functions over typed arrays; the heavy ones take row ranges or shards so a worker thread or
  * a Temporal activity can run one chunk, and the chunks merge exactly.
  */
-export { AnalysisError, ANALYSIS_ERROR_CODES, type AnalysisErrorCode } from './errors.ts';
+export { AnalysisError, ANALYSIS_ERROR_CODES, analysisToDomain, type AnalysisErrorCode } from './errors.ts';
 export { ANALYSIS_LIMITS } from './limits.ts';
 export { fingerprintSet, fromPacked, rowOf, sliceSet, type FingerprintSet } from './fingerprints.ts';
 export {
@@ -86,3 +86,12 @@ export {
 } from './histogram/histogram.ts';
 export { HISTOGRAM_COLUMNS, histogramColumn, addShardColumn } from './histogram/catalog-column.ts';
 export { JOB_HISTOGRAM_COLUMNS, jobResultColumn } from './histogram/job-result-column.ts';
+export { createAnalysisPool, type AnalysisPool, type AnalysisAnswers } from './pool.ts';
+export {
+  runAnalysis,
+  embeddingKind,
+  EMBEDDING_FORMATS,
+  type AnalysisRequest,
+  type ClusterAnswer,
+  type MapAnswer,
+} from './ops/index.ts';

@@ -30,6 +30,10 @@ export type ParseResult = ParsedMolecule | { error: string };
 function precheck(smiles: string): string | undefined {
   if (smiles.trim() === '') return 'empty SMILES';
   if (smiles.length > MAX_SMILES_LENGTH) return `SMILES longer than ${MAX_SMILES_LENGTH} characters`;
+  // RDKit reads "CCO\tname" as CCO named "name", and parses past characters outside SMILES (an
+  // emoji): a value holding whitespace, control or non-ASCII characters is refused, not cut.
+  if (/[^\x21-\x7e]/.test(smiles.trim()))
+    return 'whitespace, control or non-ASCII characters inside a SMILES (one molecule per value)';
   return undefined;
 }
 

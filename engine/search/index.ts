@@ -18,7 +18,7 @@ export type { ShardLike, ReadShard } from './shard-memory.ts';
 export type { ScanResult } from './scan.ts';
 export { mergeTopK, mergeHits, compareHits, createTopKHeap } from './topk.ts';
 export type { Hit, ShardTopK, TopKPart, TopKHeap } from './topk.ts';
-export { prepareTanimoto, prepareCentroid, prepareWeights, QUERY_KINDS } from './query.ts';
+export { prepareTanimoto, prepareCentroid, prepareWeights, centroidTanimoto, QUERY_KINDS } from './query.ts';
 export type { PreparedQuery, TanimotoQuery, CentroidQuery, QueryKind } from './query.ts';
 export { popcountOffsets, tanimotoBounds, tanimotoPopcountWindow, minIntersection } from './bitbound.ts';
 export { BLOCK_BYTES } from './wasm/kernel-blocks.ts';

@@ -69,6 +69,8 @@ export interface SearchPool {
   knnMany(req: KnnManyRequest): Promise<Hit[][]>;
   /** Top-k by continuous Tanimoto to the mean fingerprint of the queries (see prepareCentroid). */
   centroid(req: CentroidRequest): Promise<Hit[]>;
+  /** Top-k for an already prepared query (search by a given embedding, engine/analysis). */
+  knnPrepared(req: { catalogs: string[]; query: PreparedQuery; k: number }): Promise<Hit[]>;
   stats(): SearchPoolStats;
   /** Stops all threads (pending searches reject with code 'unavailable') and frees the memories. */
   close(): Promise<void>;
@@ -328,6 +330,7 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
       ),
     centroid: async (req) =>
       (await run(req.catalogs, [prepareCentroid(req.queries)], req.k, req.threshold))[0],
+    knnPrepared: async (req) => (await run(req.catalogs, [req.query], req.k))[0],
     stats: () => {
       const t = threads.stats();
       return {

@@ -82,3 +82,24 @@ export function prepareWeights(weights: Float64Array): CentroidQuery {
   }
   return { kind: 'centroid', weights: w, weightsSq, bounds };
 }
+
+/**
+ * The continuous Tanimoto of one fingerprint against a centroid query as an exact double (the
+ * kernel ranks in float32): s / (b + W2 − s), s summed in ascending bit order, 0 when the
+ * denominator is 0. Answers report this value, so one pair has one score everywhere.
+ */
+export function centroidTanimoto(q: CentroidQuery, fp: Uint8Array): number {
+  let s = 0;
+  let b = 0;
+  for (let i = 0; i < FP_BYTES; i++) {
+    const v = fp[i];
+    if (v)
+      for (let bit = 0; bit < 8; bit++)
+        if (v & (1 << bit)) {
+          s += q.weights[i * 8 + bit];
+          b++;
+        }
+  }
+  const d = b + q.weightsSq - s;
+  return d === 0 ? 0 : s / d;
+}

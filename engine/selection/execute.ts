@@ -143,14 +143,15 @@ export async function executeSelection(lib: Library, sel: NormalizedSelection): 
     const components: Record<string, number> = {};
     let sum = 0;
     for (const o of sel.objectives) {
-      const s = Math.fround(tanimoto(refs.get(o.reference_id)!.fp, lib.fingerprint(row)));
+      // Exact doubles: the same pair scores the same here as in /molsearch and /api/v2/search.
+      const s = tanimoto(refs.get(o.reference_id)!.fp, lib.fingerprint(row));
       components[o.reference_id] = s;
       sum += s;
     }
     return {
       row,
       order,
-      score: sel.objectives.length ? Math.fround(sum / sel.objectives.length) : null,
+      score: sel.objectives.length ? sum / sel.objectives.length : null,
       components,
     };
   });

@@ -4,7 +4,9 @@
  * The selections service (sync), the runs service (validating each item of a run) and the run-item
  * activity all prepare through here, so the same document is judged and hashed the same way.
  */
-import { validationError } from '../../platform/errors.ts';
+import { DomainError, invalidSmiles, validationError } from '../../platform/errors.ts';
+import { getRDKit, parseMolecule } from '../chem/index.ts';
+import { compileConditions } from './constraints.ts';
 import type { Loc } from './check.ts';
 import { documentHash } from './hash.ts';
 import { libraryFacts, type Library } from './library.ts';
@@ -40,5 +42,27 @@ export async function prepareSelection(
     );
   }
   const selection = normalizeSelection(doc, libraryFacts(library), root);
+  await checkStructures(selection, root);
   return { library, selection, hash: documentHash(selection) };
+}
+
+/**
+ * Parses every reference and structure query with RDKit as execution will, so validate, estimate,
+ * a synchronous selection and a run's admission reject the same documents (a run no longer
+ * accepts a reference that fails later as invalid_smiles).
+ */
+async function checkStructures(selection: NormalizedSelection, root: Loc): Promise<void> {
+  const rd = await getRDKit();
+  selection.references.forEach((r, i) => {
+    if ('error' in parseMolecule(rd, r.structure.value))
+      throw invalidSmiles([...root, 'references', i, 'structure', 'value'], r.structure.value);
+  });
+  try {
+    compileConditions(rd, selection).free();
+  } catch (err) {
+    // compileConditions names fields from 'body'; re-root them where this document sits.
+    if (!(err instanceof DomainError) || root[0] === 'body') throw err;
+    const issues = err.issues.map((i) => ({ ...i, loc: [...root, ...i.loc.slice(1)] }));
+    throw new DomainError(err.code, err.message, { issues });
+  }
 }

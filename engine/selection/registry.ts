@@ -2,7 +2,7 @@
  * Where selections, v2 search and runs find libraries by database id. A registry over the catalog
  * directory opens each catalog once, on first use; a static registry serves given libraries.
  */
-import { listCatalogs } from '../catalog/reader.ts';
+import { listCatalogs, type Catalog } from '../catalog/reader.ts';
 import { openCatalogLibrary, type PoolKnn } from './catalog-library.ts';
 import type { Library } from './library.ts';
 
@@ -19,15 +19,18 @@ export function staticRegistry(libraries: Library[]): LibraryRegistry {
   return { get: async (id) => byId.get(id), list: async () => sorted };
 }
 
-/** A registry over the catalogs in `catalogDir` (restricted to `ids` when non-empty), opened lazily and cached. */
+/**
+ * A registry over the catalogs in `catalogDir` (or those `catalogs` lists, e.g. with the published
+ * ones), restricted to `ids` when non-empty, opened lazily and cached.
+ */
 export function catalogRegistry(
   catalogDir: string,
-  opts: { ids?: string[]; pool?: PoolKnn } = {},
+  opts: { ids?: string[]; pool?: PoolKnn; catalogs?: () => Promise<Catalog[]> } = {},
 ): LibraryRegistry {
   let all: Promise<Map<string, () => Promise<Library>>> | undefined;
   const opened = new Map<string, Promise<Library>>();
   const index = () =>
-    (all ??= listCatalogs(catalogDir).then((cats) => {
+    (all ??= (opts.catalogs?.() ?? listCatalogs(catalogDir)).then((cats) => {
       const m = new Map<string, () => Promise<Library>>();
       for (const c of cats)
         if (!opts.ids?.length || opts.ids.includes(c.manifest.id))

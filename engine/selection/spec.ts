@@ -20,7 +20,8 @@ export const RELATIONSHIP_TYPES = ['scaffold_relation'] as const;
 export const SCAFFOLD_METHODS = ['rdkit.bemis_murcko'] as const;
 export const RELATIONSHIP_OPERATORS = ['different'] as const;
 export const STRUCTURE_RELATIONS = ['contains'] as const;
-export const QUALITIES = ['fast', 'accurate', 'very_accurate'] as const;
+/** `balanced` is the released v2 SDK's default (deepmedchem 0.4.0b5): between fast and accurate. */
+export const QUALITIES = ['fast', 'balanced', 'accurate', 'very_accurate'] as const;
 export const INCLUDE_VALUES = [
   'properties',
   'constraint_evidence',
@@ -29,7 +30,7 @@ export const INCLUDE_VALUES = [
 ] as const;
 
 /** Shortlist multiplier implied by the quality when the document gives none. */
-export const QUALITY_MULTIPLIER = { fast: 10, accurate: 20, very_accurate: 50 } as const;
+export const QUALITY_MULTIPLIER = { fast: 10, balanced: 15, accurate: 20, very_accurate: 50 } as const;
 
 export const DEFAULT_PORTFOLIO_LIMIT = 100;
 export const MAX_PORTFOLIO_LIMIT = 10_000;

@@ -52,6 +52,8 @@ export interface Alignment {
    * row-major in [0..8] and v in [9..11].
    */
   transform: Float64Array;
+  /** Every refined pose, best shape first (poses[0] is this alignment itself). */
+  poses?: Alignment[];
 }
 
 /** The 24 proper rotations that permute and flip the axes, as quaternions; the 4 pure flips first. */
@@ -123,24 +125,26 @@ export function alignShapes(ref: PreparedShape, probe: PreparedShape, opts: Alig
     c.overlap = optimizePose(table, r.xyz, pr.xyz, c.p, (r.self + pr.self) / 2, o.preIters, ws);
   }
   pool.sort((a, b) => b.overlap - a.overlap);
-  let best: Candidate | undefined;
-  for (const c of pool.slice(0, Math.max(1, o.refine))) {
+  const refined = pool.slice(0, Math.max(1, o.refine));
+  for (const c of refined) {
     const r = ref.confs[c.rc];
     const pr = probe.confs[c.pc];
     optimizePose(table, r.xyz, pr.xyz, c.p, (r.self + pr.self) / 2, o.postIters, ws);
     c.overlap = overlapAt(table, r.xyz, pr.xyz, c.p, ws, undefined, Infinity);
-    if (!best || c.overlap > best.overlap) best = c;
   }
-  const b = best!;
-  const selfR = ref.confs[b.rc].self;
-  const selfP = probe.confs[b.pc].self;
-  return {
-    shape: b.overlap / (selfR + selfP - b.overlap),
-    overlap: b.overlap,
-    refConf: b.rc,
-    probeConf: b.pc,
-    transform: composeTransform(ref, b.rc, probe, b.pc, b.p),
-  };
+  refined.sort((a, b) => b.overlap - a.overlap);
+  const poses = refined.map((c) => {
+    const selfR = ref.confs[c.rc].self;
+    const selfP = probe.confs[c.pc].self;
+    return {
+      shape: c.overlap / (selfR + selfP - c.overlap),
+      overlap: c.overlap,
+      refConf: c.rc,
+      probeConf: c.pc,
+      transform: composeTransform(ref, c.rc, probe, c.pc, c.p),
+    };
+  });
+  return { ...poses[0], poses };
 }
 
 /** x' = Arᵀ (R Ap (x − cp) + t) + cr: probe stored frame → reference stored frame. */
@@ -208,4 +212,14 @@ export function espAtAlignment(
     espSelfOf(probe, a.probeConf),
     espSelfOf(ref, a.refConf),
   );
+}
+
+/** The best ESP similarity over the refined poses (espsim's getBestESP, restricted to our poses). */
+export function bestEspOverPoses(
+  ref: PreparedShape,
+  probe: PreparedShape,
+  a: Alignment,
+  metric: EspMetric = 'carbo',
+): number {
+  return Math.max(...(a.poses ?? [a]).map((p) => espAtAlignment(ref, probe, p, metric)));
 }

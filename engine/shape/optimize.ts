@@ -113,7 +113,8 @@ export function overlapAt(
   return sum;
 }
 
-function quaternionGradient(
+/** dO/dp from the per-atom gradients g_j = dO/dy_j of the moved probe atoms. */
+export function quaternionGradient(
   probe: Float64Array,
   p: Float64Array,
   r: Float64Array,
@@ -201,6 +202,19 @@ export function optimizePose(
   maxIter: number,
   ws: Workspace,
 ): number {
+  return maximizePose((p, g) => overlapAt(t, ref, probe, p, ws, g), start, scale, maxIter);
+}
+
+/**
+ * BFGS maximisation of any pose objective `value(p, grad)` (it writes d value/dp into grad) from
+ * `start` (modified in place); returns the value at the final pose.
+ */
+export function maximizePose(
+  value: (p: Float64Array, grad: Float64Array) => number,
+  start: Float64Array,
+  scale: number,
+  maxIter: number,
+): number {
   const x = start;
   const gO = new Float64Array(7);
   const grad = new Float64Array(7);
@@ -215,7 +229,7 @@ export function optimizePose(
     for (let i = 0; i < 7; i++) H[8 * i] = H0[i];
   };
   const f = (p: Float64Array, out: Float64Array): number => {
-    const o = overlapAt(t, ref, probe, p, ws, gO);
+    const o = value(p, gO);
     const n2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3] - 1;
     for (let i = 0; i < 7; i++) out[i] = -gO[i] / scale;
     for (let i = 0; i < 4; i++) out[i] += 4 * n2 * p[i];

@@ -1,10 +1,17 @@
-/** Public surface of engine/substructure: substructure scans over enumerated libraries on a worker thread. */
-export { createSubstructureRunner, type SubstructureRunner } from './runner.ts';
+/** Public surface of engine/substructure: substructure scans over enumerated libraries on engine threads, in time slices. */
+export {
+  createSubstructureRunner,
+  type SubstructureQuery,
+  type SubstructureRunner,
+  type SubstructureRunnerOptions,
+} from './runner.ts';
 export {
   scanSubstructure,
   createIndex,
   parseQuery,
+  isValidQuery,
   type SubstructureHit,
   type SubstructureScanResult,
+  type SubstructureSlice,
   type SubstructureIndex,
 } from './scan.ts';

@@ -2,7 +2,9 @@
  * Substructure scan over an enumerated library's SMILES with a per-library index built lazily,
  * row by row, during scans: a pickled molecule (5× faster to load than SMILES) and RDKit's pattern
  * fingerprint, which prefilters rows (a row can only match when its pattern bits cover the
- * query's). Runs on a worker thread; the deadline is checked between rows.
+ * query's). Runs on a worker thread in slices: a slice scans from a row until a time bound (epoch
+ * ms, checked after every row) and says where the next slice starts, so the runner can interleave
+ * slices of several requests on few threads.
  */
 import type { RDKitModule, RDKitMol } from '../chem/index.ts';
 
@@ -27,6 +29,13 @@ export interface SubstructureScanResult {
   timedOut: boolean;
 }
 
+/** One slice of a scan: what it found, where the next slice starts, and whether the scan is over. */
+export interface SubstructureSlice extends SubstructureScanResult {
+  nextRow: number;
+  /** The last row was scanned or `limit` hits were found. */
+  done: boolean;
+}
+
 export function createIndex(smiles: string[]): SubstructureIndex {
   return { smiles, pickles: new Array(smiles.length), patterns: new Array(smiles.length) };
 }
@@ -46,28 +55,51 @@ export function parseQuery(rd: RDKitModule, format: 'smarts' | 'smiles', value: 
   return q;
 }
 
+/** True when RDKit parses the query (the parsed molecule is freed at once). */
+export function isValidQuery(rd: RDKitModule, format: 'smarts' | 'smiles', value: string): boolean {
+  const q = parseQuery(rd, format, value);
+  q?.delete();
+  return q !== null;
+}
+
 const covers = (row: Uint8Array, query: Uint8Array): boolean => {
   for (let i = 0; i < query.length; i++) if ((row[i] & query[i]) !== query[i]) return false;
   return true;
 };
 
-/** Scans rows in order until `limit` hits, the end, or `deadline` (performance.now() ms). */
+/**
+ * Scans rows from `from` in order until `limit` hits, the end, or `until` (Date.now() ms, checked
+ * after every row: one row's match is the unit that cannot be interrupted). A slice scans at least
+ * one row (so a scan progresses however late its slice arrives) unless `deadline` has passed.
+ */
 export function scanSubstructure(
   rd: RDKitModule,
   index: SubstructureIndex,
   query: RDKitMol,
   limit: number,
-  deadline: number,
-): SubstructureScanResult {
+  until: number,
+  from = 0,
+  deadline = until,
+): SubstructureSlice {
   const qfp = query.get_pattern_fp_as_uint8array() as Uint8Array;
   const hits: SubstructureHit[] = [];
   let scanned = 0,
     prefiltered = 0,
     invalid = 0;
   const n = index.smiles.length;
-  for (let row = 0; row < n && hits.length < limit; row++) {
-    if ((row & 31) === 0 && performance.now() > deadline)
-      return { hits, scanned, prefiltered, invalid, timedOut: true };
+  let row = from;
+  const result = (timedOut: boolean): SubstructureSlice => ({
+    hits,
+    scanned,
+    prefiltered,
+    invalid,
+    timedOut,
+    nextRow: row,
+    done: row >= n || hits.length >= limit,
+  });
+  for (; row < n && hits.length < limit; row++) {
+    const now = Date.now();
+    if (now > deadline || (scanned > 0 && now > until)) return result(true);
     scanned++;
     const pattern = index.patterns[row];
     if (pattern === null) {
@@ -104,5 +136,5 @@ export function scanSubstructure(
       mol?.delete();
     }
   }
-  return { hits, scanned, prefiltered, invalid, timedOut: false };
+  return result(false);
 }

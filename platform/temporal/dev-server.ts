@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
+import { processAlive, processStartTime } from '../process-lock.ts';
 
 export interface DevServer {
   address: string;
@@ -18,6 +19,47 @@ export interface DevServerOptions {
   namespace?: string;
   logFile?: string;
   readyTimeoutMs?: number;
+  /**
+   * Where the child's pid is recorded while it runs (removed by stop()). A service killed with
+   * SIGKILL cannot stop its child; the next start finds the orphan here (stopOrphanDevServer).
+   */
+  pidFile?: string;
+}
+
+interface PidRecord {
+  pid: number;
+  started?: number;
+  port: number;
+}
+
+/**
+ * Stops the dev server recorded in `pidFile` by a previous service that died without stopping it
+ * (SIGKILL, OOM kill). Its data is in the SQLite file, so the new service starts a fresh child on
+ * the same file and loses nothing. Resolves with the orphan's pid, or undefined when there was none.
+ */
+export async function stopOrphanDevServer(pidFile: string, graceMs = 10_000): Promise<number | undefined> {
+  let rec: PidRecord;
+  try {
+    rec = JSON.parse(readFileSync(pidFile, 'utf8')) as PidRecord;
+  } catch {
+    return undefined;
+  }
+  const alive = () => Number.isInteger(rec.pid) && processAlive(rec.pid, rec.started);
+  let orphan: number | undefined;
+  if (alive()) {
+    orphan = rec.pid;
+    process.kill(rec.pid, 'SIGTERM');
+    const deadline = Date.now() + graceMs;
+    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    if (alive()) process.kill(rec.pid, 'SIGKILL');
+    while (alive()) await new Promise((r) => setTimeout(r, 50));
+  }
+  try {
+    unlinkSync(pidFile);
+  } catch {
+    /* gone */
+  }
+  return orphan;
 }
 
 /** Polls the frontend until it answers a real RPC, so callers never race the server's start-up. */
@@ -74,9 +116,24 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     out = openSync(opts.logFile, 'a');
   }
   const child: ChildProcess = spawn(opts.cli, args, { stdio: ['ignore', out, out] });
+  const pidFile = opts.pidFile;
+  const forget = () => {
+    if (!pidFile) return;
+    try {
+      unlinkSync(pidFile);
+    } catch {
+      /* gone */
+    }
+  };
+  if (pidFile && child.pid) {
+    const rec: PidRecord = { pid: child.pid, started: processStartTime(child.pid), port: opts.port };
+    mkdirSync(dirname(pidFile), { recursive: true });
+    writeFileSync(pidFile, JSON.stringify(rec) + '\n');
+  }
   let exit: string | undefined;
   child.once('exit', (code, signal) => {
     exit = `code ${code} signal ${signal}`;
+    forget();
   });
   child.once('error', (err) => {
     exit = String(err);

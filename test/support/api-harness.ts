@@ -6,19 +6,37 @@ import { createSearchPool, type SearchPool } from '../../engine/search/index.ts'
 import type { Catalog } from '../../engine/catalog/index.ts';
 import { buildApp } from '../../api/app.ts';
 import { createCatalogSearchService } from '../../api/services/catalog-search.ts';
+import { createAnalysisService } from '../../api/services/analysis.ts';
+import { createAnalysisPool, type AnalysisPool } from '../../engine/analysis/index.ts';
+import { createLocalObjectStore, type ObjectStore } from '../../platform/object-store/index.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { withSynthonSpaces } from '../../api/services/space-search.ts';
+import { createSpacePool } from '../../engine/synthons/space-pool.ts';
+import { readManifest } from '../../engine/synthons/format.ts';
 
 export interface ApiHarness {
   app: FastifyInstance;
   store: Store;
   pool: SearchPool;
   key: string;
+  /** The account of `key`. */
+  accountId: string;
+  /** The object store of the analysis routes (with `analysis: true`). */
+  objects?: ObjectStore;
   close(): Promise<void>;
 }
 
 /** The real API over real catalogs, a real engine pool and an in-memory PGlite store. */
 export async function startApiHarness(
   catalogs: Catalog[],
-  opts: { tierLimits?: Record<string, number>; tier?: string } = {},
+  opts: {
+    tierLimits?: Record<string, number>;
+    tier?: string;
+    analysis?: boolean;
+    spaceDirs?: string[];
+  } = {},
 ): Promise<ApiHarness> {
   const log = createLogger({ level: 'warn', pretty: false });
   const store = await openStore(
@@ -27,22 +45,57 @@ export async function startApiHarness(
   );
   const pool = createSearchPool({ threads: 2, log });
   for (const c of catalogs) await pool.loadCatalog(c);
-  const search = await createCatalogSearchService({ catalogs, pool, log });
+  const catalogSearch = await createCatalogSearchService({ catalogs, pool, log });
+  // Synthon spaces (built directories) on their own engine thread, when a test gives some.
+  const spacePool = opts.spaceDirs?.length ? createSpacePool({ dirs: opts.spaceDirs }) : undefined;
+  const search = spacePool
+    ? await withSynthonSpaces(
+        catalogSearch,
+        await Promise.all(
+          opts.spaceDirs!.map(async (d) => ({
+            manifest: await readManifest(d),
+            vendor: 'test',
+            website: '',
+          })),
+        ),
+        spacePool,
+      )
+    : catalogSearch;
+  // The analysis routes: a real analysis thread and a local object store for stored clusterings.
+  let analysisPool: AnalysisPool | undefined;
+  let objectsDir: string | undefined;
+  let objects: ObjectStore | undefined;
+  if (opts.analysis) {
+    analysisPool = createAnalysisPool({ threads: 1 });
+    objectsDir = await mkdtemp(join(tmpdir(), 'analysis-objects-'));
+    objects = createLocalObjectStore(objectsDir);
+  }
   const app = await buildApp({
     log,
     accounts: store.accounts,
     search,
+    analysis: analysisPool
+      ? createAnalysisService({ pool: analysisPool, search, objects: objects! })
+      : undefined,
     health: [{ name: 'catalogs', check: async () => {} }],
   });
-  const { key } = await store.accounts.createApiKey({ user: 'tester', tier: opts.tier ?? 'premium' });
+  const { key, accountId } = await store.accounts.createApiKey({
+    user: 'tester',
+    tier: opts.tier ?? 'premium',
+  });
   return {
     app,
     store,
     pool,
     key,
+    accountId,
+    objects,
     async close() {
       await app.close();
       await pool.close();
+      await analysisPool?.close();
+      if (objectsDir) await rm(objectsDir, { recursive: true, force: true });
+      await spacePool?.close();
       await store.close();
     },
   };

@@ -4,7 +4,13 @@ import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import type { SearchService, SearchType } from '../../services/search-service.ts';
 import { MAX_UPLOAD_BYTES, type FileService } from '../../services/jobs-files.ts';
-import { checkDatabases, checkNeighbors, SearchQualitySchema, SearchTypeSchema } from './params.ts';
+import {
+  checkDatabases,
+  checkNeighbors,
+  INT32_MAX,
+  SearchQualitySchema,
+  SearchTypeSchema,
+} from './params.ts';
 
 const UploadQuery = Type.Object({
   path: Type.String({ description: 'Destination inside your file area, e.g. inputs/mols.csv' }),
@@ -18,7 +24,7 @@ const SearchFileQuery = Type.Object({
   }),
   smiles_col: Type.String({ default: 'SMILES' }),
   search_type: Type.Union([SearchTypeSchema], { default: 'espsim_shape' }),
-  n_neighbors: Type.Integer({ default: 30 }),
+  n_neighbors: Type.Integer({ default: 30, maximum: INT32_MAX }),
   search_quality: Type.Union([SearchQualitySchema], { default: 'fast' }),
   db_names: Type.Optional(Type.String({ description: 'Comma-separated databases' })),
   output_file: Type.Optional(
@@ -71,9 +77,11 @@ export function registerFileRoutes(app: App, deps: { files: FileService; search:
     async (request) => {
       const q = request.query;
       const k = checkNeighbors(q.n_neighbors);
-      const dbNames = checkDatabases(deps.search, q.db_names ? q.db_names.split(',') : undefined, [
-        q.search_type as SearchType,
-      ]);
+      const dbNames = checkDatabases(
+        deps.search,
+        q.db_names !== undefined ? q.db_names.split(',') : undefined,
+        [q.search_type as SearchType],
+      );
       return deps.files.searchFile(request.account.id, {
         inputFile: q.input_file,
         outputFile: q.output_file,

@@ -6,7 +6,14 @@ import type { SearchService, SearchType } from '../../services/search-service.ts
 import type { JobService } from '../../services/jobs.ts';
 import { MAX_JOB_NEIGHBORS } from '../../services/jobs.ts';
 import { checkPropRanges } from '../../services/jobs-page.ts';
-import { BoolParam, checkDatabases, SAMPLE_SMILES, SearchQualitySchema, SearchTypeSchema } from './params.ts';
+import {
+  BoolParam,
+  checkDatabases,
+  INT32_MAX,
+  SAMPLE_SMILES,
+  SearchQualitySchema,
+  SearchTypeSchema,
+} from './params.ts';
 
 /** Most databases one job may scan. */
 export const MAX_JOB_DATABASES = 10;
@@ -27,6 +34,7 @@ const SubmitQuery = Type.Object({
   ),
   n_neighbors: Type.Integer({
     default: MAX_JOB_NEIGHBORS,
+    maximum: INT32_MAX,
     description: `Neighbours wanted (at most ${MAX_JOB_NEIGHBORS})`,
   }),
   include_properties: BoolParam(
@@ -62,6 +70,7 @@ const PageQuery = Type.Object({
   page_num: Type.Integer({
     default: 1,
     minimum: 0,
+    maximum: INT32_MAX,
     description: 'Page number, 0-based (clients start at 0)',
   }),
   include_properties: BoolParam(

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import type { SearchService } from '../../services/search-service.ts';
+import { INT32_MAX } from './params.ts';
 
 /** One readiness probe: resolves when the part works, throws (with a reason) when it does not. */
 export interface HealthCheck {
@@ -159,7 +160,11 @@ export function registerMetaRoutes(
   );
 
   const RandomQuery = Type.Object({
-    n_mols: Type.Integer({ default: 1, description: `How many molecules (1 to ${MAX_RANDOM_MOLECULES})` }),
+    n_mols: Type.Integer({
+      default: 1,
+      maximum: INT32_MAX,
+      description: `How many molecules (1 to ${MAX_RANDOM_MOLECULES})`,
+    }),
   });
   app.get(
     '/random_molecule',

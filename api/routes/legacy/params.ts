@@ -15,6 +15,8 @@ import {
 export const SAMPLE_SMILES = 'CC(=O)Oc1ccccc1C(=O)O';
 export const MAX_SYNC_NEIGHBORS = 100;
 export const MAX_SYNC_DATABASES = 2;
+/** The bound of every integer parameter without a smaller one (the database's `integer`). */
+export const INT32_MAX = 2_147_483_647;
 
 const enumOf = <T extends readonly string[]>(values: T, description?: string) =>
   Type.Union(
@@ -56,6 +58,16 @@ export function checkDatabases(
           ),
         ]
       : [search.defaultDatabase()];
+  // `db_names=` names no database: a 422, not a search of nothing with zero neighbours.
+  if (!names.length)
+    throw validationError(
+      ['query', 'db_names'],
+      `empty value; available: ${search
+        .databases()
+        .map((d) => d.id)
+        .join(', ')}`,
+      'value_error.empty',
+    );
   if (names.length > max)
     throw validationError(
       ['query', 'db_names'],
@@ -92,6 +104,20 @@ export function checkNeighbors(n: number, max = MAX_SYNC_NEIGHBORS, field = 'n_n
       'value_error.too_large',
     );
   return n;
+}
+
+/**
+ * The synchronous searches answer at most `max` molecules; clients of the hosted service ask for
+ * more (its example client defaults to 10,000) and expect rows, so a larger n_neighbors is capped,
+ * with a remark saying so, instead of a 422 that leaves them with nothing.
+ */
+export function capNeighbors(n: number, max = MAX_SYNC_NEIGHBORS): { k: number; remark?: string } {
+  if (n < 1) throw validationError(['query', 'n_neighbors'], 'must be at least 1');
+  if (n <= max) return { k: n };
+  return {
+    k: max,
+    remark: `n_neighbors ${n} capped at ${max}: synchronous searches return at most ${max} molecules; use /submit_molsearch for more.`,
+  };
 }
 
 export function checkFilters(search: SearchService, values: string[]): FilterName[] {

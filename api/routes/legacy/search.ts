@@ -8,9 +8,10 @@ import {
   BoolParam,
   checkDatabases,
   checkFilters,
-  checkNeighbors,
+  capNeighbors,
   checkOrderings,
   FilteringSchema,
+  INT32_MAX,
   OrderingSchema,
   SAMPLE_SMILES,
   SearchQualitySchema,
@@ -32,10 +33,15 @@ const NeighborSchema = Type.Object(
   },
 );
 
-const SearchResultSchema = Type.Object({
+export const SearchResultSchema = Type.Object({
   neighbors: Type.Array(NeighborSchema),
   canonicalized_query: Type.String(),
   remarks: Type.String(),
+  warnings: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Present when some shards of a fleet catalog did not answer within the search budget',
+    }),
+  ),
   search_info: Type.Object({
     search_type: Type.Array(Type.String()),
     db_names: Type.Array(Type.String()),
@@ -51,7 +57,11 @@ const simpleQuery = {
   db_names: Type.Optional(
     Type.Array(Type.String(), { description: 'Databases to search (at most 2); see /available_databases' }),
   ),
-  n_neighbors: Type.Integer({ default: 30, description: 'Number of neighbours (at most 100)' }),
+  n_neighbors: Type.Integer({
+    default: 30,
+    maximum: INT32_MAX,
+    description: 'Number of neighbours (at most 100 are returned; more is capped, with a remark)',
+  }),
 };
 
 const MolsearchSimpleQuery = Type.Object(simpleQuery);
@@ -68,7 +78,7 @@ type MolsearchQueryT = Static<typeof MolsearchQuery>;
 
 const BatchQuery = Type.Object({
   search_type: Type.Union([SearchTypeSchema], { default: 'espsim_shape' }),
-  n_neighbors: Type.Integer({ default: 30 }),
+  n_neighbors: Type.Integer({ default: 30, maximum: INT32_MAX }),
   search_input: Type.Array(Type.String(), { description: 'Query molecules (SMILES), repeated parameter' }),
   db_names: Type.Optional(Type.Array(Type.String())),
   search_mode: Type.Union([Type.Literal('centroid'), Type.Literal('batch')], { default: 'centroid' }),
@@ -76,11 +86,18 @@ const BatchQuery = Type.Object({
 
 export const MAX_BATCH_INPUTS = 100;
 
-function payload(result: SimilarityResult, searchTypes: string[], dbNames: string[]) {
+/** The /molsearch payload of one search result. */
+export function searchPayload(
+  result: SimilarityResult,
+  searchTypes: string[],
+  dbNames: string[],
+  remark?: string,
+) {
   return {
     neighbors: result.rows,
     canonicalized_query: result.canonical,
-    remarks: result.remarks.join(' '),
+    remarks: [...(remark ? [remark] : []), ...result.remarks].join(' '),
+    ...(result.warnings?.length ? { warnings: result.warnings.map((w) => w.message) } : {}),
     search_info: {
       search_type: searchTypes,
       db_names: dbNames,
@@ -93,12 +110,13 @@ function payload(result: SimilarityResult, searchTypes: string[], dbNames: strin
 async function molsearch(
   search: SearchService,
   q: Partial<MolsearchQueryT> & Static<typeof MolsearchSimpleQuery>,
+  reply: { header(name: string, value: string): unknown },
   shape?: ShapeSearchService,
 ) {
   const searchTypes = [...new Set(q.search_type)] as SearchType[];
-  const k = checkNeighbors(q.n_neighbors);
+  const { k, remark } = capNeighbors(q.n_neighbors);
   const threeD = searchTypes.filter((t): t is ThreeDType => (THREE_D_TYPES as readonly string[]).includes(t));
-  if (threeD.length) return molsearch3d(search, q, searchTypes, threeD, k, shape);
+  if (threeD.length) return molsearch3d(search, q, searchTypes, threeD, { k, remark }, shape);
   const dbNames = checkDatabases(search, q.db_names, searchTypes);
   const filters = q.filter_molecules ? checkFilters(search, q.filtering ?? []) : [];
   const ordering = q.order_molecules === false ? [] : checkOrderings(search, q.ordering ?? ['Similarity']);
@@ -112,7 +130,7 @@ async function molsearch(
     filters,
     ordering,
   });
-  return payload(result, searchTypes, dbNames);
+  return searchPayload(result, searchTypes, dbNames, remark);
 }
 
 /** espsim_shape / espsim_electrostatic (docs/chem3d.md): 503 without a 3D worker, 4xx until ready. */
@@ -121,7 +139,7 @@ async function molsearch3d(
   q: Partial<MolsearchQueryT> & Static<typeof MolsearchSimpleQuery>,
   searchTypes: SearchType[],
   threeD: ThreeDType[],
-  k: number,
+  { k, remark }: { k: number; remark?: string },
   shape?: ShapeSearchService,
 ) {
   if (!shape) {
@@ -144,7 +162,7 @@ async function molsearch3d(
     quality: q.search_quality,
     descriptors: q.descriptors ?? false,
   });
-  return payload(result, searchTypes, dbNames);
+  return searchPayload(result, searchTypes, dbNames, remark);
 }
 
 /** The databases of a 3D request: the named ones once 3D-ready, else the default 3D database. */
@@ -176,12 +194,12 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
     {
       schema: {
         tags: ['legacy search'],
-        summary: 'Similarity search (at most 100 molecules, 2 databases)',
+        summary: 'Similarity search (at most 100 molecules, more is capped with a remark; 2 databases)',
         querystring: MolsearchQuery,
         response: { 200: SearchResultSchema },
       },
     },
-    (request) => molsearch(search, request.query, shape),
+    (request, reply) => molsearch(search, request.query, reply, shape),
   );
   app.get(
     '/molsearch_simple',
@@ -193,7 +211,7 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
         response: { 200: SearchResultSchema },
       },
     },
-    (request) => molsearch(search, request.query, shape),
+    (request, reply) => molsearch(search, request.query, reply, shape),
   );
   app.get(
     '/batch_search',
@@ -208,7 +226,7 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
     async (request) => {
       const q = request.query;
       const searchTypes = [q.search_type as SearchType];
-      const k = checkNeighbors(q.n_neighbors);
+      const { k, remark } = capNeighbors(q.n_neighbors);
       const is3d = (THREE_D_TYPES as readonly string[]).includes(q.search_type);
       if (is3d && shape && q.search_mode === 'centroid')
         throw validationError(
@@ -241,7 +259,7 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
         // One input at a time: each embedding and exact stage already uses the worker and pool.
         for (const [i, smiles] of inputs.entries())
           out.push(
-            payload(
+            searchPayload(
               await shape.search({
                 smiles,
                 dbNames,
@@ -252,16 +270,17 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
               }),
               searchTypes,
               dbNames,
+              remark,
             ),
           );
         return out;
       }
       if (q.search_mode === 'batch') {
         const results = await search.batch({ ...base, smiles: inputs });
-        return results.map((r) => payload(r, searchTypes, dbNames));
+        return results.map((r) => searchPayload(r, searchTypes, dbNames, remark));
       }
       const result = await search.centroid({ ...base, smiles: inputs });
-      return payload(result, searchTypes, dbNames);
+      return searchPayload(result, searchTypes, dbNames, remark);
     },
   );
 }

@@ -6,6 +6,7 @@ import { registerV2CatalogRoutes } from './catalog.ts';
 import { registerV2SearchRoutes } from './search.ts';
 import { registerV2SelectionRoutes } from './selections.ts';
 import { registerV2RunRoutes } from './runs.ts';
+import { registerV2UsageRoute } from './usage.ts';
 
 /** The services behind /api/v2. */
 export interface V2Services {
@@ -25,4 +26,5 @@ export function registerV2Routes(app: App, services: V2Services, opts: V2RouteOp
   registerV2SearchRoutes(app, services.search);
   registerV2SelectionRoutes(app, services.selections);
   registerV2RunRoutes(app, services.runs, opts);
+  registerV2UsageRoute(app);
 }

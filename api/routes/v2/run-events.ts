@@ -1,12 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import type { RunsService } from '../../services/runs.ts';
+import type { RunsService, StreamRead } from '../../services/runs.ts';
+import { INT32_MAX } from '../legacy/params.ts';
 import { Open, errorResponses } from './common.ts';
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 const EventsQuery = Type.Object({
   after: Type.Integer({
     minimum: 0,
+    maximum: INT32_MAX,
     default: 0,
     description: 'Last sequence seen; events with a greater sequence are returned',
   }),
@@ -14,12 +16,12 @@ const EventsQuery = Type.Object({
   // Generic page walkers follow next_cursor; it is the last sequence served, so it means `after`.
   cursor: Type.Optional(
     Type.String({
-      pattern: '^[0-9]{1,15}$',
+      pattern: '^[0-9]{1,10}$',
       description: 'next_cursor of the previous page (same meaning as after)',
     }),
   ),
 });
-const StreamQuery = Type.Object({ after: Type.Optional(Type.Integer({ minimum: 0 })) });
+const StreamQuery = Type.Object({ after: Type.Optional(Type.Integer({ minimum: 0, maximum: INT32_MAX })) });
 
 /** Events as pages (`after`) and as a server-sent-events stream resuming from Last-Event-ID. */
 export function registerRunEventRoutes(app: App, runs: RunsService, opts: { eventPollMs?: number }): void {
@@ -69,6 +71,9 @@ export function registerRunEventRoutes(app: App, runs: RunsService, opts: { even
         lastEventId: typeof header === 'string' ? header : undefined,
         after: request.query.after,
       });
+      // The first read happens before the 200 is written, so a failing database is an error
+      // status (through the error handler), never a 200 with an empty stream.
+      let pending: StreamRead | undefined = await stream.read(stream.after);
       // The transport: SSE frames over the raw response, polling the service for new events.
       reply.hijack();
       const res = reply.raw;
@@ -87,7 +92,8 @@ export function registerRunEventRoutes(app: App, runs: RunsService, opts: { even
       let idle = 0;
       try {
         while (!closed && !closing) {
-          const read = await stream.read(after);
+          const read = pending ?? (await stream.read(after));
+          pending = undefined;
           for (const e of read.events) {
             res.write(`id: ${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
             after = e.sequence;
@@ -101,7 +107,9 @@ export function registerRunEventRoutes(app: App, runs: RunsService, opts: { even
           if (!closing) await new Promise((r) => setTimeout(r, poll));
         }
       } catch (err) {
+        // Headers are out: say so in the stream (clients see an error event, then reconnect).
         request.log.warn({ err, run: stream.runId }, 'event stream failed');
+        res.write(`event: error\ndata: ${JSON.stringify({ code: 'unavailable', retryable: true })}\n\n`);
       } finally {
         res.end();
       }

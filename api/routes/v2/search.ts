@@ -106,12 +106,20 @@ export function registerV2SearchRoutes(app: App, search: V2SearchService): void 
     body: SubstructureBody,
     response: { 200: Envelope, ...errorResponses },
   });
-  app.post('/api/v2/search_substructure', { schema: subSchema(false) }, (request) =>
-    search.substructure(request.body, request.id, false),
-  );
-  app.post('/api/v2/substructure', { schema: subSchema(true) }, (request) =>
-    search.substructure(request.body, request.id, true),
-  );
+  for (const [path, deprecated] of [
+    ['/api/v2/search_substructure', false],
+    ['/api/v2/substructure', true],
+  ] as const)
+    app.post(path, { schema: subSchema(deprecated) }, (request, reply) => {
+      // The deadline counts from arrival (body parsing and validation included), and a client
+      // that goes away withdraws its scan instead of leaving it to use the threads.
+      const gone = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) gone.abort(new Error('client closed the connection'));
+      });
+      const receivedAt = Date.now() - reply.elapsedTime;
+      return search.substructure(request.body, request.id, deprecated, { receivedAt, signal: gone.signal });
+    });
 
   app.post(
     '/api/v2/sample',

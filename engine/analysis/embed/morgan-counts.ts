@@ -61,10 +61,24 @@ function bondInvariants(g: MolGraph): Int32Array {
  * the lowest atom index, as RDKit's sort of (neighbourhood, code, atom) tuples does).
  */
 export function morganCodes(g: MolGraph, radius: number = MORGAN_FP.radius): number[] {
+  return morganEnvironments(g, radius).codes;
+}
+
+/**
+ * The environments behind `morganCodes`: code k is centred on atom `atoms[k]` with radius
+ * `radii[k]` (it depends only on the atoms within that many bonds of its centre). Synthon spaces
+ * use it to tell which bits of a synthon survive in every product (engine/synthons).
+ */
+export function morganEnvironments(
+  g: MolGraph,
+  radius: number = MORGAN_FP.radius,
+): { codes: number[]; atoms: number[]; radii: number[] } {
   const words = Math.max(1, Math.ceil(g.nb / 32));
   const bondInv = bondInvariants(g);
   let cur = atomInvariants(g);
   const codes: number[] = Array.from(cur);
+  const atoms: number[] = codes.map((_, i) => i);
+  const radii: number[] = codes.map(() => 0);
   let atomNbhd = new Uint32Array(g.n * words);
   const roundNbhd = new Uint32Array(g.n * words);
   const dead = new Uint8Array(g.n);
@@ -98,12 +112,14 @@ export function morganCodes(g: MolGraph, radius: number = MORGAN_FP.radius): num
       else {
         seen.add(env.key);
         codes.push(env.code);
+        atoms.push(env.atom);
+        radii.push(layer + 1);
       }
     }
     cur = next;
     atomNbhd = roundNbhd.slice();
   }
-  return codes;
+  return { codes, atoms, radii };
 }
 
 /** Folded Morgan counts (radius 2, 2048 entries): codes modulo the size, counted. */

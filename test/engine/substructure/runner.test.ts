@@ -68,3 +68,98 @@ describe('substructure runner', () => {
     ).toEqual({ invalidQuery: true });
   });
 });
+
+/**
+ * Scheduling (issue 15, part 2): one thread, three expensive scans running, and a cheap query is
+ * still answered within its deadline; deadlines count from the call (queue included); a scan whose
+ * deadline passed or whose client went away leaves no work behind on the thread.
+ */
+describe('substructure scheduling on one thread', () => {
+  // A 46-atom chain of heavy atoms: 2 of the 1,203 drugs match, and proving that the others do
+  // not is an exhaustive search (about 1.2 s per scan on this machine).
+  const SLOW = Array(46).fill('[!#1]').join('~');
+  const one = createSubstructureRunner({ threads: 1, sliceMs: 25 });
+  afterAll(() => one.close());
+  const idle = async () => {
+    await new Promise((r) => setTimeout(r, 100));
+    return one.stats();
+  };
+
+  beforeAll(async () => {
+    // Warm: the thread has RDKit, the library and its index, as in a running service.
+    await one.scan('drugs', smiles, { format: 'smarts', query: SLOW, limit: 5000, timeoutMs: 120_000 });
+  }, 180_000);
+
+  it('answers a cheap query within its 500 ms deadline while three expensive scans run', async () => {
+    const slow = [0, 1, 2].map(() =>
+      one.scan('drugs', smiles, { format: 'smarts', query: SLOW, limit: 5000, timeoutMs: 30_000 }),
+    );
+    await new Promise((r) => setTimeout(r, 150));
+    expect(one.stats().busy + one.stats().queued).toBeGreaterThan(0); // they are running
+    const t0 = Date.now();
+    const cheap = await one.scan('drugs', smiles, {
+      format: 'smarts',
+      query: '[#6]=[#8]',
+      limit: 5,
+      timeoutMs: 500,
+    });
+    const took = Date.now() - t0;
+    expect('hits' in cheap && cheap.timedOut).toBe(false);
+    expect('hits' in cheap && cheap.hits.length).toBe(5);
+    expect(took).toBeLessThan(1000); // behind three 1.2 s scans before slicing
+    for (const r of await Promise.all(slow)) expect('hits' in r && r.timedOut).toBe(false);
+  }, 60_000);
+
+  it('counts the deadline from the call: a scan whose time ran out while queued does no work', async () => {
+    // One 5 s slice holds the thread, so the second scan certainly waits in the queue.
+    const wide = createSubstructureRunner({ threads: 1, sliceMs: 5000 });
+    try {
+      await wide.scan('drugs', smiles, { format: 'smarts', query: 'C', limit: 1, timeoutMs: 120_000 });
+      const slow = wide.scan('drugs', smiles, {
+        format: 'smarts',
+        query: SLOW,
+        limit: 5000,
+        timeoutMs: 30_000,
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      const t0 = Date.now();
+      const r = await wide.scan('drugs', smiles, {
+        format: 'smarts',
+        query: '[#6]=[#8]',
+        limit: 5,
+        timeoutMs: 200,
+      });
+      expect(Date.now() - t0).toBeLessThan(1000); // not after the running slice
+      expect('hits' in r && r.timedOut).toBe(true);
+      expect('hits' in r && r.scanned).toBe(0);
+      expect(wide.stats().queued).toBe(0); // withdrawn
+      await slow;
+    } finally {
+      await wide.close();
+    }
+  }, 120_000);
+
+  it('stops a timed-out scan: partial results at the deadline, nothing left on the thread', async () => {
+    const t0 = Date.now();
+    const r = await one.scan('drugs', smiles, { format: 'smarts', query: SLOW, limit: 5000, timeoutMs: 300 });
+    expect(Date.now() - t0).toBeLessThan(1500); // a whole scan takes over 1 s
+    expect('hits' in r && r.timedOut).toBe(true);
+    expect('hits' in r && r.scanned).toBeLessThan(lib.size);
+    expect(await idle()).toMatchObject({ busy: 0, queued: 0 });
+  }, 60_000);
+
+  it('withdraws the scan of a client that went away', async () => {
+    const gone = new AbortController();
+    const p = one.scan('drugs', smiles, {
+      format: 'smarts',
+      query: SLOW,
+      limit: 5000,
+      timeoutMs: 30_000,
+      signal: gone.signal,
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    gone.abort(new Error('client closed the connection'));
+    await expect(p).rejects.toThrow(/client closed/);
+    expect(await idle()).toMatchObject({ busy: 0, queued: 0 });
+  }, 60_000);
+});

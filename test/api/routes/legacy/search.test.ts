@@ -98,12 +98,55 @@ describe('GET /molsearch (morgan)', () => {
     expect(d.msg).toMatch(/available search types: morgan/);
   });
 
-  it('enforces at most 100 neighbours and 2 databases with 422s', async () => {
-    const tooMany = await get(
-      `/molsearch?${q({ search_input: 'CCO', search_type: 'morgan', db_names: 'refcat_a', n_neighbors: 101 })}`,
-    );
-    expect(tooMany.statusCode).toBe(422);
-    expect(tooMany.json().detail[0].loc).toEqual(['query', 'n_neighbors']);
+  it('caps n_neighbors above 100 at 100 rows with a remark, on every synchronous search', async () => {
+    const base = { search_input: 'CCO', search_type: 'morgan', db_names: ['refcat_a', 'refcat_b'] };
+    const hundred = (await get(`/molsearch?${q({ ...base, n_neighbors: 100 })}`)).json();
+    expect(hundred.neighbors).toHaveLength(100);
+    expect(hundred.remarks).not.toMatch(/capped/);
+    for (const path of ['/molsearch', '/molsearch_simple']) {
+      const res = await get(`${path}?${q({ ...base, n_neighbors: 10_000 })}`);
+      expect(res.statusCode, path).toBe(200);
+      expect(res.json().remarks, path).toMatch(/n_neighbors 10000 capped at 100/);
+      expect(res.json().neighbors.map((n: { id: string }) => n.id)).toEqual(
+        hundred.neighbors.map((n: { id: string }) => n.id),
+      );
+    }
+    for (const mode of ['batch', 'centroid']) {
+      const res = await get(
+        `/batch_search?${q({ ...base, search_input: ['CCO', 'c1ccccc1'], search_mode: mode, n_neighbors: 10_000 })}`,
+      );
+      expect(res.statusCode, mode).toBe(200);
+      const payloads = mode === 'batch' ? res.json() : [res.json()];
+      for (const p of payloads) {
+        expect(p.neighbors, mode).toHaveLength(100);
+        expect(p.remarks, mode).toMatch(/capped at 100/);
+      }
+    }
+    const zero = await get(`/molsearch?${q({ ...base, n_neighbors: 0 })}`);
+    expect(zero.statusCode).toBe(422);
+    expect(zero.json().detail[0].loc).toEqual(['query', 'n_neighbors']);
+    const huge = await get(`/molsearch?${q({ ...base, n_neighbors: '99999999999999999999' })}`);
+    expect(huge.statusCode).toBe(422);
+    expect(huge.json().detail[0].loc).toEqual(['query', 'n_neighbors']);
+  });
+
+  it('answers empty db_names and a search_input holding a tab or newline with a 422 naming the field', async () => {
+    const empty = await get(`/molsearch?search_input=CCO&search_type=morgan&db_names=`);
+    expect(empty.statusCode).toBe(422);
+    expect(empty.json().detail[0].loc).toEqual(['query', 'db_names']);
+    for (const bad of ['CCO\tCCN', 'CCO\nc1ccccc1', 'CCO c1ccccc1']) {
+      const res = await get(
+        `/molsearch?${q({ search_input: bad, search_type: 'morgan', db_names: 'refcat_a' })}`,
+      );
+      expect(res.statusCode, JSON.stringify(bad)).toBe(422);
+      expect(res.json().detail[0].loc).toEqual(['query', 'search_input']);
+    }
+    const nul = await get(`/molsearch?search_input=CC%00O&search_type=morgan&db_names=refcat_a`);
+    expect(nul.statusCode).toBe(422);
+    expect(nul.json().detail[0].loc).toEqual(['query', 'search_input']);
+  });
+
+  it('enforces at most 2 databases with 422s', async () => {
     const threeDbs = await get(
       `/molsearch?${q({ search_input: 'CCO', search_type: 'morgan', db_names: ['refcat_a', 'refcat_b', 'x'] })}`,
     );

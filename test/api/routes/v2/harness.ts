@@ -39,6 +39,8 @@ const NO_LEGACY_SEARCH: SearchService = {
   similarity: () => Promise.reject(new Error('not under test')),
   batch: () => Promise.reject(new Error('not under test')),
   centroid: () => Promise.reject(new Error('not under test')),
+  byEmbedding: () => Promise.reject(new Error('not under test')),
+  propertyValues: () => undefined,
   random: () => Promise.reject(new Error('not under test')),
 };
 

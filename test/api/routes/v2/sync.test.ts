@@ -199,7 +199,7 @@ describe('POST /api/v2/sample', () => {
       requested: 20,
       returned: 20,
       sampling_method: 'route_product_tuple',
-      sampling_version: 1,
+      sampling_version: '1', // a string: the released v2 SDK rejects an integer
       database_release: '2024.1',
     });
     expect(b.body!.results).toEqual(a.body!.results);

@@ -1,0 +1,41 @@
+/** Parameters and schema helpers shared by the analysis routes (similarity, embeddings, clusters, maps). */
+import { Type, type TSchema } from '@sinclair/typebox';
+import { validationError } from '../../../platform/errors.ts';
+
+export const TAGS = {
+  search: ['legacy search'],
+  similarity: ['legacy similarity'],
+  embeddings: ['legacy embeddings'],
+  clustering: ['legacy clustering'],
+  maps: ['legacy maps'],
+  histograms: ['legacy histograms'],
+  other: ['legacy other'],
+};
+
+/** `search_type` of an analysis route: morgan today; 3D types answer a 422 naming search_type. */
+export const SearchTypeParam = Type.String({
+  default: 'morgan',
+  description: 'morgan (Morgan radius 2, 2048 bits, Tanimoto); the 3D types are not available yet',
+});
+
+/** A repeated SMILES parameter (a single value is accepted). */
+export const SmilesList = (description: string) => Type.Array(Type.String(), { description });
+
+/** The schema with an OpenAPI example. */
+export function ex<T extends TSchema>(schema: T, example: unknown): T {
+  return Object.assign(schema, { examples: [example] });
+}
+
+/** The trimmed list; 422 naming `field` when it is empty or longer than `max`. */
+export function nonEmptyList(values: string[] | undefined, field: string, max: number): string[] {
+  const list = (values ?? []).map((s) => s.trim());
+  if (list.length === 0 || list.every((s) => s === ''))
+    throw validationError(['query', field], 'at least one SMILES is required', 'value_error.empty_input');
+  if (list.length > max)
+    throw validationError(
+      ['query', field],
+      `at most ${max} molecules per call, got ${list.length}`,
+      'value_error.too_large',
+    );
+  return list;
+}

@@ -1,0 +1,215 @@
+/**
+ * GET /similarity, /batch_similarity, /similarity_matrix and /database_similarity
+ * (docs/operations.md). Lists are repeated query keys; the computations run on the analysis threads
+ * or the search pool, never on this event loop.
+ */
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../types.ts';
+import { validationError } from '../../../platform/errors.ts';
+import { ANALYSIS_LIMITS, type AnalysisService } from '../../services/analysis.ts';
+import type { SearchService } from '../../services/search-service.ts';
+import { checkDatabases } from './params.ts';
+import { MAX_BATCH_INPUTS } from './search.ts';
+import { ex, SearchTypeParam, SmilesList, nonEmptyList, TAGS } from './analysis-params.ts';
+
+const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+/** The similarity routes over the analysis and search services. */
+export function registerSimilarityRoutes(app: App, analysis: AnalysisService, search: SearchService): void {
+  app.get(
+    '/similarity',
+    {
+      schema: {
+        tags: TAGS.similarity,
+        summary: 'Similarity of two molecules',
+        querystring: Type.Object({
+          smiles_1: Type.String({ description: 'First molecule (SMILES)' }),
+          smiles_2: Type.String({ description: 'Second molecule (SMILES)' }),
+          search_type: SearchTypeParam,
+        }),
+        response: {
+          200: ex(
+            Type.Object({
+              similarity: Type.Number(),
+              search_type: Type.String(),
+              metric: Type.String(),
+              canonical_smiles: Type.Array(Type.String()),
+            }),
+            {
+              similarity: 0.3333333333333333,
+              search_type: 'morgan',
+              metric: 'morgan_tanimoto',
+              canonical_smiles: ['CCO', 'CCN'],
+            },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const r = await analysis.run({
+        op: 'pair',
+        smiles1: q.smiles_1,
+        smiles2: q.smiles_2,
+        searchType: q.search_type,
+      });
+      return {
+        similarity: r.similarity,
+        search_type: q.search_type,
+        metric: r.metric,
+        canonical_smiles: r.canonical_smiles,
+      };
+    },
+  );
+
+  app.get(
+    '/batch_similarity',
+    {
+      schema: {
+        tags: TAGS.similarity,
+        summary: 'Similarity of one molecule to each of a list (column-oriented)',
+        querystring: Type.Object({
+          search_input: Type.String({ description: 'The molecule (SMILES)' }),
+          smiles_list: SmilesList(
+            `Molecules to compare with, repeated; 1 to ${ANALYSIS_LIMITS.syncMolecules}`,
+          ),
+          search_type: SearchTypeParam,
+        }),
+        response: {
+          200: ex(
+            Type.Object({
+              canonical_query: Type.String(),
+              smiles: Type.Array(Type.String()),
+              canonical_smiles: Type.Array(NullableString),
+              similarity: Type.Array(NullableNumber),
+              error: Type.Array(NullableString),
+            }),
+            {
+              canonical_query: 'CCO',
+              smiles: ['CCN', 'c1ccccc1'],
+              canonical_smiles: ['CCN', 'c1ccccc1'],
+              similarity: [0.3333333333333333, 0],
+              error: [null, null],
+            },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const list = nonEmptyList(q.smiles_list, 'smiles_list', ANALYSIS_LIMITS.syncMolecules);
+      const r = await analysis.run({ op: 'batch', query: q.search_input, list, searchType: q.search_type });
+      return {
+        canonical_query: r.canonical_query,
+        smiles: list,
+        canonical_smiles: r.canonical_smiles,
+        similarity: r.similarity,
+        error: r.error,
+      };
+    },
+  );
+
+  app.get(
+    '/similarity_matrix',
+    {
+      schema: {
+        tags: TAGS.similarity,
+        summary: 'Similarity matrix of two lists (square when smiles_list_2 is omitted)',
+        description: `At most ${ANALYSIS_LIMITS.syncMatrixCells} cells; unparsable rows/columns are null.`,
+        querystring: Type.Object({
+          smiles_list_1: SmilesList('Row molecules, repeated'),
+          smiles_list_2: Type.Optional(
+            Type.Array(Type.String(), { description: 'Column molecules, repeated (default: the rows)' }),
+          ),
+          search_type: SearchTypeParam,
+        }),
+        response: {
+          200: ex(
+            Type.Object({
+              rows: Type.Integer(),
+              cols: Type.Integer(),
+              row_smiles: Type.Array(NullableString),
+              col_smiles: Type.Array(NullableString),
+              matrix: Type.Array(Type.Union([Type.Array(NullableNumber), Type.Null()])),
+              errors_1: Type.Array(NullableString),
+              errors_2: Type.Array(NullableString),
+            }),
+            {
+              rows: 1,
+              cols: 2,
+              row_smiles: ['CCO'],
+              col_smiles: ['CCO', 'CCN'],
+              matrix: [[1, 0.3333333333333333]],
+              errors_1: [null],
+              errors_2: [null, null],
+            },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const list1 = nonEmptyList(q.smiles_list_1, 'smiles_list_1', ANALYSIS_LIMITS.syncMolecules);
+      const list2 = q.smiles_list_2?.length
+        ? nonEmptyList(q.smiles_list_2, 'smiles_list_2', ANALYSIS_LIMITS.syncMolecules)
+        : undefined;
+      return analysis.run({ op: 'matrix', list1, list2, searchType: q.search_type });
+    },
+  );
+
+  app.get(
+    '/database_similarity',
+    {
+      schema: {
+        tags: TAGS.similarity,
+        summary: 'How close a list of molecules is to a database (nearest-neighbour similarity distribution)',
+        description: `Nearest neighbour per molecule, score distribution; at most ${MAX_BATCH_INPUTS}.`,
+        querystring: Type.Object({
+          search_input: SmilesList(`Molecules, repeated; 1 to ${MAX_BATCH_INPUTS}`),
+          db_names: Type.Optional(
+            Type.Array(Type.String(), { description: 'Databases compared against (at most 2)' }),
+          ),
+          search_type: SearchTypeParam,
+          bins: Type.Integer({ default: 20, description: 'Histogram bins over [0, 1] (1-1000)' }),
+        }),
+        response: {
+          200: ex(Type.Object({}, { additionalProperties: true }), {
+            search_type: 'morgan',
+            db_names: ['zinc15_sample'],
+            count: 1,
+            nearest: [{ smiles: 'CCO', similarity: 1, id: 'ZINC…', database: 'zinc15_sample', error: null }],
+            distribution: {
+              count: 1,
+              mean: 1,
+              std: 0,
+              min: 1,
+              max: 1,
+              quantiles: { p05: 1, p25: 1, p50: 1, p75: 1, p95: 1 },
+              histogram: { edges: [0, 0.5, 1], counts: [0, 1], missing: 0, below: 0, above: 0, total: 1 },
+            },
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      if (q.search_type !== 'morgan')
+        throw validationError(
+          ['query', 'search_type'],
+          `search_type ${JSON.stringify(q.search_type)} is not available for this operation; allowed: morgan`,
+          'value_error.unknown_metric',
+        );
+      const smiles = nonEmptyList(q.search_input, 'search_input', MAX_BATCH_INPUTS);
+      if (!(Number.isInteger(q.bins) && q.bins >= 1 && q.bins <= ANALYSIS_LIMITS.maxBins))
+        throw validationError(
+          ['query', 'bins'],
+          `must be an integer from 1 to ${ANALYSIS_LIMITS.maxBins}`,
+          'value_error.invalid_parameter',
+        );
+      const dbNames = checkDatabases(search, q.db_names, ['morgan']);
+      const r = await analysis.databaseSimilarity({ smiles, dbNames, bins: q.bins });
+      return { search_type: 'morgan', db_names: dbNames, count: smiles.length, ...r };
+    },
+  );
+}

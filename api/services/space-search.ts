@@ -1,0 +1,114 @@
+/**
+ * Synthon spaces as databases of the search service: listed next to the catalogs (kind
+ * `synthon`, product count as molecules), searched by Morgan similarity on the space pool's
+ * threads when a request names them (exact top-k, engine/synthons/similarity.ts), merged with any
+ * catalog hits by similarity. Product ids are `reaction;synthon;...` and rows carry `reaction_id`
+ * and the synthons.
+ */
+import { invalidSmiles } from '../../platform/errors.ts';
+import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
+import type { SpacePool } from '../../engine/synthons/space-pool.ts';
+import type { SpaceManifest } from '../../engine/synthons/format.ts';
+import type { DatabaseInfo, NeighborRow, SearchService, SimilarityResult } from './search-service.ts';
+
+export interface SpaceEntry {
+  manifest: SpaceManifest;
+  vendor: string;
+  website: string;
+  license?: string;
+}
+
+/** Per-request budget of a space search; past it the hits found so far are returned. */
+const SPACE_TIMEOUT_MS = 20_000;
+
+function spaceInfo(s: SpaceEntry): DatabaseInfo {
+  const m = s.manifest;
+  return {
+    id: m.id,
+    name: m.name,
+    vendor: s.vendor,
+    website: s.website,
+    contact: s.website,
+    release: m.createdAt.slice(0, 10),
+    kind: 'synthon',
+    molecules: m.counts.products,
+    searchTypes: ['morgan'],
+    hasPredictions: false,
+    license: s.license,
+    source: m.source,
+  };
+}
+
+/** The search service with spaces added; `base` serves the catalogs. */
+export async function withSynthonSpaces(
+  base: SearchService,
+  spaces: SpaceEntry[],
+  pool: SpacePool,
+): Promise<SearchService> {
+  if (!spaces.length) return base;
+  const rd = await getRDKit();
+  const ids = new Set(spaces.map((s) => s.manifest.id));
+  const infos = [...base.databases(), ...spaces.map(spaceInfo)];
+
+  async function spaceRows(
+    space: string,
+    fp: Uint8Array,
+    k: number,
+  ): Promise<{ rows: NeighborRow[]; note?: string }> {
+    const res = await pool.similarity(space, fp, k, SPACE_TIMEOUT_MS);
+    const rows = res.hits.map(
+      (h) =>
+        ({
+          smiles: h.smiles,
+          id: h.productId,
+          database: space,
+          db_id: h.productId,
+          similarity: h.similarity,
+          'Morgan Tanimoto': h.similarity,
+          reaction_id: h.reactionId,
+          synthons: JSON.stringify(
+            h.synthons.map((s) => ({ slot: s.slot, synthon_id: s.synthonId, smiles: s.smiles })),
+          ),
+        }) as NeighborRow,
+    );
+    const note = res.timedOut
+      ? `search of ${space} stopped at its time budget; the hits are the best found`
+      : rows.length < k
+        ? `${space} holds ${rows.length} products with Morgan Tanimoto >= ${res.threshold}`
+        : undefined;
+    return { rows, note };
+  }
+
+  return {
+    ...base,
+    databases: () => infos,
+    // Catalogs stay the default until a space is large enough to be the flagship.
+    defaultDatabase: base.defaultDatabase,
+    ready: () => base.ready() || spaces.length > 0,
+    async similarity(req) {
+      const mine = req.dbNames.filter((d) => ids.has(d));
+      if (!mine.length) return base.similarity(req);
+      const q = parseMolecule(rd, req.smiles);
+      if ('error' in q) throw invalidSmiles(['query', 'search_input'], req.smiles, `SMILES (${q.error})`);
+      const others = req.dbNames.filter((d) => !ids.has(d));
+      const parts: SimilarityResult[] = others.length
+        ? [await base.similarity({ ...req, dbNames: others })]
+        : [];
+      const remarks = parts.flatMap((p) => p.remarks);
+      const rows = parts.flatMap((p) => p.rows);
+      for (const s of mine) {
+        const r = await spaceRows(s, q.fp, req.k);
+        rows.push(...r.rows);
+        if (r.note) remarks.push(r.note);
+      }
+      if (req.filters.length) remarks.push('legacy filters are not applied to synthon-space products yet');
+      if (req.descriptors || req.properties)
+        remarks.push('descriptors and predicted properties are not computed for synthon-space products yet');
+      rows.sort(
+        (a, b) =>
+          b.similarity - a.similarity || a.database.localeCompare(b.database) || a.id.localeCompare(b.id),
+      );
+      return { canonical: q.canonicalSmiles, rows: rows.slice(0, req.k), remarks };
+    },
+  };
+}

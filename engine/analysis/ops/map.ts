@@ -1,0 +1,59 @@
+/** 2D maps of a SMILES list: PCA (exact, scikit-learn's sign rule) or seeded UMAP. */
+import type { RDKitModule } from '../../chem/rdkit.ts';
+import { matrixFromRows } from '../cluster/matrix.ts';
+import { ANALYSIS_LIMITS } from '../limits.ts';
+import { pca, sparseFromFingerprints, sparseFromMatrix } from '../map/pca.ts';
+import { mapMethod, type MapMethod } from '../map/methods.ts';
+import { umap2d } from '../map/umap.ts';
+import { metricFor } from '../similarity/metrics.ts';
+import { embeddingKind } from './embed.ts';
+import { parseList } from './molecules.ts';
+
+export interface MapParams {
+  method: string;
+  searchType: string;
+  embeddingType: string;
+  seed: number;
+  nNeighbors: number;
+  minDist: number;
+  nEpochs?: number;
+}
+
+export interface MapAnswer {
+  visualisation_method: MapMethod;
+  smiles: (string | null)[];
+  coordinates: ([number, number] | null)[];
+  explained_variance_ratio?: number[];
+  errors: (string | null)[];
+}
+
+export function map2d(rd: RDKitModule, smiles: string[], p: MapParams): MapAnswer {
+  metricFor(p.searchType);
+  const method = mapMethod(p.method);
+  const kind = embeddingKind(p.embeddingType);
+  const max = method === 'pca' ? ANALYSIS_LIMITS.syncPcaMolecules : ANALYSIS_LIMITS.syncUmapMolecules;
+  const list = parseList(rd, smiles, 'search_input', max, kind);
+  const coordinates: MapAnswer['coordinates'] = smiles.map(() => null);
+  const out: MapAnswer = {
+    visualisation_method: method,
+    smiles: list.canonical,
+    coordinates,
+    errors: list.errors,
+  };
+  let xy: Float64Array;
+  if (method === 'pca') {
+    const rows =
+      kind === 'bits'
+        ? sparseFromFingerprints(list.fps)
+        : sparseFromMatrix(matrixFromRows(list.vectors, 'search_input'));
+    const r = pca(rows, 2);
+    xy = r.coords;
+    out.explained_variance_ratio = r.explainedVarianceRatio;
+  } else {
+    const input =
+      kind === 'bits' ? { fps: list.fps } : { vectors: matrixFromRows(list.vectors, 'search_input') };
+    xy = umap2d(input, { seed: p.seed, nNeighbors: p.nNeighbors, minDist: p.minDist, nEpochs: p.nEpochs });
+  }
+  list.valid.forEach((i, r) => (coordinates[i] = [xy[r * 2], xy[r * 2 + 1]]));
+  return out;
+}

@@ -1,0 +1,94 @@
+/**
+ * The exact Tanimoto upper bound of a product from its synthons (pure, typed arrays only).
+ *
+ * Let Q be the query's bits (a = |Q|), G the OR of the synthons' guaranteed bits (every product has
+ * them, synthon-chem.ts) and U the sum of their unstable environment counts (a product has at most
+ * U bits outside G). With c = |Q ∩ P| and x = |Q ∩ G|: c ≤ min(a, x + U), and the c − x common
+ * bits outside G are bits of P outside G, so |P| ≥ |G| + c − x and
+ *     T = c / (a + |P| − c) ≤ min(a, x + U) / (a + |G| − x).
+ * Per slot, x ≤ Σ x_s and |G| − x ≥ max_s (|G_s| − x_s) give a cheaper bound used to prune tuples
+ * before the OR is computed.
+ */
+import { FP_BYTES } from '../chem/fingerprint.ts';
+
+const WORDS = FP_BYTES / 4;
+
+function pop32(v: number): number {
+  v = v - ((v >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+/** Per-synthon terms against one query: w = x + unstable (most common bits it can bring), d = |G| − x. */
+export interface SlotTerms {
+  w: Int32Array;
+  d: Int32Array;
+  /** Synthon indices by w descending. */
+  order: Int32Array;
+}
+
+/** x_s, |G_s| − x_s and w_s = x_s + u_s of every synthon of a slot. */
+export function slotTerms(query: Uint32Array, guaranteed: Uint8Array, unstable: Uint16Array): SlotTerms {
+  const n = unstable.length;
+  const g = new Uint32Array(guaranteed.buffer, guaranteed.byteOffset, n * WORDS);
+  const w = new Int32Array(n);
+  const d = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    let x = 0;
+    let all = 0;
+    const o = i * WORDS;
+    for (let k = 0; k < WORDS; k++) {
+      const v = g[o + k];
+      if (v === 0) continue;
+      all += pop32(v);
+      x += pop32(v & query[k]);
+    }
+    w[i] = x + unstable[i];
+    d[i] = all - x;
+  }
+  const order = Int32Array.from({ length: n }, (_, i) => i).sort((p, q) => w[q] - w[p] || p - q);
+  return { w, d, order };
+}
+
+/** The OR bound of one tuple: min(a, x + U) / (a + |G| − x). `scratch` is 64 words of work space. */
+export function tupleBound(
+  query: Uint32Array,
+  a: number,
+  rows: readonly Uint32Array[],
+  unstableSum: number,
+  scratch: Uint32Array,
+): number {
+  scratch.set(rows[0]);
+  for (let r = 1; r < rows.length; r++) {
+    const row = rows[r];
+    for (let k = 0; k < WORDS; k++) scratch[k] |= row[k];
+  }
+  let x = 0;
+  let all = 0;
+  for (let k = 0; k < WORDS; k++) {
+    const v = scratch[k];
+    if (v === 0) continue;
+    all += pop32(v);
+    x += pop32(v & query[k]);
+  }
+  const den = a + all - x;
+  return den <= 0 ? 1 : Math.min(a, x + unstableSum) / den;
+}
+
+/** A synthon's guaranteed row as 64 words (a view). */
+export function guaranteedRow(guaranteed: Uint8Array, i: number): Uint32Array {
+  return new Uint32Array(guaranteed.buffer, guaranteed.byteOffset + i * FP_BYTES, WORDS);
+}
+
+/** Packed fingerprint as 64 words (copied, so any byte offset works). */
+export function fpWords(fp: Uint8Array): Uint32Array {
+  const out = new Uint32Array(WORDS);
+  new Uint8Array(out.buffer).set(fp.subarray(0, FP_BYTES));
+  return out;
+}
+
+export function popcountWords(v: Uint32Array): number {
+  let c = 0;
+  for (let k = 0; k < v.length; k++) c += pop32(v[k]);
+  return c;
+}

@@ -1,0 +1,184 @@
+/**
+ * `space build`: synthon text file → space directory (format.ts). Resumable: each reaction's slot
+ * files are written, then a `.done` marker naming the input's hash; a rerun on the same input skips
+ * reactions already done. Rejected lines (reader, reaction checks, RDKit) go to `rejects.tsv` with
+ * their line numbers and reasons. The manifest is written last, so a directory with a manifest is
+ * complete.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
+import { getRDKit } from '../chem/rdkit.ts';
+import { createProgress } from '../catalog/builder/progress.ts';
+import { parseSynthonText, type RejectedLine } from './parse.ts';
+import { groupReactions, type ReactionDraft } from './reactions.ts';
+import { synthonChemistry } from './synthon-chem.ts';
+import {
+  decodeSlot,
+  encodeSlot,
+  SPACE_FORMAT,
+  SPACE_FORMAT_VERSION,
+  writeAtomic,
+  type ReactionInfo,
+  type SlotColumns,
+  type SpaceManifest,
+} from './format.ts';
+
+export interface BuildSpaceOptions {
+  /** Synthon text file (.txt, .csv, .tsv; gzipped when it ends in .gz). */
+  input: string;
+  out: string;
+  id: string;
+  name?: string;
+  /** Attribution text kept in the manifest. */
+  source?: string;
+  progress?: boolean;
+}
+
+export interface BuildSpaceResult {
+  manifest: SpaceManifest;
+  rejects: RejectedLine[];
+  /** Reactions taken from an earlier interrupted run. */
+  resumed: number;
+}
+
+async function readInput(path: string): Promise<{ text: string; hash: string }> {
+  const raw = await readFile(path);
+  const bytes = path.endsWith('.gz') ? gunzipSync(raw) : raw;
+  return { text: bytes.toString('utf8'), hash: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/** Builds (or finishes building) a space directory. */
+export async function buildSpace(opts: BuildSpaceOptions): Promise<BuildSpaceResult> {
+  const { text, hash } = await readInput(opts.input);
+  const parsed = parseSynthonText(text);
+  const grouped = groupReactions(parsed.lines);
+  const rejects = [...parsed.rejects, ...grouped.rejects];
+  await mkdir(join(opts.out, 'reactions'), { recursive: true });
+  const rd = await getRDKit();
+  const total = grouped.reactions.reduce((n, r) => n + r.slots.flat().length, 0);
+  const progress = createProgress(`space ${opts.id}`, total, process.stderr, opts.progress ?? false);
+  let done = 0;
+  let resumed = 0;
+  const reactions: ReactionInfo[] = [];
+  for (let ri = 0; ri < grouped.reactions.length; ri++) {
+    const draft = grouped.reactions[ri];
+    const marker = join(opts.out, 'reactions', `r${ri}.done`);
+    const prior = await readMarker(marker);
+    let info: ReactionInfo | undefined;
+    if (prior?.inputHash === hash && prior.info.id === draft.id) {
+      info = prior.info;
+      rejects.push(...prior.rejects);
+      resumed++;
+    } else {
+      const built = await buildReaction(rd, draft, ri, opts.out);
+      rejects.push(...built.rejects);
+      info = built.info;
+      await writeAtomic(marker, JSON.stringify({ inputHash: hash, info, rejects: built.rejects }));
+    }
+    done += draft.slots.flat().length;
+    progress.update(done, rejects.length);
+    if (info.slots.every((s) => s.synthons > 0)) reactions.push(info);
+    else
+      rejects.push({
+        line: draft.slots[0][0].line,
+        reason: `reaction ${draft.id}: a synthon set has no valid synthon`,
+        text: '',
+      });
+  }
+  rejects.sort((a, b) => a.line - b.line);
+  const counts = {
+    reactions: reactions.length,
+    synthons: reactions.reduce((n, r) => n + r.slots.reduce((m, s) => m + s.synthons, 0), 0),
+    products: reactions.reduce((n, r) => n + r.products, 0),
+    rejected: rejects.length,
+  };
+  const manifest: SpaceManifest = {
+    format: SPACE_FORMAT,
+    formatVersion: SPACE_FORMAT_VERSION,
+    id: opts.id,
+    name: opts.name ?? opts.id,
+    source: opts.source ?? basename(opts.input),
+    fingerprint: MORGAN_FP,
+    rdkitVersion: rd.version(),
+    createdAt: new Date().toISOString(),
+    counts,
+    reactions,
+  };
+  const tsv = rejects.map((r) => `${r.line}\t${r.reason}\t${r.text.replace(/[\t\n]/g, ' ')}`).join('\n');
+  await writeFile(join(opts.out, 'rejects.tsv'), `line\treason\ttext\n${tsv}${tsv ? '\n' : ''}`);
+  await writeAtomic(join(opts.out, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  progress.finish(
+    `space ${opts.id}: ${counts.reactions} reactions, ${counts.synthons} synthons, ` +
+      `${counts.products} products, ${counts.rejected} rejected${resumed ? ` (${resumed} reactions resumed)` : ''}`,
+  );
+  return { manifest, rejects, resumed };
+}
+
+async function readMarker(
+  path: string,
+): Promise<{ inputHash: string; info: ReactionInfo; rejects: RejectedLine[] } | undefined> {
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(await readFile(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+async function buildReaction(
+  rd: Awaited<ReturnType<typeof getRDKit>>,
+  draft: ReactionDraft,
+  ri: number,
+  out: string,
+): Promise<{ info: ReactionInfo; rejects: RejectedLine[] }> {
+  const rejects: RejectedLine[] = [];
+  const slots: ReactionInfo['slots'] = [];
+  for (let s = 0; s < draft.slots.length; s++) {
+    const want = draft.labels[s].join(',');
+    const rows: Array<{
+      id: string;
+      smiles: string;
+      line: number;
+      chem: Exclude<ReturnType<typeof synthonChemistry>, string>;
+    }> = [];
+    for (const l of draft.slots[s]) {
+      const chem = synthonChemistry(rd, l.smiles, draft.ringForming);
+      if (typeof chem === 'string') rejects.push({ line: l.line, reason: chem, text: l.smiles });
+      else if (chem.labels.join(',') !== want)
+        rejects.push({
+          line: l.line,
+          reason: `connectors [${chem.labels.join(',')}] differ from the set's [${want}]`,
+          text: l.smiles,
+        });
+      else rows.push({ id: l.synthonId, smiles: l.smiles, line: l.line, chem });
+    }
+    const n = rows.length;
+    const cols: SlotColumns = {
+      synthonIds: rows.map((r) => r.id),
+      smiles: rows.map((r) => r.smiles),
+      fps: new Uint8Array(n * FP_BYTES),
+      guaranteed: new Uint8Array(n * FP_BYTES),
+      unstableEnvs: Uint16Array.from(rows, (r) => r.chem.unstableEnvs),
+      heavyAtoms: Uint16Array.from(rows, (r) => r.chem.heavyAtoms),
+      lines: Uint32Array.from(rows, (r) => r.line),
+    };
+    rows.forEach((r, i) => {
+      cols.fps.set(r.chem.fp, i * FP_BYTES);
+      cols.guaranteed.set(r.chem.guaranteed, i * FP_BYTES);
+    });
+    const file = `reactions/r${ri}-s${s}.arrow`;
+    await writeAtomic(join(out, file), encodeSlot(cols));
+    slots.push({ slot: s, rawSlot: draft.rawSlots[s], synthons: n, connectors: draft.labels[s], file });
+  }
+  const products = slots.reduce((p, s) => p * s.synthons, 1);
+  return { info: { id: draft.id, ringForming: draft.ringForming, slots, products }, rejects };
+}
+
+/** Loads every slot of a built space (used by searches and tests). */
+export async function loadSlots(dir: string, info: ReactionInfo): Promise<SlotColumns[]> {
+  return Promise.all(info.slots.map(async (s) => decodeSlot(await readFile(join(dir, s.file)))));
+}

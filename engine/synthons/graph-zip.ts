@@ -1,0 +1,176 @@
+/**
+ * Product fingerprints without RDKit: the synthons' molecule graphs zipped in TypeScript and their
+ * Morgan bits computed by the TypeScript implementation that equals RDKit's
+ * (engine/analysis/embed/morgan-counts.ts). Exact where the join changes nothing but the bonds it
+ * adds: joins by single, non-aromatic connector bonds that close no ring (then ring membership,
+ * aromaticity and H counts of every atom are those of its synthon). Other tuples go through RDKit
+ * (assemble.ts). Checked against RDKit's product fingerprints in the tests.
+ */
+import { graphFromRDKitJson, type MolGraph } from '../chem/graph.ts';
+import type { RDKitModule } from '../chem/rdkit.ts';
+import { FP_BYTES } from '../chem/fingerprint.ts';
+import { morganCodes } from '../analysis/embed/morgan-counts.ts';
+import type { SlotColumns } from './format.ts';
+
+/** A synthon's graph and whether it can take the graph path (its connector bonds are single). */
+interface CachedGraph {
+  g: MolGraph;
+  simple: boolean;
+}
+
+const cache = new WeakMap<SlotColumns, Array<CachedGraph | null | undefined>>();
+
+/** The synthon's graph (parsed once per slot and index), or null when RDKit cannot read it. */
+export function synthonGraph(rd: RDKitModule, slot: SlotColumns, i: number): CachedGraph | null {
+  let list = cache.get(slot);
+  if (!list) cache.set(slot, (list = new Array(slot.synthonIds.length)));
+  const hit = list[i];
+  if (hit !== undefined) return hit;
+  const mol = rd.get_mol(slot.smiles[i]);
+  let out: CachedGraph | null = null;
+  try {
+    if (mol?.is_valid()) {
+      const g = graphFromRDKitJson(mol.get_json());
+      let simple = true;
+      for (let b = 0; b < g.nb; b++)
+        if ((g.z[g.bondA[b]] === 0 || g.z[g.bondB[b]] === 0) && (g.order[b] !== 1 || g.bondAromatic[b]))
+          simple = false;
+      out = { g, simple };
+    }
+  } finally {
+    mol?.delete();
+  }
+  list[i] = out;
+  return out;
+}
+
+/**
+ * Zips synthon graphs: paired dummies (same isotope label in two synthons) are removed and their
+ * neighbours bonded with a single bond; an unpaired dummy stays, unlabelled. Undefined when a
+ * label is not on exactly one atom per side.
+ */
+export function zipGraphs(graphs: readonly MolGraph[]): MolGraph | undefined {
+  const labelCount = new Map<number, number>();
+  for (const g of graphs)
+    for (let i = 0; i < g.n; i++)
+      if (g.z[i] === 0) labelCount.set(g.isotope[i], (labelCount.get(g.isotope[i]) ?? 0) + 1);
+  const index: Int32Array[] = [];
+  const ends = new Map<number, number[]>();
+  let n = 0;
+  for (const g of graphs) {
+    const map = new Int32Array(g.n).fill(-1);
+    for (let i = 0; i < g.n; i++) if (!(g.z[i] === 0 && labelCount.get(g.isotope[i]) === 2)) map[i] = n++;
+    index.push(map);
+  }
+  const z = new Uint8Array(n);
+  const charge = new Int8Array(n);
+  const hs = new Uint8Array(n);
+  const isotope = new Uint16Array(n);
+  const atomRings = new Uint8Array(n);
+  const bonds: Array<[number, number, number, number]> = [];
+  graphs.forEach((g, k) => {
+    const map = index[k];
+    for (let i = 0; i < g.n; i++) {
+      const j = map[i];
+      if (j < 0) continue;
+      z[j] = g.z[i];
+      charge[j] = g.charge[i];
+      hs[j] = g.hs[i];
+      isotope[j] = g.z[i] === 0 ? 0 : g.isotope[i];
+      atomRings[j] = g.atomRings[i];
+    }
+    for (let b = 0; b < g.nb; b++) {
+      const x = g.bondA[b];
+      const y = g.bondB[b];
+      if (map[x] >= 0 && map[y] >= 0) bonds.push([map[x], map[y], g.order[b], g.bondAromatic[b]]);
+      else {
+        const [dummy, atom] = map[x] < 0 ? [x, y] : [y, x];
+        const list = ends.get(g.isotope[dummy]) ?? [];
+        // Two paired dummies bonded to each other leave nothing to join: an invalid tuple.
+        list.push(map[atom] < 0 ? -1 : map[atom]);
+        ends.set(g.isotope[dummy], list);
+      }
+    }
+  });
+  for (const [, atoms] of ends) {
+    if (atoms.length !== 2 || atoms[0] < 0 || atoms[1] < 0) return undefined;
+    bonds.push([atoms[0], atoms[1], 1, 0]);
+  }
+  const nb = bonds.length;
+  const deg = new Uint32Array(n);
+  for (const [x, y] of bonds) {
+    deg[x]++;
+    deg[y]++;
+  }
+  const adjStart = new Uint32Array(n + 1);
+  for (let i = 0; i < n; i++) adjStart[i + 1] = adjStart[i] + deg[i];
+  const adjAtom = new Uint16Array(2 * nb);
+  const adjBond = new Uint16Array(2 * nb);
+  const fill = adjStart.slice(0, n);
+  const bondA = new Uint16Array(nb);
+  const bondB = new Uint16Array(nb);
+  const order = new Uint8Array(nb);
+  const bondAromatic = new Uint8Array(nb);
+  bonds.forEach(([x, y, o, ar], b) => {
+    bondA[b] = x;
+    bondB[b] = y;
+    order[b] = o;
+    bondAromatic[b] = ar;
+    adjAtom[fill[x]] = y;
+    adjBond[fill[x]++] = b;
+    adjAtom[fill[y]] = x;
+    adjBond[fill[y]++] = b;
+  });
+  return {
+    n,
+    z,
+    charge,
+    hs,
+    isotope,
+    radicals: new Uint8Array(n),
+    aromatic: new Uint8Array(n),
+    nb,
+    bondA,
+    bondB,
+    order,
+    bondAromatic,
+    adjStart,
+    adjAtom,
+    adjBond,
+    rings: [],
+    ringBonds: [],
+    atomRings,
+    bondRings: new Uint8Array(nb),
+  };
+}
+
+/** Morgan r2 2048 bits of a zipped graph, RDKit layout. */
+export function graphFingerprint(g: MolGraph): Uint8Array {
+  const fp = new Uint8Array(FP_BYTES);
+  for (const c of morganCodes(g)) {
+    const bit = c % (FP_BYTES * 8);
+    fp[bit >> 3] |= 1 << (bit & 7);
+  }
+  return fp;
+}
+
+/**
+ * The product fingerprint of a tuple by the graph path, or undefined when the tuple needs RDKit
+ * (a ring-closing reaction, a connector bond that is not single, a synthon RDKit cannot read).
+ */
+export function tupleFingerprint(
+  rd: RDKitModule,
+  slots: readonly SlotColumns[],
+  synthons: readonly number[],
+  ringForming: boolean,
+): Uint8Array | undefined {
+  if (ringForming) return undefined;
+  const graphs: MolGraph[] = [];
+  for (let s = 0; s < slots.length; s++) {
+    const c = synthonGraph(rd, slots[s], synthons[s]);
+    if (!c?.simple) return undefined;
+    graphs.push(c.g);
+  }
+  const g = zipGraphs(graphs);
+  return g ? graphFingerprint(g) : undefined;
+}

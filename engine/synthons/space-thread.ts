@@ -1,0 +1,38 @@
+// Thread entry of the space pool: opens every space once, then answers searches and samples.
+import { getRDKit } from '../chem/rdkit.ts';
+import { serveThread } from '../threads/thread.ts';
+import { openSpace, type OpenSpace } from './space.ts';
+import { similarityTopK } from './similarity.ts';
+import { sampleSpace } from './sample.ts';
+import { substructureSearch } from './substructure.ts';
+import type { SpaceReply, SpaceRequest } from './space-pool.ts';
+
+serveThread<SpaceRequest, SpaceReply>(async (data) => {
+  const rd = await getRDKit();
+  const spaces = new Map<string, OpenSpace>();
+  for (const dir of (data as { dirs: string[] }).dirs) {
+    const s = await openSpace(dir);
+    spaces.set(s.manifest.id, s);
+  }
+  const get = (id: string): OpenSpace => {
+    const s = spaces.get(id);
+    if (!s) throw new Error(`space ${id} is not loaded`);
+    return s;
+  };
+  return {
+    info: { spaces: [...spaces.keys()] },
+    handle(req) {
+      if (req.op === 'similarity') {
+        const r = similarityTopK(rd, get(req.space), req.fp, req.k, { timeoutMs: req.timeoutMs });
+        return { op: 'similarity', result: r };
+      }
+      if (req.op === 'sample')
+        return { op: 'sample', result: sampleSpace(rd, get(req.space), req.n, req.seed) };
+      const result = substructureSearch(rd, get(req.space), req.query, {
+        maxHits: req.maxHits,
+        timeoutMs: req.timeoutMs,
+      });
+      return { op: 'substructure', result };
+    },
+  };
+});

@@ -1,0 +1,162 @@
+"""Drives a molsearch service with the official v2 Python client, unmodified (PyPI deepmedchem).
+
+Usage: python deepmedchem_flow.py  (env: DEEPMEDCHEM_API_KEY, MOLSEARCH_URL, MOLSEARCH_DATABASE)
+
+Each step uses the client as its documentation shows; any exception the client raises (a 4xx it
+does not expect, a response its pydantic models reject) fails the step. Prints one JSON object:
+{"steps": {name: "ok" | "error: ..."}, "facts": {...}} and exits 1 when a step failed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+import uuid
+
+from deepmedchem import Client
+from deepmedchem.selection import Run, Selection
+
+ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
+CAFFEINE = "Cn1c(=O)c2c(ncn2C)n(C)c1=O"
+IBUPROFEN = "CC(C)Cc1ccc(C(C)C(=O)O)cc1"
+
+steps: dict[str, str] = {}
+facts: dict[str, object] = {}
+
+
+def step(name):
+    def wrap(fn):
+        try:
+            fn()
+            steps[name] = "ok"
+        except Exception as error:  # noqa: BLE001 - every failure is reported by name
+            detail = getattr(error, "details", None)
+            steps[name] = f"error: {type(error).__name__}: {error} {detail or ''}".strip()
+            traceback.print_exc(file=sys.stderr)
+        return fn
+
+    return wrap
+
+
+def main() -> int:
+    url = os.environ["MOLSEARCH_URL"]
+    db = os.environ.get("MOLSEARCH_DATABASE", "drugs")
+    client = Client(api_key=os.environ["DEEPMEDCHEM_API_KEY"], api_url=url, max_retries=0)
+
+    @step("catalog")
+    def _catalog():
+        ids = [lib["database_id"] for lib in client.catalog()["libraries"]]
+        assert db in ids, ids
+
+    @step("search")
+    def _search():
+        result = client.search(ASPIRIN, database=db, limit=5)
+        assert len(result) == 5, len(result)
+        assert result.ranks == [1, 2, 3, 4, 5], result.ranks
+        facts["search_scores"] = dict(zip(result.ids, result.scores))
+
+    @step("sample_twice_one_seed")
+    def _sample():
+        first = client.sample(database=db, count=5, seed=7)
+        second = client.sample(database=db, count=5, seed=7)
+        assert first.smiles == second.smiles, (first.smiles, second.smiles)
+        assert first.sampling_version == "1", first.sampling_version
+        assert first.seed == 7
+
+    @step("substructure")
+    def _substructure():
+        result = client.search_substructure("c1ccccc1", database=db, limit=5, timeout_seconds=10)
+        assert len(result) > 0
+        facts["substructure_returned"] = len(result)
+
+    template = Selection.from_database(db).reference("q", smiles=ASPIRIN).maximize_similarity(
+        "rdkit.ecfp4_tanimoto", reference="q"
+    ).limit(3)
+
+    @step("selections")
+    def _selections():
+        validation = client.selections.validate(template)
+        assert validation.valid
+        assert validation.normalized_selection["execution"]["quality"] == "balanced"
+        estimate = client.selections.estimate(template)
+        assert estimate.execution_tier in {"synchronous", "durable"}
+        result = client.selections.create(template)
+        assert len(result) == 3 and result.status == "completed", result
+        facts["selection_scores"] = dict(zip(result.ids, result.scores))
+
+    run_id: dict[str, str] = {}
+
+    @step("run_with_idempotency_key")
+    def _run():
+        run = Run.selection_batch(
+            template=template, items={"a": {"q": ASPIRIN}, "b": {"q": CAFFEINE}, "c": {"q": IBUPROFEN}}
+        )
+        key = f"flow-{uuid.uuid4()}"
+        created = client.runs.create(run, idempotency_key=key)
+        again = client.runs.create(run, idempotency_key=key)
+        assert again.id == created.id, (again.id, created.id)
+        run_id["ok"] = created.id
+
+    @step("events_until_terminal")
+    def _events():
+        events = list(client.runs.watch(run_id["ok"], poll_interval=0.2))
+        assert events and events[-1].type.startswith("run."), [e.type for e in events]
+        assert [e.sequence for e in events] == list(range(1, len(events) + 1))
+        final = client.runs.retrieve(run_id["ok"])
+        assert final.terminal and final.status == "completed", final.status
+        facts["events"] = len(events)
+
+    @step("items_and_results")
+    def _results():
+        items = list(client.runs.iter_items(run_id["ok"]))
+        assert [i.id for i in items] == ["a", "b", "c"], [i.id for i in items]
+        assert all(i.status == "succeeded" and i.ok for i in items)
+        results = list(client.runs.iter_results(run_id["ok"], order="input"))
+        assert [r.id for r in results] == ["a", "b", "c"]
+        first = results[0].raw
+        assert len(first["results"]) == 3, first
+        facts["run_item_scores"] = {hit["product_id"]: hit["score"] for hit in first["results"]}
+
+    @step("failed_items_in_results")
+    def _failed():
+        # cheese.shape is admitted (validate warns) but this deployment cannot score it: every
+        # item fails at execution, and the failures are read back from items and results.
+        shape = Selection.from_database(db).reference("q", smiles=ASPIRIN).maximize_similarity(
+            "cheese.shape", reference="q"
+        ).limit(2)
+        run = Run.selection_batch(template=shape, items={"x": {"q": ASPIRIN}})
+        created = client.runs.create(run, idempotency_key=f"flow-failed-{uuid.uuid4()}")
+        final = client.runs.wait(created.id, timeout=60, poll_interval=0.2)
+        assert final.status in {"completed_with_errors", "failed"}, final.status
+        failed = list(client.runs.iter_items(created.id, status="failed"))
+        assert [i.id for i in failed] == ["x"] and failed[0].error, failed
+        results = list(client.runs.iter_results(created.id))
+        assert [(r.id, r.status) for r in results] == [("x", "failed")], results
+        assert results[0].error["code"] == "capability_unavailable", results[0].error
+
+    @step("cancel")
+    def _cancel():
+        items = {f"i{n:03d}": {"q": [ASPIRIN, CAFFEINE, IBUPROFEN][n % 3]} for n in range(200)}
+        run = Run.selection_batch(template=template, items=items)
+        created = client.runs.create(run, idempotency_key=f"flow-cancel-{uuid.uuid4()}")
+        client.runs.cancel(created.id)
+        final = client.runs.wait(created.id, timeout=120, poll_interval=0.2)
+        assert final.status in {"cancelled", "completed"}, final.status
+        facts["cancelled_status"] = final.status
+
+    @step("usage")
+    def _usage():
+        usage = client.usage()
+        assert usage.plan and usage.limit and usage.used > 0, usage
+        assert usage.remaining == usage.limit - usage.used, usage
+        facts["usage"] = {"plan": usage.plan, "used": usage.used, "limit": usage.limit}
+
+    client.close()
+    print(json.dumps({"steps": steps, "facts": facts}))
+    return 0 if all(v == "ok" for v in steps.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildReferenceCatalog } from '../../../support/fixture-catalog.ts';
+import { startApiHarness, type ApiHarness } from '../../../support/api-harness.ts';
+import { analysisRef, expect422, getWith, type Params } from './support/analysis.ts';
+
+let h: ApiHarness;
+
+beforeAll(async () => {
+  const a = await buildReferenceCatalog({ id: 'refcat' });
+  h = await startApiHarness([a.catalog], { analysis: true });
+});
+afterAll(async () => h?.close());
+
+const get = (path: string, params: Params) => getWith(h, path, params);
+const drugs = analysisRef.set_a.smiles;
+
+function maxAbsDiff(got: number[][], want: number[][]): number {
+  let m = 0;
+  want.forEach((row, i) => row.forEach((w, j) => (m = Math.max(m, Math.abs(got[i][j] - w)))));
+  return m;
+}
+
+describe('GET /visualize', () => {
+  it('PCA (the default) equals scikit-learn PCA(svd_solver="full") under the sign rule', async () => {
+    const res = await get('/visualize', { search_input: drugs });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.visualisation_method).toBe('pca');
+    expect(maxAbsDiff(body.coordinates, analysisRef.pca_bits.coords)).toBeLessThan(1e-8);
+    body.explained_variance_ratio.forEach((v: number, i: number) =>
+      expect(v / analysisRef.pca_bits.explained_variance_ratio[i]).toBeCloseTo(1, 10),
+    );
+  });
+
+  it('the /visualise alias answers the same; a bad row is null with its error', async () => {
+    const list = [...drugs.slice(0, 30), 'C1CC'];
+    const a = (await get('/visualize', { search_input: list })).json();
+    const b = (await get('/visualise', { search_input: list })).json();
+    expect(b.coordinates).toEqual(a.coordinates);
+    expect(a.coordinates[30]).toBeNull();
+    expect(a.errors[30]).toMatch(/unparsable/);
+  });
+
+  it('UMAP is seeded: the same seed gives the same map, another seed another', async () => {
+    const p = { search_input: drugs.slice(0, 60), visualisation_method: 'umap', n_epochs: 50 };
+    const a = (await get('/visualize', { ...p, seed: 1 })).json();
+    const b = (await get('/visualize', { ...p, seed: 1 })).json();
+    const c = (await get('/visualize', { ...p, seed: 2 })).json();
+    expect(a.coordinates).toHaveLength(60);
+    expect(a.coordinates).toEqual(b.coordinates);
+    expect(a.coordinates).not.toEqual(c.coordinates);
+  });
+
+  it('refuses t-SNE, too few or too many molecules, bad UMAP parameters, both or neither input', async () => {
+    const tsne = await get('/visualize', { search_input: drugs.slice(0, 10), visualisation_method: 'tsne' });
+    expect422(tsne, 'visualisation_method', 'value_error.unknown_metric');
+    expect(JSON.stringify(tsne.json())).toContain('pca, umap');
+    expect422(await get('/visualize', { search_input: ['CCO', 'CCN'] }), 'search_input');
+    const many = Array.from({ length: 1001 }, () => 'C');
+    expect422(await get('/visualize', { search_input: many, visualisation_method: 'umap' }), 'search_input');
+    const small = { search_input: drugs.slice(0, 10), visualisation_method: 'umap' };
+    expect422(await get('/visualize', { ...small, n_neighbors: 15 }), 'n_neighbors');
+    expect422(await get('/visualize', { ...small, n_neighbors: 3, min_dist: 2 }), 'min_dist');
+    expect422(await get('/visualize', {}), 'search_input');
+    expect422(await get('/visualize', { search_input: 'CCO', job_name: 'job_x' }), 'search_input');
+    expect422(await get('/visualize', { job_name: 'job_x' }), 'job_name');
+    expect422(
+      await get('/visualize', { search_input: drugs.slice(0, 5), search_type: 'espsim_shape' }),
+      'search_type',
+    );
+  });
+});
+
+describe('GET /visualize_file', () => {
+  it('writes smiles,x,y of an uploaded file (PCA equal to scikit-learn)', async () => {
+    await h.objects!.put(
+      `users/${h.accountId}/files/drugs.smi`,
+      drugs.map((s, i) => `${s} d${i}`).join('\n'),
+    );
+    const res = await get('/visualize_file', { input_file: 'drugs.smi' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      status: 'SUCCESS',
+      count: drugs.length,
+      output_files: ['visualization_coords/drugs_pca_coords.csv'],
+    });
+    const csv = Buffer.from(
+      await h.objects!.getBytes(`users/${h.accountId}/files/visualization_coords/drugs_pca_coords.csv`),
+    )
+      .toString('utf8')
+      .trim()
+      .split('\r\n');
+    expect(csv[0]).toBe('smiles,canonical_smiles,x,y,error');
+    const coords = csv.slice(1).map((l) => l.split(',').slice(-3, -1).map(Number));
+    expect(maxAbsDiff(coords, analysisRef.pca_bits.coords)).toBeLessThan(1e-8);
+  });
+
+  it('refuses path escapes and unknown methods', async () => {
+    expect422(
+      await get('/visualize_file', { input_file: 'a/../../b.csv' }),
+      'input_file',
+      'value_error.path',
+    );
+    expect422(await get('/visualize_file', { input_file: 'drugs.smi', dest_folder: 'C:/x' }), 'dest_folder');
+    expect422(
+      await get('/visualize_file', { input_file: 'drugs.smi', visualisation_method: 'tsne' }),
+      'visualisation_method',
+    );
+  });
+});

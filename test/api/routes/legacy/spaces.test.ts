@@ -1,0 +1,62 @@
+// Synthon spaces through the legacy API: listed as databases, searched by /molsearch (Morgan),
+// checked against brute force over RDKit's enumeration (test/fixtures/synthons).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildReferenceCatalog } from '../../../support/fixture-catalog.ts';
+import { startApiHarness, type ApiHarness } from '../../../support/api-harness.ts';
+import { buildSpace } from '../../../../engine/synthons/build-space.ts';
+
+const SOURCES = new URL('../../../../catalogs/spaces/sources/', import.meta.url).pathname;
+const FIXTURE = new URL('../../../fixtures/synthons/similarity-reference.json', import.meta.url);
+let h: ApiHarness;
+let root: string;
+let fixture: { spaces: Record<string, Array<{ query: string; top: Array<[string, number]> }>> };
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'api-spaces-'));
+  fixture = JSON.parse(await readFile(FIXTURE, 'utf8'));
+  const out = join(root, 'idorsia');
+  await buildSpace({
+    input: join(SOURCES, 'idorsia_toy_space_a.txt'),
+    out,
+    id: 'idorsia',
+    name: 'Idorsia toy',
+  });
+  const cat = await buildReferenceCatalog({ id: 'refcat', take: (_m, i) => i < 50 });
+  h = await startApiHarness([cat.catalog], { spaceDirs: [out] });
+});
+afterAll(async () => {
+  await h?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+const get = (url: string) => h.app.inject({ method: 'GET', url, headers: { 'X-API-Key': h.key } });
+
+describe('synthon spaces in the legacy API', () => {
+  it('are listed with kind synthon and their product count', async () => {
+    const full = (await get('/available_databases_full')).json();
+    expect(full.idorsia).toMatchObject({ kind: 'synthon', number_of_molecules: 29200, name: 'Idorsia toy' });
+    expect(full.refcat.kind).toBe('enumerated');
+    expect((await get('/available_databases')).json().idorsia.number_of_molecules).toBe(29200);
+  });
+
+  it('/molsearch on a space returns the exact top-k of the enumeration', async () => {
+    const e = fixture.spaces.idorsia_toy_space_a[2];
+    const url = `/molsearch?search_input=${encodeURIComponent(e.query)}&search_type=morgan&db_names=idorsia&n_neighbors=10`;
+    const res = await get(url);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    const sims = body.neighbors.map((n: { similarity: number }) => n.similarity);
+    expect(sims).toEqual(e.top.slice(0, 10).map((t) => expect.closeTo(t[1], 5)));
+    expect(body.neighbors[0].database).toBe('idorsia');
+    expect(body.neighbors[0].id.split(';').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a bad SMILES on a space is a 422 naming search_input', async () => {
+    const res = await get('/molsearch?search_input=C1CC&search_type=morgan&db_names=idorsia');
+    expect(res.statusCode).toBe(422);
+    expect(JSON.stringify(res.json())).toContain('search_input');
+  });
+});

@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from './harness.ts';
+
+// The official v2 Python client (PyPI deepmedchem==0.4.0b5, requirements-test.txt), unmodified,
+// against the real API listening on loopback: real PGlite, real Temporal dev server and workers.
+const PYTHON = resolve('.tools/py/bin/python');
+const FLOW = resolve('scripts/clients/deepmedchem_flow.py');
+
+let h: Harness;
+let home: string;
+beforeAll(async () => {
+  h = await startHarness({ backend: 'pglite', worker: true, concurrency: 4 });
+  await h.listen();
+  home = mkdtempSync(join(tmpdir(), 'dmc-home-'));
+}, 180_000);
+afterAll(async () => {
+  await h?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+}, 60_000);
+
+interface FlowOutput {
+  steps: Record<string, string>;
+  facts: Record<string, any>;
+}
+
+function runFlow(): Promise<{ code: number | null; out: FlowOutput | undefined; stderr: string }> {
+  return new Promise((done, fail) => {
+    // HOME and XDG dirs in a temp dir: the client reads no profile or keyring of this machine.
+    const child = spawn(PYTHON, [FLOW], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, 'config'),
+        XDG_DATA_HOME: join(home, 'data'),
+        PYTHON_KEYRING_BACKEND: 'keyring.backends.null.Keyring',
+        DEEPMEDCHEM_API_KEY: h.keys.alice,
+        MOLSEARCH_URL: h.url!,
+        MOLSEARCH_DATABASE: 'drugs',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', fail);
+    child.on('close', (code) => {
+      const line = stdout.trim().split('\n').pop() ?? '';
+      let out: FlowOutput | undefined;
+      try {
+        out = JSON.parse(line) as FlowOutput;
+      } catch {
+        out = undefined;
+      }
+      done({ code, out, stderr });
+    });
+  });
+}
+
+describe('the official v2 Python client (deepmedchem 0.4.0b5), unmodified', () => {
+  it('is installed in the test venv', () => {
+    expect(existsSync(PYTHON), 'run scripts/test.sh once to make .tools/py').toBe(true);
+  });
+
+  it('runs catalog, search, seeded samples, substructure, selections, runs, events, results, cancel and usage', async () => {
+    const { code, out, stderr } = await runFlow();
+    expect(out, stderr.slice(-4000)).toBeDefined();
+    const failed = Object.entries(out!.steps).filter(([, v]) => v !== 'ok');
+    expect(failed, stderr.slice(-4000)).toEqual([]);
+    expect(Object.keys(out!.steps)).toEqual([
+      'catalog',
+      'search',
+      'sample_twice_one_seed',
+      'substructure',
+      'selections',
+      'run_with_idempotency_key',
+      'events_until_terminal',
+      'items_and_results',
+      'failed_items_in_results',
+      'cancel',
+      'usage',
+    ]);
+    expect(code).toBe(0);
+
+    // One pair, one score: /search, a selection and a run item give the same double.
+    const { search_scores: search, selection_scores: selection, run_item_scores: item } = out!.facts;
+    for (const [id, score] of Object.entries(selection as Record<string, number>)) {
+      expect(search[id], id).toBe(score);
+      expect(item[id], id).toBe(score);
+    }
+    // Doubles, not float32 values widened: a score below 1 is not a float32 number.
+    const below = Object.values(search as Record<string, number>).filter((s) => s < 1);
+    expect(below.length).toBeGreaterThan(0);
+    expect(below.some((s) => Math.fround(s) !== s)).toBe(true);
+  }, 240_000);
+});

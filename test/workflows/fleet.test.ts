@@ -1,0 +1,342 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Client, Connection } from '@temporalio/client';
+import { writeSyntheticCatalog } from '../../testkit/synthetic-catalog.ts';
+import { catalogKey, publishCatalog } from '../../engine/catalog/index.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { listMembers, removeMember, writeMember } from '../../engine/fleet/members.ts';
+import { createJobActivities } from '../../activities/jobs.ts';
+import { decodeJobResult } from '../../engine/export/index.ts';
+import { createLocalObjectStore, createS3ObjectStore } from '../../platform/object-store/index.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { call, stackEnv, startTestStack, tempDir, waitStatus, type TestStack } from './support/stack.ts';
+
+// The fleet on one machine (issue 14): three `molsearch worker` processes that share no catalog
+// directory, the catalog published to the suite's S3-compatible server (moto), PostgreSQL shared
+// with the API (in this process, no worker of its own). Compared with the same job run by the
+// activities in one process over the local catalog directory.
+const adminUrl = inject('databaseUrl');
+const dbName = `molsearch_fleet_${process.pid}_${randomBytes(3).toString('hex')}`;
+const prefix = `fleet-${randomBytes(4).toString('hex')}`;
+const SHARDS = 15;
+const K = 20_000;
+const QUERY = 'CC(=O)Oc1ccccc1C(=O)O';
+let pgReachable = true;
+let dir: string;
+let env: Record<string, string>;
+let api: TestStack;
+/** An API with FLEET_SEARCH: it holds no shard and fans synchronous searches out to the workers. */
+let fleetApi: TestStack;
+let bucket: ReturnType<typeof createS3ObjectStore>;
+let reference: { id: string[]; similarity: number[] };
+let temporal: Client;
+const workers = new Map<string, ChildProcess>();
+
+async function admin(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+/** `molsearch worker` with its own id, data and cache directories; resolves on `worker ready`. */
+function spawnWorker(id: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [resolve('bin/molsearch.ts'), 'worker'], {
+    env: {
+      ...process.env,
+      ...env,
+      WORKER_ID: id,
+      DATA_DIR: join(dir, `data-${id}`),
+      SHARD_CACHE_DIR: join(dir, `cache-${id}`),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  workers.set(id, child);
+  return new Promise((ok, fail) => {
+    let err = '';
+    const timer = setTimeout(() => fail(new Error(`worker ${id} did not start: ${err}`)), 90_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      if (d.toString().includes('worker ready')) {
+        clearTimeout(timer);
+        ok(child);
+      }
+    });
+    child.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+    child.on('exit', (code) => fail(new Error(`worker ${id} exited with ${code}: ${err}`)));
+  });
+}
+
+const live = async () => (await listMembers(bucket, prefix, 4_000)).live;
+
+/** Waits until the live members hold every shard of `catalog`. */
+async function placed(catalog: string, members: number, timeoutMs = 90_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const m = await live();
+    const held = new Set(m.flatMap((x) => x.held.filter((h) => h.catalog === catalog).map((h) => h.shard)));
+    if (m.length === members && held.size === SHARDS) return m;
+    if (Date.now() > until) throw new Error(`placement incomplete: ${JSON.stringify(m.map((x) => x.held))}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function rows(job: string) {
+  const r = await call(
+    api,
+    'POST',
+    `/get_molsearch_page?job_name=${job}&page_size=${K}&page_num=0`,
+    api.keyA,
+    {},
+  );
+  expect(r.status).toBe(200);
+  return r.body as { id: string[]; similarity: number[] };
+}
+
+/** The task queues the job's shard scans were scheduled on, in order. */
+async function scanQueues(job: string): Promise<string[]> {
+  const h = await temporal.workflow.getHandle(job).fetchHistory();
+  return (h.events ?? [])
+    .map((e) => e.activityTaskScheduledEventAttributes)
+    .filter((a) => a?.activityType?.name === 'jobScanShard')
+    .map((a) => a!.taskQueue!.name!);
+}
+
+/** /molsearch on the fleet API: neighbours, coverage header and warnings. */
+async function fleetSearch(k = 100) {
+  const res = await fleetApi.stack.app.inject({
+    method: 'GET',
+    url: `/molsearch?search_input=${encodeURIComponent(QUERY)}&search_type=morgan&db_names=fleetcat&n_neighbors=${k}`,
+    headers: { 'x-api-key': fleetApi.keyA },
+  });
+  expect(res.statusCode).toBe(200);
+  const body = res.json() as { neighbors: { id: string; similarity: number }[]; warnings?: string[] };
+  return { ...body, coverage: Number(res.headers['x-molsearch-coverage']) };
+}
+
+/** The top 100 equals the single-process result (equal scores may come in either order). */
+function expectReferenceTop(neighbours: { id: string; similarity: number }[]) {
+  expect(neighbours.map((n) => Number(n.similarity.toFixed(5)))).toEqual(reference.similarity.slice(0, 100));
+  const edge = reference.similarity[99];
+  const above = reference.id.filter((_, i) => reference.similarity[i] > edge + 1e-6);
+  expect(above.length).toBeGreaterThan(50);
+  expect(new Set(neighbours.slice(0, above.length).map((n) => n.id))).toEqual(new Set(above));
+}
+
+const parts = async (job: string) => (await bucket.list(`jobs/${job}/parts/`)).length;
+
+beforeAll(async () => {
+  try {
+    await admin(`CREATE DATABASE ${dbName}`);
+  } catch (err) {
+    pgReachable = false;
+    console.warn(
+      `\n\u26a0\ufe0f  PostgreSQL unreachable (${(err as Error).message}): fleet tests SKIPPED.\n`,
+    );
+    return;
+  }
+  dir = await tempDir('fleet');
+  const built = join(dir, 'built');
+  await writeSyntheticCatalog(built, 'fleetcat', 120_000, 8_192, 11);
+  await writeSyntheticCatalog(built, 'fleetbad', 20_000, 5_000, 12);
+  const s3 = {
+    S3_ENDPOINT: inject('s3Endpoint'),
+    S3_BUCKET: `fleet-${randomBytes(4).toString('hex')}`,
+    S3_ACCESS_KEY_ID: 'test',
+    S3_SECRET_ACCESS_KEY: 'test',
+    S3_FORCE_PATH_STYLE: 'true',
+  };
+  bucket = createS3ObjectStore({
+    endpoint: s3.S3_ENDPOINT,
+    region: 'us-east-1',
+    bucket: s3.S3_BUCKET,
+    accessKeyId: 'test',
+    secretAccessKey: 'test',
+    forcePathStyle: true,
+  });
+  await bucket.ensureBucket();
+  for (const id of ['fleetcat', 'fleetbad']) await publishCatalog({ dir: join(built, id), store: bucket });
+
+  // Single process: the job's activities over the local directory.
+  const { openStore } = await import('../../store/index.ts');
+  const { DEFAULT_TIER_LIMITS } = await import('../../platform/config.ts');
+  const store = await openStore({ pgliteDir: 'memory://', tierLimits: DEFAULT_TIER_LIMITS });
+  const objects = createLocalObjectStore(join(dir, 'ref-objects'));
+  const acts = createJobActivities({
+    log: createLogger({ level: 'warn', pretty: false }),
+    jobs: store.jobs,
+    objects,
+    catalogDir: built,
+  });
+  const prep = await acts.jobPrepare({ jobName: 'ref', smiles: QUERY, dbNames: ['fleetcat'] });
+  const ps = [];
+  for (const s of prep.shards)
+    ps.push({
+      ...s,
+      ...(await acts.jobScanShard({
+        jobName: 'ref',
+        catalog: 'fleetcat',
+        shard: s.shard,
+        fp: prep.fp,
+        k: K,
+      })),
+    });
+  const merged = await acts.jobMerge({ jobName: 'ref', parts: ps, k: K, fp: prep.fp, query: prep.canonical });
+  const r = decodeJobResult(await objects.getBytes(merged.key));
+  reference = { id: Array.from(r.id), similarity: Array.from(r.similarity, (x) => Number(x.toFixed(5))) };
+  await store.close();
+
+  const url = new URL(adminUrl);
+  url.pathname = `/${dbName}`;
+  env = stackEnv(join(dir, 'data-api'), join(dir, 'empty'), inject('temporalAddress'), prefix, {
+    DATABASE_URL: url.toString(),
+    ...s3,
+    FLEET_HEARTBEAT_MS: '500',
+    FLEET_STALE_MS: '4000',
+  });
+  api = await startTestStack(env, { worker: false });
+  fleetApi = await startTestStack(
+    { ...env, DATA_DIR: join(dir, 'data-fleet-api'), FLEET_SEARCH: 'true', SEARCH_BUDGET_MS: '3000' },
+    { worker: false },
+  );
+  temporal = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }) });
+  // The API verified both catalogs at start; now one shard object is damaged before any worker reads it.
+  const key = catalogKey('fleetbad', 'shard-00002.arrow');
+  const bad = Uint8Array.from(await bucket.getBytes(key));
+  bad[bad.length >> 1] ^= 0xff;
+  await bucket.put(key, bad);
+  await Promise.all(['w1', 'w2', 'w3'].map(spawnWorker));
+}, 300_000);
+
+afterAll(async () => {
+  for (const w of workers.values()) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+  await api?.stack.stop();
+  await fleetApi?.stack.stop();
+  await temporal?.connection.close();
+  if (pgReachable) await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+});
+
+describe('a fleet of three scan-worker processes over catalogs in S3', () => {
+  it('spreads the shards over the workers and a job equals the single-process result, placed on holders', async (ctx) => {
+    if (!pgReachable) ctx.skip();
+    const members = await placed('fleetcat', 3);
+    for (const m of members) expect(m.held.filter((h) => h.catalog === 'fleetcat').length).toBeGreaterThan(0);
+    const q = `/submit_molsearch?search_input=${encodeURIComponent(QUERY)}&search_type=morgan&db_names=fleetcat&n_neighbors=${K}`;
+    const job = (await call(api, 'GET', q, api.keyA)).body as string;
+    expect(await waitStatus(api, api.keyA, job, 120_000)).toBe('SUCCESS');
+    const got = await rows(job);
+    expect(got.id).toEqual(reference.id);
+    expect(got.similarity).toEqual(reference.similarity);
+    // Every scan went to a worker's own queue (the holder), none to the shared one.
+    const queues = await scanQueues(job);
+    expect(queues).toHaveLength(SHARDS);
+    expect(new Set(queues)).toEqual(new Set(members.map((m) => m.queue)));
+
+    // The synchronous search answers from the catalog the API fetched from S3: the same top rows.
+    const s = await call(
+      api,
+      'GET',
+      `/molsearch?search_input=${encodeURIComponent(QUERY)}&search_type=morgan&db_names=fleetcat&n_neighbors=100`,
+      api.keyA,
+    );
+    expect(s.status).toBe(200);
+    expectReferenceTop(s.body.neighbors);
+    // And fanned out over the three workers by an API that holds no shard: the same rows, full coverage.
+    const f = await fleetSearch();
+    expect(f.coverage).toBe(1);
+    expect(f.warnings).toBeUndefined();
+    expectReferenceTop(f.neighbors);
+  }, 200_000);
+
+  it('a holder that does not answer within the budget: the search says which shards are missing', async (ctx) => {
+    if (!pgReachable) ctx.skip();
+    const members = await placed('fleetcat', 3);
+    // A member that announces every shard and never answers (a hung worker).
+    const hung = createServer(() => {});
+    await new Promise<void>((ok) => hung.listen(0, '127.0.0.1', ok));
+    const held = members.flatMap((m) => m.held.filter((h) => h.catalog === 'fleetcat'));
+    const fake = {
+      ...members[0],
+      workerId: 'w-hung',
+      queue: `${prefix}-scan-w-hung`,
+      scanUrl: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
+      at: new Date().toISOString(),
+      held,
+    };
+    await writeMember(bucket, prefix, fake);
+    try {
+      await new Promise((r) => setTimeout(r, 1100)); // the API's membership cache
+      const t0 = Date.now();
+      const f = await fleetSearch();
+      expect(Date.now() - t0).toBeLessThan(3000 + 2000);
+      // The shards routed to the hung member are missing, named, and counted in the coverage.
+      expect(f.warnings).toHaveLength(1);
+      const m = /answered from (\d+) of (\d+) shards/.exec(f.warnings![0])!;
+      expect(Number(m[2])).toBe(SHARDS);
+      const missing = [...f.warnings![0].matchAll(/fleetcat\/shard-(\d{5})/g)].map((x) => Number(x[1]));
+      expect(missing.length).toBeGreaterThan(0);
+      expect(missing.length).toBe(SHARDS - Number(m[1]));
+      const rowsOf = (i: number) => Math.min(8_192, 120_000 - i * 8_192);
+      const lost = missing.reduce((n, i) => n + rowsOf(i), 0);
+      expect(f.coverage).toBeCloseTo(1 - lost / 120_000, 4);
+      // The answer still carries the best rows of the shards that did answer.
+      expect(f.neighbors).toHaveLength(100);
+    } finally {
+      await removeMember(bucket, prefix, 'w-hung');
+      hung.closeAllConnections();
+      hung.close();
+    }
+  }, 120_000);
+
+  it('SIGKILL of a shard holder mid-job: the job finishes with identical results, that shard scanned by another worker', async (ctx) => {
+    if (!pgReachable) ctx.skip();
+    const members = await placed('fleetcat', 3);
+    const q = `/submit_molsearch?search_input=${encodeURIComponent(QUERY)}&search_type=morgan&db_names=fleetcat&n_neighbors=${K}`;
+    const job = (await call(api, 'GET', q, api.keyA)).body as string;
+    const until = Date.now() + 60_000;
+    while ((await parts(job)) === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    // The holder of a shard not scanned yet.
+    const done = new Set(
+      (await bucket.list(`jobs/${job}/parts/`)).map((k) => Number(/-(\d+)\.bin$/.exec(k)![1])),
+    );
+    const victim = members.find((m) => m.held.some((h) => h.catalog === 'fleetcat' && !done.has(h.shard)))!;
+    const status = (await call(api, 'GET', `/job_status?job_name=${job}`, api.keyA)).body;
+    workers.get(victim.workerId)!.kill('SIGKILL');
+    expect(status).toBe('STARTED');
+    expect(done.size).toBeLessThan(SHARDS);
+    expect(await waitStatus(api, api.keyA, job, 150_000)).toBe('SUCCESS');
+    const got = await rows(job);
+    expect(got.id).toEqual(reference.id);
+    expect(got.similarity).toEqual(reference.similarity);
+    // Scans placed on the dead worker's queue were moved to the shared scan queue.
+    const queues = await scanQueues(job);
+    expect(queues).toContain(victim.queue);
+    expect(queues).toContain(`${prefix}-scan`);
+    // The survivors drop the dead member and take over its shards.
+    const after = await placed('fleetcat', 2);
+    expect(after.map((m) => m.workerId)).not.toContain(victim.workerId);
+    await new Promise((r) => setTimeout(r, 1100)); // the API's membership cache
+    const f = await fleetSearch();
+    expect(f.coverage).toBe(1);
+    expectReferenceTop(f.neighbors);
+  }, 300_000);
+
+  it('a shard corrupted in S3 is detected by checksum: the job fails naming it, nothing is scored', async (ctx) => {
+    if (!pgReachable) ctx.skip();
+    const q = `/submit_molsearch?search_input=${encodeURIComponent(QUERY)}&search_type=morgan&db_names=fleetbad&n_neighbors=100`;
+    const job = (await call(api, 'GET', q, api.keyA)).body as string;
+    expect(await waitStatus(api, api.keyA, job, 120_000)).toBe('FAILURE');
+    const info = await call(api, 'GET', `/job_info?job_name=${job}`, api.keyA);
+    expect(JSON.stringify(info.body)).toMatch(/shard 2 of catalog fleetbad is corrupt/);
+    expect(await bucket.head(`jobs/${job}/parts/fleetbad-2.bin`)).toBeUndefined();
+    // No live worker announces the corrupt shard.
+    for (const m of await live())
+      expect(m.held.some((h) => h.catalog === 'fleetbad' && h.shard === 2)).toBe(false);
+  }, 200_000);
+});
