@@ -114,8 +114,18 @@ export async function startCatalog3dStages(opts: {
       );
     }
   }
-  await Promise.all(waits);
+  // Bounded: on a busy machine the small catalog may take longer; morgan is served meanwhile and
+  // 3D requests on it answer a 4xx with its progress until it is ready.
+  const waited = await Promise.race([
+    Promise.all(waits).then(() => true),
+    new Promise<false>((r) => setTimeout(() => r(false), START_WAIT_MS).unref()),
+  ]);
+  if (!waited)
+    log.warn({ seconds: START_WAIT_MS / 1000 }, 'still embedding; serving meanwhile, 3D when ready');
 }
+
+/** How long `molsearch start` waits for the `start` 3D stages before serving anyway. */
+const START_WAIT_MS = 180_000;
 
 /** The espsim search path: query embedder (chem3d worker), shape pool threads, the service. */
 export function openShapeSearch(deps: {

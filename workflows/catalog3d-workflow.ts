@@ -47,6 +47,7 @@ export async function catalog3dWorkflow(input: Catalog3dInput): Promise<Catalog3
     moleculesTotal: 0,
     embedded: 0,
     rejected: 0,
+    startedAt: Date.now(), // workflow time: deterministic on replay
   };
   setHandler(defineQuery<Catalog3dProgress>(CATALOG_3D_PROGRESS_QUERY), () => progress);
   const plan = await node.catalog3dPlan({ dir: input.dir, embedding });

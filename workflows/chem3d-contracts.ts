@@ -115,6 +115,8 @@ export interface Catalog3dProgress {
   moleculesTotal: number;
   embedded: number;
   rejected: number;
+  /** When this run of the stage started (ms since the epoch), for an estimate of its end. */
+  startedAt: number;
 }
 
 /** Query name of a running stage's progress (Catalog3dProgress). */

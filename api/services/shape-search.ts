@@ -25,6 +25,8 @@ export interface ShapeSearchRequest {
   types: ThreeDType[];
   quality?: string;
   descriptors: boolean;
+  /** Where the query came from, for a 422 when it cannot be embedded (default query.search_input). */
+  loc?: (string | number)[];
 }
 
 export interface ShapeSearchService {
@@ -75,9 +77,15 @@ export function createShapeSearch(deps: {
       for (const name of dbNames) {
         const s = await deps.threeD.status(name);
         if (!s || s.status === 'ready') continue; // unknown names: the usual check names them
+        const p = s.progress;
+        // Estimated from this run's own rate, once a part has completed.
+        const eta =
+          p && p.moleculesDone > 0 && p.moleculesDone < p.moleculesTotal
+            ? `, about ${Math.ceil((((Date.now() - p.startedAt) / p.moleculesDone) * (p.moleculesTotal - p.moleculesDone)) / 60_000)} min to go`
+            : '';
         const when =
-          s.status === 'building' && s.progress
-            ? `its 3D stage is running: ${s.progress.moleculesDone} of ${s.progress.moleculesTotal} molecules embedded; retry when it completes (GET /available_databases_full shows the progress)`
+          s.status === 'building' && p
+            ? `its 3D stage is running: ${p.moleculesDone} of ${p.moleculesTotal} molecules embedded${eta}; retry when it completes (GET /available_databases_full shows the progress)`
             : 'its 3D stage has not been run (molsearch start runs it for bundled catalogs; see docs/chem3d.md)';
         throw validationError(
           ['query', 'db_names'],
@@ -89,7 +97,7 @@ export function createShapeSearch(deps: {
 
     async search(req) {
       const t0 = performance.now();
-      const query = await deps.embedder.embed(req.smiles);
+      const query = await deps.embedder.embed(req.smiles, req.loc);
       const t1 = performance.now();
       const qd = describeConformers(query);
       const limit = shortlistSize(req.quality, req.k);

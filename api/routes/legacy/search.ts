@@ -142,15 +142,37 @@ async function molsearch3d(
   { k, remark }: { k: number; remark?: string },
   shape?: ShapeSearchService,
 ) {
-  if (!shape)
+  if (!shape) {
+    // Databases without 3D data answer the usual 422 naming the types they serve.
+    checkDatabases(search, q.db_names, searchTypes);
     throw new DomainError('capability_unavailable', '3D search types are not configured on this deployment');
+  }
   if (threeD.length !== searchTypes.length)
     throw validationError(
       ['query', 'search_type'],
       `3D search types cannot be combined with ${searchTypes.filter((t) => !threeD.includes(t as ThreeDType)).join(', ')} in one call yet`,
     );
   if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
-  let names = q.db_names;
+  const dbNames = await databases3d(search, shape, q.db_names, searchTypes);
+  const result = await shape.search({
+    smiles: q.search_input,
+    dbNames,
+    k,
+    types: threeD,
+    quality: q.search_quality,
+    descriptors: q.descriptors ?? false,
+  });
+  return searchPayload(result, searchTypes, dbNames, remark);
+}
+
+/** The databases of a 3D request: the named ones once 3D-ready, else the default 3D database. */
+async function databases3d(
+  search: SearchService,
+  shape: ShapeSearchService,
+  dbNames: string[] | undefined,
+  searchTypes: SearchType[],
+): Promise<string[]> {
+  let names = dbNames;
   if (!names?.length) {
     const def = await shape.defaultDatabase();
     if (!def)
@@ -162,16 +184,7 @@ async function molsearch3d(
     names = [def];
   }
   await shape.checkReady(names.flatMap((n) => n.split(',')).map((n) => n.trim()));
-  const dbNames = checkDatabases(search, names, searchTypes);
-  const result = await shape.search({
-    smiles: q.search_input,
-    dbNames,
-    k,
-    types: threeD,
-    quality: q.search_quality,
-    descriptors: q.descriptors ?? false,
-  });
-  return searchPayload(result, searchTypes, dbNames, remark);
+  return checkDatabases(search, names, searchTypes);
 }
 
 /** GET /molsearch, /molsearch_simple and /batch_search over the search service. */
@@ -214,7 +227,16 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
       const q = request.query;
       const searchTypes = [q.search_type as SearchType];
       const { k, remark } = capNeighbors(q.n_neighbors);
-      const dbNames = checkDatabases(search, q.db_names, searchTypes);
+      const is3d = (THREE_D_TYPES as readonly string[]).includes(q.search_type);
+      if (is3d && shape && q.search_mode === 'centroid')
+        throw validationError(
+          ['query', 'search_mode'],
+          `centroid mode is defined for morgan only so far; use search_mode=batch with ${q.search_type}`,
+        );
+      const dbNames =
+        is3d && shape
+          ? await databases3d(search, shape, q.db_names, searchTypes)
+          : checkDatabases(search, q.db_names, searchTypes);
       const inputs = (q.search_input ?? []).map((s) => s.trim());
       if (inputs.length === 0)
         throw validationError(['query', 'search_input'], 'at least one SMILES is required');
@@ -232,6 +254,27 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
         filters: [],
         ordering: ['Similarity' as const],
       };
+      if (is3d && shape) {
+        const out = [];
+        // One input at a time: each embedding and exact stage already uses the worker and pool.
+        for (const [i, smiles] of inputs.entries())
+          out.push(
+            searchPayload(
+              await shape.search({
+                smiles,
+                dbNames,
+                k,
+                types: [q.search_type as ThreeDType],
+                descriptors: false,
+                loc: ['query', 'search_input', i],
+              }),
+              searchTypes,
+              dbNames,
+              remark,
+            ),
+          );
+        return out;
+      }
       if (q.search_mode === 'batch') {
         const results = await search.batch({ ...base, smiles: inputs });
         return results.map((r) => searchPayload(r, searchTypes, dbNames, remark));

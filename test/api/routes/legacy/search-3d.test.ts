@@ -114,6 +114,28 @@ describe('GET /molsearch with 3D search types', () => {
     ).toBe(true);
   });
 
+  it('answers /batch_search in batch mode with one 3D payload per input; centroid is a 422 for 3D', async () => {
+    const inputs = [ASPIRIN, DRUGS[3][0]].map((x) => `search_input=${encodeURIComponent(x)}`).join('&');
+    const r = await call(
+      s,
+      'GET',
+      `/batch_search?${inputs}&search_type=espsim_shape&search_mode=batch&n_neighbors=2`,
+      s.keyA,
+    );
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body).toHaveLength(2);
+    expect(r.body[0].neighbors[0].id).toBe('ASPIRIN');
+    expect(r.body[1].neighbors[0].id).toBe(DRUGS[3][1]);
+    const c = await call(
+      s,
+      'GET',
+      `/batch_search?${inputs}&search_type=espsim_shape&search_mode=centroid`,
+      s.keyA,
+    );
+    expect(c.status).toBe(422);
+    expect(c.body.detail[0].loc).toEqual(['query', 'search_mode']);
+  });
+
   it('is a 422 naming db_names for a database that is not 3D-ready', async () => {
     const r = await call(
       s,
