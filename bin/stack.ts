@@ -144,7 +144,10 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     cleanups.push(() => connection.close());
     // v2: one library registry (catalogs opened on first use) shared by the API and in-process workers.
     const libraries = catalogRegistry(config.catalogDir, { ids: config.catalogs, pool });
-    const substructure = createSubstructureRunner({ threads: config.substructureThreads });
+    const substructure = createSubstructureRunner({
+      threads: config.substructureThreads,
+      sliceMs: config.substructureSliceMs,
+    });
     cleanups.push(() => substructure.close());
     substructure.start().catch((err: unknown) => log.warn({ err }, 'substructure threads failed to start'));
     // Selections (sync v2 and run items) execute on their own thread(s), never on this event loop.

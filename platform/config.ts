@@ -67,6 +67,8 @@ export interface Config {
    * threads serve many requests fairly (default 2).
    */
   substructureThreads: number;
+  /** Longest time slice of one substructure scan before it yields its thread (default 10 ms). */
+  substructureSliceMs: number;
   tierLimits: Record<string, number>;
   toolsDir: string;
 }
@@ -198,6 +200,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     engineThreads: int(env, 'ENGINE_THREADS', Math.max(1, Math.min(availableParallelism(), 8)), 1, 256),
     substructureThreads: int(env, 'SUBSTRUCTURE_THREADS', 2, 1, 64),
+    substructureSliceMs: int(env, 'SUBSTRUCTURE_SLICE_MS', 10, 1, 10_000),
     tierLimits: tierLimits(env),
     toolsDir: resolve(cwd, str(env, 'TOOLS_DIR') ?? '.tools'),
   };
