@@ -147,6 +147,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     const substructure = createSubstructureRunner({
       threads: config.substructureThreads,
       sliceMs: config.substructureSliceMs,
+      indexBytes: config.substructureIndexBytes,
     });
     cleanups.push(() => substructure.close());
     substructure.start().catch((err: unknown) => log.warn({ err }, 'substructure threads failed to start'));

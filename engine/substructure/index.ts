@@ -10,8 +10,10 @@ export {
   createIndex,
   parseQuery,
   isValidQuery,
+  indexBytes,
   type SubstructureHit,
   type SubstructureScanResult,
   type SubstructureSlice,
   type SubstructureIndex,
+  type IndexBudget,
 } from './scan.ts';

@@ -69,6 +69,8 @@ export interface SubstructureRunnerOptions {
   sliceMs?: number;
   /** Slices waiting beyond which a new scan is refused as overloaded (default 512). */
   maxQueue?: number;
+  /** Memory of each thread's index of pickled molecules and pattern fingerprints (default unbounded). */
+  indexBytes?: number;
 }
 
 export function createSubstructureRunner(opts: SubstructureRunnerOptions = {}): SubstructureRunner {
@@ -77,6 +79,7 @@ export function createSubstructureRunner(opts: SubstructureRunnerOptions = {}): 
     name: 'substructure',
     script: new URL('./worker.ts', import.meta.url),
     size: opts.threads ?? 2,
+    workerData: () => ({ indexBytes: opts.indexBytes }),
     lanes: ['first', 'more'],
     maxQueue: opts.maxQueue ?? 512,
     unrefIdle: true,
