@@ -5,7 +5,7 @@
 // resident memory (RSS) of the service and of its Temporal child. Reports RSS over time, growth
 // after warm-up and every unexpected answer (5xx, network errors, statuses a request cannot have).
 //   node bench/soak/run.ts [--minutes 30] [--catalog-dir data/catalogs] [--concurrency 2]
-//     [--sample-seconds 10] [--warmup-minutes 3] [--out bench/out/soak.json]
+//     [--sample-seconds 10] [--warmup-minutes 3] [--out bench/out/soak.json] [--catalogs a,b]
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -23,6 +23,7 @@ const { values } = parseArgs({
     'sample-seconds': { type: 'string', default: '10' },
     'warmup-minutes': { type: 'string', default: '3' },
     out: { type: 'string', default: 'bench/out/soak.json' },
+    catalogs: { type: 'string' },
   },
 });
 const durationMs = Number(values.minutes) * 60_000;
@@ -40,6 +41,7 @@ const child = spawn(process.execPath, ['bin/molsearch.ts', 'start'], {
     TEMPORAL_PORT: String(tport),
     TEMPORAL_UI_PORT: String(uiport),
     LOG_LEVEL: 'warn',
+    ...(values.catalogs ? { CATALOGS: values.catalogs } : {}),
   },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
