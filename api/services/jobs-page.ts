@@ -55,7 +55,8 @@ export function checkPropRanges(
 export function jobResultBytes(r: JobResult): number {
   let n = r.similarity.byteLength;
   for (const p of r.props) n += p.byteLength;
-  for (const col of [r.smiles, r.id, r.database, r.dbId]) for (const v of col) n += 24 + (v?.length ?? 0); // V8 string header + one-byte characters
+  // Strings: V8's header (~24 B) plus one byte a character (SMILES and ids are ASCII).
+  for (const col of [r.smiles, r.id, r.database, r.dbId]) for (const v of col) n += 24 + (v?.length ?? 0);
   return n;
 }
 

@@ -117,13 +117,15 @@ async function hit(kind: string, expect: number[], url: string, init: RequestIni
   return body;
 }
 
+const qs = (p: Record<string, string | number | boolean>) =>
+  new URLSearchParams(Object.entries(p).map(([k, v]) => [k, String(v)])).toString();
 const jobs: string[] = [];
 const ops: (() => Promise<unknown>)[] = [
   () =>
     hit(
       'molsearch',
       [200],
-      `/molsearch?search_input=${encodeURIComponent(pick(pool))}&search_type=morgan&n_neighbors=20&db_names=${pick(dbs)}&descriptors=true`,
+      `/molsearch?${qs({ search_input: pick(pool), search_type: 'morgan', n_neighbors: 20, db_names: pick(dbs), descriptors: true })}`,
       { headers: H },
     ),
   () =>
@@ -166,7 +168,7 @@ const ops: (() => Promise<unknown>)[] = [
       const name = await hit(
         'submit_job',
         [200],
-        `/submit_molsearch?search_input=${encodeURIComponent(pick(pool))}&search_type=morgan&n_neighbors=5000&db_names=${dbs[0]}`,
+        `/submit_molsearch?${qs({ search_input: pick(pool), search_type: 'morgan', n_neighbors: 5000, db_names: dbs[0] })}`,
         { headers: H },
       );
       if (typeof name === 'string') jobs.push(name);
@@ -176,7 +178,13 @@ const ops: (() => Promise<unknown>)[] = [
     return hit(
       'job_page',
       [200],
-      `/get_molsearch_page?job_name=${job}&page_num=${Math.floor(rand() * 5)}&page_size=100&sim_th=${(rand() * 0.5).toFixed(2)}&include_properties=true`,
+      `/get_molsearch_page?${qs({
+        job_name: job,
+        page_num: Math.floor(rand() * 5),
+        page_size: 100,
+        sim_th: (rand() * 0.5).toFixed(2),
+        include_properties: true,
+      })}`,
       { method: 'POST', headers: { ...H, 'content-type': 'application/json' }, body: '{}' },
     );
   },
