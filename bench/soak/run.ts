@@ -118,14 +118,20 @@ async function hit(kind: string, expect: number[], url: string, init: RequestIni
 }
 
 const qs = (p: Record<string, string | number | boolean>) =>
-  new URLSearchParams(Object.entries(p).map(([k, v]) => [k, String(v)])).toString();
+  new URLSearchParams(Object.entries(p).map(([k, v]) => [k, String(v)] as [string, string])).toString();
 const jobs: string[] = [];
 const ops: (() => Promise<unknown>)[] = [
   () =>
     hit(
       'molsearch',
       [200],
-      `/molsearch?${qs({ search_input: pick(pool), search_type: 'morgan', n_neighbors: 20, db_names: pick(dbs), descriptors: true })}`,
+      `/molsearch?${qs({
+        search_input: pick(pool),
+        search_type: 'morgan',
+        n_neighbors: 20,
+        db_names: pick(dbs),
+        descriptors: true,
+      })}`,
       { headers: H },
     ),
   () =>
@@ -168,7 +174,12 @@ const ops: (() => Promise<unknown>)[] = [
       const name = await hit(
         'submit_job',
         [200],
-        `/submit_molsearch?${qs({ search_input: pick(pool), search_type: 'morgan', n_neighbors: 5000, db_names: dbs[0] })}`,
+        `/submit_molsearch?${qs({
+          search_input: pick(pool),
+          search_type: 'morgan',
+          n_neighbors: 5000,
+          db_names: dbs[0],
+        })}`,
         { headers: H },
       );
       if (typeof name === 'string') jobs.push(name);
