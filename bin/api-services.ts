@@ -56,7 +56,14 @@ export interface ApiServices {
 export function createApiServices(deps: ApiServiceDeps): ApiServices {
   const { config, log, store, objects, workflows, search } = deps;
   const taskQueuePrefix = config.temporal.taskQueuePrefix;
-  const jobs = createJobService({ jobs: store.jobs, objects, workflows, taskQueuePrefix, log });
+  const jobs = createJobService({
+    jobs: store.jobs,
+    objects,
+    workflows,
+    taskQueuePrefix,
+    log,
+    resultCacheBytes: config.resultCacheBytes,
+  });
   // ADMET for query molecules: predictor threads start on the first /predict_array request.
   const admet = createAdmetService({ objects, publicUrl: config.publicUrl, log });
   // Similarity, embeddings, clustering and maps: one analysis thread, started on first use.

@@ -180,7 +180,11 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       // With S3_BUCKET the list includes the published catalogs fetched above.
       catalogs: config.s3 ? async () => catalogs : undefined,
     });
-    const substructure = createSubstructureRunner({ threads: config.substructureThreads });
+    const substructure = createSubstructureRunner({
+      threads: config.substructureThreads,
+      sliceMs: config.substructureSliceMs,
+      indexBytes: config.substructureIndexBytes,
+    });
     cleanups.push(() => substructure.close());
     substructure.start().catch((err: unknown) => log.warn({ err }, 'substructure threads failed to start'));
     // Selections (sync v2 and run items) execute on their own thread(s), never on this event loop.

@@ -98,6 +98,15 @@ export interface Config {
      */
     stage: 'all' | 'start' | 'off';
   };
+  /** Longest time slice of one substructure scan before it yields its thread (default 10 ms). */
+  substructureSliceMs: number;
+  /**
+   * Per substructure thread, the memory of its lazily built index (pickled molecules and pattern
+   * fingerprints, ~0.6 KB a product); rows beyond it are parsed from SMILES on every scan.
+   */
+  substructureIndexBytes: number;
+  /** Decoded job results kept in memory for paging (least recently used evicted). */
+  resultCacheBytes: number;
   tierLimits: Record<string, number>;
   toolsDir: string;
 }
@@ -270,6 +279,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       concurrency: int(env, 'CHEM3D_CONCURRENCY', 1, 1, 64),
       stage: oneOf(env, 'CATALOG_3D', ['all', 'start', 'off'] as const, 'all'),
     },
+    substructureSliceMs: int(env, 'SUBSTRUCTURE_SLICE_MS', 10, 1, 10_000),
+    substructureIndexBytes: byteSize(env, 'SUBSTRUCTURE_INDEX_BYTES', 256 * 2 ** 20),
+    resultCacheBytes: byteSize(env, 'RESULT_CACHE_BYTES', 256 * 2 ** 20),
     tierLimits: tierLimits(env),
     toolsDir: resolve(cwd, str(env, 'TOOLS_DIR') ?? '.tools'),
   };

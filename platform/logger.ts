@@ -27,11 +27,20 @@ const CENSOR = '[redacted]';
  * bearer tokens and passwords in URLs. Values are replaced, the names kept, so a line still says
  * what was sent.
  */
+const SECRET_PARAMS = [
+  'api[_-]?key',
+  'x-api-key',
+  'key',
+  'token',
+  'access[_-]?token',
+  'secret',
+  'password',
+  'signature',
+  'x-amz-signature',
+  'x-amz-credential',
+];
 const SECRET_PATTERNS: [RegExp, string][] = [
-  [
-    /([?&;](?:api[_-]?key|x-api-key|key|token|access[_-]?token|secret|password|signature|x-amz-signature|x-amz-credential)=)[^&#\s"'<>]*/gi,
-    `$1${CENSOR}`,
-  ],
+  [new RegExp(`([?&;](?:${SECRET_PARAMS.join('|')})=)[^&#\\s"'<>]*`, 'gi'), `$1${CENSOR}`],
   [/\bms_[A-Za-z0-9_-]{20,}/g, `ms_${CENSOR}`],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${CENSOR}`],
   [/(\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:)[^@\s/]+@/gi, `$1${CENSOR}@`],

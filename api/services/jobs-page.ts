@@ -3,6 +3,7 @@
  * an LRU of decoded results (paging 100 pages decodes the Arrow file once), and the
  * column-oriented page of the client contract.
  */
+import { createLru } from '../../platform/lru.ts';
 import { validationError } from '../../platform/errors.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
 import {
@@ -50,23 +51,30 @@ export function checkPropRanges(
   return out;
 }
 
-/** An LRU of decoded job results keyed by object key (results never change once written). */
-export function createResultCache(objects: ObjectStore, capacity = 4) {
-  const entries = new Map<string, Promise<JobResult>>();
+/** Bytes a decoded result holds in memory (columns exactly, strings estimated). */
+export function jobResultBytes(r: JobResult): number {
+  let n = r.similarity.byteLength;
+  for (const p of r.props) n += p.byteLength;
+  // Strings: V8's header (~24 B) plus one byte a character (SMILES and ids are ASCII).
+  for (const col of [r.smiles, r.id, r.database, r.dbId]) for (const v of col) n += 24 + (v?.length ?? 0);
+  return n;
+}
+
+/**
+ * An LRU of decoded job results keyed by object key (results never change once written), bounded
+ * by bytes (`maxBytes`, RESULT_CACHE_BYTES): a 100,000-row result with properties is ~35 MB.
+ */
+export function createResultCache(objects: ObjectStore, maxBytes = 256 * 2 ** 20) {
+  const entries = createLru<Promise<JobResult>>({ maxBytes, maxEntries: 64, size: jobResultBytes });
   return {
     get(key: string): Promise<JobResult> {
       let p = entries.get(key);
-      if (p) {
-        entries.delete(key);
-        entries.set(key, p);
-        return p;
-      }
+      if (p) return p;
       p = objects.getBytes(key).then(decodeJobResult);
       entries.set(key, p);
-      p.catch(() => entries.delete(key));
-      while (entries.size > capacity) entries.delete(entries.keys().next().value!);
       return p;
     },
+    stats: () => entries.stats(),
   };
 }
 export type ResultCache = ReturnType<typeof createResultCache>;

@@ -3,6 +3,7 @@
  * is the job name), status, info, the caller's jobs, revoke, and pages of the result. Every read
  * is scoped to the caller: another user's job is a 404 everywhere.
  */
+import { createLru } from '../../platform/lru.ts';
 import type { WorkflowClient } from '@temporalio/client';
 import { DomainError, invalidSmiles, notFound, validationError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -36,6 +37,8 @@ export interface JobServiceDeps {
   log: Logger;
   /** Shard scans a job runs at once. */
   scanConcurrency?: number;
+  /** Memory budget of decoded job results kept for paging (RESULT_CACHE_BYTES). */
+  resultCacheBytes?: number;
 }
 
 export interface SubmitRequest {
@@ -86,8 +89,13 @@ const CLOSED_STATUS: Record<string, JobStatus | undefined> = {
 /** Creates the job service. */
 export function createJobService(deps: JobServiceDeps) {
   const { jobs } = deps;
-  const results = createResultCache(deps.objects);
-  const views = new Map<string, ResultView>();
+  const results = createResultCache(deps.objects, deps.resultCacheBytes);
+  // Filtered views of cached results: an index array per filter, 5 bytes a row.
+  const views = createLru<ResultView>({
+    maxBytes: 64 * 2 ** 20,
+    maxEntries: 256,
+    size: (v) => v.indices.byteLength + v.inRange.byteLength,
+  });
   const queues: JobQueues = {
     scan: taskQueue(deps.taskQueuePrefix, 'scan'),
     export: taskQueue(deps.taskQueuePrefix, 'export'),
@@ -228,7 +236,6 @@ export function createJobService(deps: JobServiceDeps) {
       if (!view) {
         view = resultView(result, req);
         views.set(vkey, view);
-        while (views.size > 16) views.delete(views.keys().next().value!);
       }
       return { result, view };
     },

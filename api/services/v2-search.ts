@@ -225,7 +225,9 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
         ? [
             {
               code: 'timed_out',
-              message: `stopped at the ${b.timeout_seconds} s deadline (queueing included) having scanned ${r.scanned} of ${lib.size} products; results are partial`,
+              message:
+                `stopped at the ${b.timeout_seconds} s deadline (queueing included) having scanned ` +
+                `${r.scanned} of ${lib.size} products; results are partial`,
             },
           ]
         : [];

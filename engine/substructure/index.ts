@@ -1,4 +1,7 @@
-/** Public surface of engine/substructure: substructure scans over enumerated libraries on engine threads, in time slices. */
+/**
+ * Public surface of engine/substructure: substructure scans over enumerated libraries on engine
+ * threads, in time slices.
+ */
 export {
   createSubstructureRunner,
   type SubstructureQuery,
@@ -10,8 +13,10 @@ export {
   createIndex,
   parseQuery,
   isValidQuery,
+  indexBytes,
   type SubstructureHit,
   type SubstructureScanResult,
   type SubstructureSlice,
   type SubstructureIndex,
+  type IndexBudget,
 } from './scan.ts';

@@ -2,7 +2,8 @@
  * Runs substructure scans on engine threads (engine/threads; never the caller's event loop), in
  * time slices so that one expensive query cannot hold a thread while cheap ones wait:
  *
- * - a scan is a chain of slices of at most `sliceMs` each; after a slice the scan is queued again,
+ * - a scan is a chain of slices of at most `sliceMs` each (10 ms: a message round trip to the
+ *   thread costs well under 1 ms); after a slice the scan is queued again,
  *   behind what waits, so long scans share the threads round-robin;
  * - the first slice of a request waits in a priority lane ('first') ahead of the continuations of
  *   running scans ('more'): a cheap query (most finish in their first slice) is answered after at
@@ -64,18 +65,21 @@ export interface SubstructureRunner {
 export interface SubstructureRunnerOptions {
   /** Threads (default 2). */
   threads?: number;
-  /** Longest slice of one scan before it yields the thread (default 25 ms). */
+  /** Longest slice of one scan before it yields the thread (default 10 ms). */
   sliceMs?: number;
   /** Slices waiting beyond which a new scan is refused as overloaded (default 512). */
   maxQueue?: number;
+  /** Memory of each thread's index of pickled molecules and pattern fingerprints (default unbounded). */
+  indexBytes?: number;
 }
 
 export function createSubstructureRunner(opts: SubstructureRunnerOptions = {}): SubstructureRunner {
-  const sliceMs = opts.sliceMs ?? 25;
+  const sliceMs = opts.sliceMs ?? 10;
   const pool = createThreadPool<SubstructureRequest, SubstructureReply>({
     name: 'substructure',
     script: new URL('./worker.ts', import.meta.url),
     size: opts.threads ?? 2,
+    workerData: () => ({ indexBytes: opts.indexBytes }),
     lanes: ['first', 'more'],
     maxQueue: opts.maxQueue ?? 512,
     unrefIdle: true,

@@ -12,6 +12,16 @@ export interface SubstructureIndex {
   smiles: string[];
   pickles: (Uint8Array | null | undefined)[];
   patterns: (Uint8Array | null | undefined)[];
+  /**
+   * Memory the indexes of one thread may hold, shared by its libraries: past `max`, rows are
+   * no longer indexed (they are parsed from SMILES on every scan), so memory stays bounded.
+   */
+  budget: IndexBudget;
+}
+
+export interface IndexBudget {
+  used: number;
+  max: number;
 }
 
 export interface SubstructureHit {
@@ -36,8 +46,19 @@ export interface SubstructureSlice extends SubstructureScanResult {
   done: boolean;
 }
 
-export function createIndex(smiles: string[]): SubstructureIndex {
-  return { smiles, pickles: new Array(smiles.length), patterns: new Array(smiles.length) };
+export function createIndex(
+  smiles: string[],
+  budget: IndexBudget = { used: 0, max: Infinity },
+): SubstructureIndex {
+  return { smiles, pickles: new Array(smiles.length), patterns: new Array(smiles.length), budget };
+}
+
+/** Bytes of an index's cached rows (what `budget.used` counts for it). */
+export function indexBytes(index: SubstructureIndex): number {
+  let n = 0;
+  for (let i = 0; i < index.smiles.length; i++)
+    n += (index.pickles[i]?.byteLength ?? 0) + (index.patterns[i]?.byteLength ?? 0);
+  return n;
 }
 
 /** Parses a SMARTS (or SMILES) query; null when RDKit cannot. */
@@ -120,9 +141,14 @@ export function scanSubstructure(
         continue;
       }
       if (!pkl) {
-        index.pickles[row] = new Uint8Array(mol.get_as_uint8array() as Uint8Array);
         const p = new Uint8Array(mol.get_pattern_fp_as_uint8array() as Uint8Array);
-        index.patterns[row] = p;
+        const b = index.budget;
+        if (b.used < b.max) {
+          const pickle = new Uint8Array(mol.get_as_uint8array() as Uint8Array);
+          index.pickles[row] = pickle;
+          index.patterns[row] = p;
+          b.used += pickle.byteLength + p.byteLength;
+        }
         if (!covers(p, qfp)) {
           prefiltered++;
           continue;

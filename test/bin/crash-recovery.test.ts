@@ -71,10 +71,13 @@ describe('SIGKILL of the service mid-job', () => {
 
   it('leaves its Temporal child running (what the next start must deal with)', async () => {
     const first = await start();
-    const res = await fetch(
-      `${first.url}/submit_molsearch?search_input=${encodeURIComponent(smiles)}&search_type=morgan&db_names=crashcat&n_neighbors=20`,
-      { headers: { 'X-API-Key': first.key } },
-    );
+    const q = new URLSearchParams({
+      search_input: smiles,
+      search_type: 'morgan',
+      db_names: 'crashcat',
+      n_neighbors: '20',
+    });
+    const res = await fetch(`${first.url}/submit_molsearch?${q}`, { headers: { 'X-API-Key': first.key } });
     expect(res.status).toBe(200);
     job = (await res.json()) as string;
     orphan = temporalPid();

@@ -64,7 +64,7 @@ describe('keys while the embedded service runs', () => {
     prefix = /prefix (\S+)\)/.exec(made.out)![1];
     expect(key).toMatch(/^ms_/);
     expect(await molsearch(key)).toBe(200);
-  });
+  }, 180_000);
 
   it('a key revoked by the CLI is refused at once, and list shows it revoked', async () => {
     const revoked = await cli('revoke', prefix);
@@ -89,7 +89,7 @@ describe('keys while the embedded service runs', () => {
     expect(second).toMatch(/pglite\.lock is in use by process \d+ \(molsearch start/);
     expect(second).not.toMatch(/Aborted/);
     expect(await molsearch(key)).toBe(401); // the owner is unaffected
-  });
+  }, 120_000);
 
   it('the revocation survives a restart, and the CLI then opens the store itself', async () => {
     expect(await service!.stop()).toBe(0);
@@ -100,5 +100,5 @@ describe('keys while the embedded service runs', () => {
     expect(await molsearch(key)).toBe(401);
     expect(await molsearch(service.key)).toBe(200);
     expect(await service.stop()).toBe(0);
-  });
+  }, 240_000);
 });

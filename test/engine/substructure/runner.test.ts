@@ -62,6 +62,28 @@ describe('substructure runner', () => {
     expect(r.scanned).toBeLessThan(lib.size);
   });
 
+  it('finds the same matches with a tiny index budget, holding no more than it allows', async () => {
+    const small = createSubstructureRunner({ threads: 1, indexBytes: 50_000 });
+    try {
+      const [smarts, ref] = Object.entries(REF.substructure)[0];
+      for (let pass = 0; pass < 2; pass++) {
+        const r = await small.scan('drugs', smiles, {
+          format: 'smarts',
+          query: smarts,
+          limit: 5000,
+          timeoutMs: 60_000,
+        });
+        if ('invalidQuery' in r) throw new Error('query rejected');
+        expect(r.hits.length).toBe(ref.count);
+        expect(r.hits.slice(0, 5).map((h) => ({ id: lib.productId(h.row), atoms: h.atoms }))).toEqual(
+          ref.first,
+        );
+      }
+    } finally {
+      await small.close();
+    }
+  }, 120_000);
+
   it('reports an unparsable query', async () => {
     expect(
       await runner.scan('drugs', smiles, { format: 'smarts', query: 'C1CC[', limit: 5, timeoutMs: 1000 }),
