@@ -23,6 +23,8 @@ import { registerFileRoutes } from './routes/legacy/jobs-files.ts';
 import { registerPredictRoutes } from './routes/legacy/predict.ts';
 import { registerV2Routes, type V2Services } from './routes/v2/index.ts';
 import { registerWebApp } from './plugins/web-app.ts';
+import { registerMetrics } from './plugins/metrics.ts';
+import type { MetricsRegistry } from '../platform/metrics.ts';
 
 export type { HealthCheck } from './routes/legacy/meta.ts';
 export type { V2Services } from './routes/v2/index.ts';
@@ -45,6 +47,8 @@ export interface AppDeps {
   /** Legacy synchronous search and the database listings. */
   search: SearchService;
   health: HealthCheck[];
+  /** Prometheus registry served at /metrics (with the request latency histogram). */
+  metrics?: MetricsRegistry;
   legacyJobs?: LegacyJobServices;
   admet?: AdmetService;
   v2?: V2Services;
@@ -95,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   registerAuth(app, deps.accounts);
   app.get('/openapi.json', { config: { auth: false }, schema: { hide: true } }, async () => app.swagger());
+  if (deps.metrics) registerMetrics(app, deps.metrics);
   registerMetaRoutes(app, deps);
   registerRateLimitRoutes(app);
   registerSearchRoutes(app, deps.search);

@@ -19,6 +19,7 @@ import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
 import { createApiServices } from './api-services.ts';
 import { openWorkerDeps } from './worker-deps.ts';
 import { fetchPublishedCatalogs, openFleetSearch } from './published-catalogs.ts';
+import { createStackMetrics } from './metrics.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -171,6 +172,13 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     cleanups.push(() => services.close());
     const app = await buildApp({
       log,
+      metrics: createStackMetrics({
+        pool,
+        fleet,
+        connection,
+        namespace: config.temporal.namespace,
+        prefix: config.temporal.taskQueuePrefix,
+      }),
       accounts: store.accounts,
       search,
       legacyJobs: services.legacyJobs,
@@ -186,6 +194,23 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
             if ((!catalogs.length && !fleet) || !search.ready()) throw new Error('no catalog loaded');
           },
         },
+        ...(fleet
+          ? [
+              {
+                name: 'fleet',
+                // Partly uncovered still answers (with a coverage warning); no live worker does not.
+                check: async () => {
+                  const p = await fleet.placement();
+                  if (!p.members.length) throw new Error('no live scan worker');
+                  return {
+                    members: p.members.map((m) => m.workerId),
+                    shards_held: p.members.reduce((n, m) => n + m.held.length, 0),
+                    uncovered: p.uncovered,
+                  };
+                },
+              },
+            ]
+          : []),
       ],
     });
     cleanups.push(() => app.close());
