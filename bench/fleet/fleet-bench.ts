@@ -206,6 +206,7 @@ for (const W of workerCounts) {
   const rss = procs.map((p) => rssMiB(p.pid!));
   const r = {
     workers: W,
+    uncovered,
     coldStartS: coldS,
     p50Ms: pct(lat, 0.5),
     p95Ms: pct(lat, 0.95),
