@@ -37,6 +37,8 @@ import { registerHistogramRoutes } from './routes/legacy/histograms.ts';
 import { registerInstallationRoutes } from './routes/legacy/installation.ts';
 import { registerV2Routes, type V2Services } from './routes/v2/index.ts';
 import { registerWebApp } from './plugins/web-app.ts';
+import { registerMetrics } from './plugins/metrics.ts';
+import type { MetricsRegistry } from '../platform/metrics.ts';
 
 export type { HealthCheck } from './routes/legacy/meta.ts';
 export type { V2Services } from './routes/v2/index.ts';
@@ -63,6 +65,8 @@ export interface AppDeps {
   threeD?: ThreeDStatusService;
   /** espsim_shape / espsim_electrostatic search (absent: those types answer capability_unavailable). */
   shape?: ShapeSearchService;
+  /** Prometheus registry served at /metrics (with the request latency histogram). */
+  metrics?: MetricsRegistry;
   legacyJobs?: LegacyJobServices;
   admet?: AdmetService;
   /** The legacy analysis operations (similarity, embeddings, clustering, maps). */
@@ -119,6 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   registerAuth(app, deps.accounts);
   app.get('/openapi.json', { config: { auth: false }, schema: { hide: true } }, async () => app.swagger());
+  if (deps.metrics) registerMetrics(app, deps.metrics);
   registerMetaRoutes(app, deps);
   registerRateLimitRoutes(app);
   registerSearchRoutes(app, deps.search, deps.shape);

@@ -30,6 +30,7 @@ import { startAdminChannel } from './admin-channel.ts';
 import { openShapeSearch, startCatalog3dStages, startChem3dChild } from './chem3d.ts';
 import { createThreeDStatus } from '../api/services/three-d-status.ts';
 import { fetchPublishedCatalogs, openFleetSearch } from './published-catalogs.ts';
+import { createStackMetrics } from './metrics.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -230,6 +231,13 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     cleanups.push(() => services.close());
     const app = await buildApp({
       log,
+      metrics: createStackMetrics({
+        pool,
+        fleet,
+        connection,
+        namespace: config.temporal.namespace,
+        prefix: config.temporal.taskQueuePrefix,
+      }),
       accounts: store.accounts,
       search,
       legacyJobs: services.legacyJobs,
@@ -249,6 +257,23 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
             if ((!catalogs.length && !fleet) || !search.ready()) throw new Error('no catalog loaded');
           },
         },
+        ...(fleet
+          ? [
+              {
+                name: 'fleet',
+                // Partly uncovered still answers (with a coverage warning); no live worker does not.
+                check: async () => {
+                  const p = await fleet.placement();
+                  if (!p.members.length) throw new Error('no live scan worker');
+                  return {
+                    members: p.members.map((m) => m.workerId),
+                    shards_held: p.members.reduce((n, m) => n + m.held.length, 0),
+                    uncovered: p.uncovered,
+                  };
+                },
+              },
+            ]
+          : []),
       ],
     });
     cleanups.push(() => app.close());

@@ -13,6 +13,7 @@ import type { Logger } from '../platform/logger.ts';
 import { encodeShardRows } from '../engine/catalog/subset.ts';
 import { mergeHits, prepareTanimoto, scanShardTopK, type Hit } from '../engine/search/index.ts';
 import type { PublishedShardCache } from '../activities/shards-published.ts';
+import { createMetricsRegistry, type MetricsRegistry } from '../platform/metrics.ts';
 
 export interface ScanRequest {
   catalog: string;
@@ -116,6 +117,45 @@ export async function answerScan(published: PublishedShardCache, r: ScanRequest)
   return { done, failed, parts, scanned };
 }
 
+/** A worker's /metrics: its shard cache (both layers) and the fleet scans it served. */
+function workerMetrics(published: PublishedShardCache, served: () => ScanServerStats): MetricsRegistry {
+  const r = createMetricsRegistry();
+  const layers = () => {
+    const { memory, disk } = published.stats();
+    return { memory, disk };
+  };
+  for (const [name, field] of [
+    ['shard_cache_hits_total', 'hits'],
+    ['shard_cache_misses_total', 'misses'],
+    ['shard_cache_evictions_total', 'evictions'],
+  ] as const)
+    r.collect(name, `Shard cache ${field} by layer`, 'counter', () =>
+      Object.entries(layers()).map(([layer, c]) => ({ labels: { layer }, value: c[field] })),
+    );
+  r.collect('shard_cache_bytes', 'Bytes held by each shard cache layer', 'gauge', () =>
+    Object.entries(layers()).map(([layer, c]) => ({ labels: { layer }, value: c.bytes })),
+  );
+  r.collect('shard_cache_checksum_failures_total', 'Downloads that failed their SHA-256', 'counter', () => [
+    { value: layers().disk.checksumFailures },
+  ]);
+  r.collect('shard_cache_fetch_bytes_total', 'Bytes fetched from the object store', 'counter', () => [
+    { value: layers().disk.bytesFetched },
+  ]);
+  r.collect('fleet_shards_held', 'Shards this worker holds in memory', 'gauge', () => [
+    { value: published.held().length },
+  ]);
+  r.collect('fleet_scan_requests_total', 'Fan-out scan requests served', 'counter', () => [
+    { value: served().requests },
+  ]);
+  r.collect('scans_total', 'Shards scanned for fan-out searches', 'counter', () => [
+    { value: served().shardsScanned },
+  ]);
+  r.collect('scan_rows_total', 'Rows scanned for fan-out searches', 'counter', () => [
+    { value: served().rowsScanned },
+  ]);
+  return r;
+}
+
 export interface ScanServer {
   url: string;
   stats(): ScanServerStats;
@@ -131,7 +171,15 @@ export async function startScanServer(opts: {
   log: Logger;
 }): Promise<ScanServer> {
   const st: ScanServerStats = { requests: 0, shardsScanned: 0, rowsScanned: 0 };
+  const metrics = workerMetrics(opts.published, () => st);
   const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/metrics') {
+      void metrics.render().then((text) => {
+        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+        res.end(text);
+      });
+      return;
+    }
     if (req.method !== 'POST' || req.url !== '/internal/scan') return bad(res, 404, 'not found');
     if (opts.token && req.headers['x-fleet-token'] !== opts.token) return bad(res, 401, 'bad fleet token');
     st.requests++;

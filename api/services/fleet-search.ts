@@ -35,6 +35,8 @@ export interface FleetSearch {
   knn(catalogs: string[], fp: Uint8Array, k: number): Promise<FleetKnnResult>;
   /** Counters for /metrics. */
   stats(): { searches: number; partial: number; failedRequests: number };
+  /** Live members and, per catalog, the shards no live member holds (/health, /metrics). */
+  placement(): Promise<{ members: FleetMember[]; uncovered: Record<string, number[]> }>;
 }
 
 interface Answer {
@@ -91,6 +93,21 @@ export function createFleetSearch(deps: {
   return {
     manifests: deps.manifests,
     stats: () => ({ ...st }),
+    async placement() {
+      const members = await deps.members();
+      const uncovered: Record<string, number[]> = {};
+      for (const m of deps.manifests)
+        uncovered[m.id] = m.shards
+          .map((s, i) => ({ s, i }))
+          .filter(
+            ({ s, i }) =>
+              !members.some((x) =>
+                x.held.some((h) => h.catalog === m.id && h.shard === i && h.sha256 === s.sha256),
+              ),
+          )
+          .map(({ i }) => i);
+      return { members, uncovered };
+    },
     async knn(catalogs, fp, k) {
       st.searches++;
       const until = Date.now() + deps.budgetMs;

@@ -45,4 +45,28 @@ describe('loadConfig', () => {
         /SHARD_CACHE_DISK_BYTES: expected a positive byte count/,
       );
   });
+
+  it('reads the fleet settings: worker id, scan endpoint, fan-out budget; names the variable of a bad one', () => {
+    const c = loadConfig({
+      WORKER_ID: 'scan-7',
+      SCAN_LISTEN: '0.0.0.0:7300',
+      FLEET_SEARCH: 'true',
+      SEARCH_BUDGET_MS: '800',
+      FLEET_TOKEN: 's3cret',
+    });
+    expect(c.fleet).toMatchObject({
+      workerId: 'scan-7',
+      scanHost: '0.0.0.0',
+      scanPort: 7300,
+      search: true,
+      searchBudgetMs: 800,
+      token: 's3cret',
+      heartbeatMs: 5000,
+      staleMs: 20000,
+    });
+    expect(loadConfig({}).fleet.workerId).toMatch(/^[\w.-]+-\d+$/);
+    expect(() => loadConfig({ WORKER_ID: 'a/b' })).toThrow(/WORKER_ID/);
+    expect(() => loadConfig({ SCAN_LISTEN: '7300' })).toThrow(/SCAN_LISTEN: expected host:port/);
+    expect(() => loadConfig({ SEARCH_BUDGET_MS: '0' })).toThrow(/SEARCH_BUDGET_MS/);
+  });
 });

@@ -252,6 +252,28 @@ describe('a fleet of three scan-worker processes over catalogs in S3', () => {
     expect(f.coverage).toBe(1);
     expect(f.warnings).toBeUndefined();
     expectReferenceTop(f.neighbors);
+
+    // Operations: /health shows the fleet, /metrics the latency, placement and queues; each worker
+    // exports its shard cache.
+    const health = await fleetApi.stack.app.inject({ method: 'GET', url: '/health' });
+    expect(health.json().checks.fleet).toMatchObject({
+      ok: true,
+      detail: { members: ['w1', 'w2', 'w3'], uncovered: { fleetcat: [] } },
+    });
+    // At least every shard once (the job's merge also loaded shards on the worker that ran it).
+    expect(health.json().checks.fleet.detail.shards_held).toBeGreaterThanOrEqual(SHARDS);
+    const metrics = (await fleetApi.stack.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/^fleet_members 3$/m);
+    expect(metrics).toMatch(/^fleet_uncovered_shards\{catalog="fleetcat"\} 0$/m);
+    expect(metrics).toMatch(
+      /^http_request_duration_seconds_count\{method="GET",route="\/molsearch",status="200"\} 1$/m,
+    );
+    expect(metrics).toMatch(
+      new RegExp(`^temporal_task_queue_backlog\\{queue="${prefix}-scan"\\} \\d+$`, 'm'),
+    );
+    const w = await (await fetch(`${members[0].scanUrl}/metrics`)).text();
+    expect(w).toMatch(/^shard_cache_misses_total\{layer="memory"\} [1-9]/m);
+    expect(w).toMatch(/^scans_total [1-9]/m);
   }, 200_000);
 
   it('a holder that does not answer within the budget: the search says which shards are missing', async (ctx) => {

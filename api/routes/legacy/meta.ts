@@ -5,10 +5,13 @@ import { validationError } from '../../../platform/errors.ts';
 import type { SearchService } from '../../services/search-service.ts';
 import { INT32_MAX } from './params.ts';
 
-/** One readiness probe: resolves when the part works, throws (with a reason) when it does not. */
+/**
+ * One readiness probe: resolves when the part works, throws (with a reason) when it does not; it
+ * may resolve with details to show (e.g. the fleet's members and uncovered shards).
+ */
 export interface HealthCheck {
   name: string;
-  check(): Promise<void>;
+  check(): Promise<void | Record<string, unknown>>;
 }
 
 export const MAX_RANDOM_MOLECULES = 1000;
@@ -27,7 +30,11 @@ const HealthSchema = Type.Object({
   status: Type.String(),
   checks: Type.Record(
     Type.String(),
-    Type.Object({ ok: Type.Boolean(), error: Type.Optional(Type.String()) }),
+    Type.Object({
+      ok: Type.Boolean(),
+      error: Type.Optional(Type.String()),
+      detail: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }),
   ),
 });
 
@@ -35,17 +42,22 @@ async function runChecks(checks: HealthCheck[]) {
   const results = await Promise.all(
     checks.map(async (c) => {
       try {
-        await Promise.race([
+        const detail = await Promise.race([
           c.check(),
-          new Promise((_, rej) => setTimeout(() => rej(new Error('timed out after 3 s')), 3000).unref()),
+          new Promise<never>((_, rej) =>
+            setTimeout(() => rej(new Error('timed out after 3 s')), 3000).unref(),
+          ),
         ]);
-        return [c.name, { ok: true }] as const;
+        return [c.name, detail ? { ok: true, detail } : { ok: true }] as const;
       } catch (err) {
         return [c.name, { ok: false, error: err instanceof Error ? err.message : String(err) }] as const;
       }
     }),
   );
-  return Object.fromEntries(results) as Record<string, { ok: boolean; error?: string }>;
+  return Object.fromEntries(results) as Record<
+    string,
+    { ok: boolean; error?: string; detail?: Record<string, unknown> }
+  >;
 }
 
 /** /health, /test, /available_databases(_full), /license_information, /random_molecule. */
