@@ -66,8 +66,16 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
   });
   // ADMET for query molecules: predictor threads start on the first /predict_array request.
   const admet = createAdmetService({ objects, publicUrl: config.publicUrl, log });
-  // Similarity, embeddings, clustering and maps: one analysis thread, started on first use.
+  // Similarity, embeddings, clustering and maps: one analysis thread, started now in the background
+  // so the first legacy analysis call does not wait for RDKit to load; readiness does not wait for it.
   const analysisPool = createAnalysisPool({ threads: 1 });
+  let closing = false;
+  analysisPool.start().then(
+    () => log.debug('analysis thread started'),
+    (err: unknown) => {
+      if (!closing) log.warn({ err }, 'analysis thread failed to start; the first analysis call retries');
+    },
+  );
   return {
     legacyJobs: {
       jobs,
@@ -109,6 +117,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
       }),
     },
     close: async () => {
+      closing = true;
       await admet.close();
       await analysisPool.close();
     },

@@ -149,6 +149,8 @@ export function createFileService(deps: FileServiceDeps) {
         dbNames: string[];
         k: number;
         searchType: string;
+        /** Said in the answer's `remarks` (a capped n_neighbors). */
+        remarks?: string[];
       },
     ) {
       const input = checkUserPath(req.inputFile, 'input_file');
@@ -199,6 +201,8 @@ export function createFileService(deps: FileServiceDeps) {
         search_type: req.searchType,
         db_names: req.dbNames,
         count: smiles.length,
+        // One string like /molsearch's (empty when there is nothing to say).
+        remarks: (req.remarks ?? []).join(' '),
         results: results.map((r, q) => ({
           query: smiles[q],
           canonicalized_query: r.canonical,

@@ -2,7 +2,7 @@ import { openCatalog, rowRecord, type Catalog, type ShardData } from '../../engi
 import { loadShard3d, molecule3d, type Shard3d } from '../../engine/catalog/three-d-reader.ts';
 import { DESCRIPTOR_NAMES } from '../../engine/chem/index.ts';
 import type { SearchPool } from '../../engine/search/index.ts';
-import { describeConformers, scanShortlist, type ShapePool } from '../../engine/shape/index.ts';
+import { describeConformers, type ShapePool } from '../../engine/shape/index.ts';
 import { validationError } from '../../platform/errors.ts';
 import type { QueryEmbedder } from './query-embedder.ts';
 import type { NeighborRow, SimilarityResult } from './search-service.ts';
@@ -104,15 +104,23 @@ export function createShapeSearch(deps: {
       type Cand = { db: string; shard: number; row: number; score: number };
       let cands: Cand[] = [];
       let rows = 0;
+      // The first stage scans every shard on the shape pool's threads, never this event loop;
+      // candidates are gathered in shard order so ties rank as in a serial scan.
+      const scans: Promise<Cand[]>[] = [];
       for (const db of req.dbNames) {
         for (const s of await shards3d(db)) {
           rows += s.rows;
-          const sl = scanShortlist(qd, s.table, Math.min(limit, s.rows));
-          sl.rows.forEach((row, i) => {
-            if (s.confCounts[row] > 0) cands.push({ db, shard: s.index, row, score: sl.scores[i] });
-          });
+          const scan = deps.shapePool.scanShortlist(qd, s.table, Math.min(limit, s.rows));
+          scans.push(
+            scan.then((sl) =>
+              Array.from(sl.rows, (row, i) => ({ db, shard: s.index, row, score: sl.scores[i] })).filter(
+                (c) => s.confCounts[c.row] > 0,
+              ),
+            ),
+          );
         }
       }
+      cands = (await Promise.all(scans)).flat();
       cands = cands.sort((a, b) => b.score - a.score).slice(0, limit);
       const t2 = performance.now();
       const sets = await Promise.all(

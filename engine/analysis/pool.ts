@@ -1,6 +1,7 @@
 /**
  * The analysis threads (engine/threads): the synchronous analysis operations (similarity,
- * embeddings, clustering, maps) run here, never on the API's event loop. Started lazily, one
+ * embeddings, clustering, maps) run here, never on the API's event loop. A thread starts on first
+ * use or with start() (the API starts it at boot: loading RDKit takes seconds under load), one
  * request per thread at a time; a bad input rejects with the 422-shaped DomainError of
  * analysisToDomain.
  */
@@ -32,6 +33,10 @@ export interface AnalysisAnswers {
 
 export interface AnalysisPool {
   run<R extends AnalysisRequest>(req: R): Promise<AnalysisAnswers[R['op']]>;
+  /** Starts every thread now; rejects with a thread's setup error (a later run() retries). */
+  start(): Promise<void>;
+  /** Threads alive now. */
+  threads(): number;
   close(): Promise<void>;
 }
 
@@ -50,6 +55,8 @@ export function createAnalysisPool(opts: { threads?: number; maxQueue?: number }
   });
   return {
     run: <R extends AnalysisRequest>(req: R) => threads.run(req) as Promise<AnalysisAnswers[R['op']]>,
+    start: async () => void (await threads.start()),
+    threads: () => threads.stats().threads,
     close: () => threads.close(),
   };
 }

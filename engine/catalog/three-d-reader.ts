@@ -125,7 +125,9 @@ export async function loadShard3d(catalog: Catalog, index: number): Promise<Shar
   const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   if (sha256Bytes(bytes) !== entry.sha256)
     throw new CatalogError('catalog_corrupt', `${entry.file}: checksum differs from the manifest`);
-  // Arrow views buffers in place only at aligned offsets; readFile's buffer may be pooled.
-  const aligned = bytes.byteOffset % 8 === 0 ? bytes : new Uint8Array(bytes);
-  return readSidecar(aligned, index, catalog.manifest.shards[index]);
+  // One copy into shared memory: Arrow views buffers in place only at aligned offsets (readFile's
+  // buffer may be pooled), and views of shared memory reach the shape pool's threads without a copy.
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
+  shared.set(bytes);
+  return readSidecar(shared, index, catalog.manifest.shards[index]);
 }

@@ -1,10 +1,13 @@
 /**
- * scoreShortlist on the engine's thread pool (engine/threads), so 3D alignment never runs on the
- * caller's event loop: a shortlist is split into contiguous chunks, one per thread, each scored
- * against the query there; the chunks' results merge into the same top k as a serial call.
+ * scoreShortlist and the first-stage scanShortlist on the engine's thread pool (engine/threads), so
+ * 3D work never runs on the caller's event loop: a shortlist is split into contiguous chunks, one
+ * per thread, each scored against the query there; the chunks' results merge into the same top k as
+ * a serial call. A scan is one request per descriptor table (a shard); tables over shared memory
+ * (loadShard3d) reach the thread without a copy.
  */
 import { createThreadPool } from '../threads/index.ts';
 import type { ConformerSet } from './conformers.ts';
+import type { DescriptorTable, Shortlist } from './scan.ts';
 import { checkScoreOptions, type ScoreShortlistOptions, type ScoredCandidate } from './score.ts';
 
 export interface ShapeScoreRequest {
@@ -15,7 +18,17 @@ export interface ShapeScoreRequest {
   opts: ScoreShortlistOptions;
 }
 
+/** A first-stage scan of one descriptor table (engine/shape/scan.ts). */
+export interface ShapeScanRequest {
+  kind: 'scan';
+  query: Float32Array;
+  table: DescriptorTable;
+  k: number;
+}
+
 export interface ShapePool {
+  /** scanShortlist (engine/shape/scan.ts) on a pool thread: same rows and scores. */
+  scanShortlist(query: Float32Array, table: DescriptorTable, k: number): Promise<Shortlist>;
   scoreShortlist(
     query: ConformerSet,
     candidates: readonly ConformerSet[],
@@ -29,19 +42,20 @@ const MIN_CHUNK = 8;
 
 export function createShapePool(opts: { threads?: number } = {}): ShapePool {
   const size = Math.max(1, opts.threads ?? 2);
-  const threads = createThreadPool<ShapeScoreRequest, ScoredCandidate[]>({
+  const threads = createThreadPool<ShapeScoreRequest | ShapeScanRequest, ScoredCandidate[] | Shortlist>({
     name: 'shape',
     script: new URL('./pool-worker.ts', import.meta.url),
     size,
     unrefIdle: true,
   });
   return {
+    scanShortlist: (query, table, k) => threads.run({ kind: 'scan', query, table, k }) as Promise<Shortlist>,
     async scoreShortlist(query, candidates, o) {
       checkScoreOptions(o); // bad options fail here, before any thread work
       if (candidates.length === 0) return [];
       const chunks = Math.min(size, Math.ceil(candidates.length / MIN_CHUNK));
       const per = Math.ceil(candidates.length / chunks);
-      const parts = await Promise.all(
+      const parts = (await Promise.all(
         Array.from({ length: chunks }, (_, c) =>
           threads.run({
             query,
@@ -50,7 +64,7 @@ export function createShapePool(opts: { threads?: number } = {}): ShapePool {
             opts: o,
           }),
         ),
-      );
+      )) as ScoredCandidate[][];
       const key = o.metric;
       return parts
         .flat()

@@ -4,13 +4,7 @@ import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import type { SearchService, SearchType } from '../../services/search-service.ts';
 import { MAX_UPLOAD_BYTES, type FileService } from '../../services/jobs-files.ts';
-import {
-  checkDatabases,
-  checkNeighbors,
-  INT32_MAX,
-  SearchQualitySchema,
-  SearchTypeSchema,
-} from './params.ts';
+import { checkDatabases, capNeighbors, INT32_MAX, SearchQualitySchema, SearchTypeSchema } from './params.ts';
 
 const UploadQuery = Type.Object({
   path: Type.String({ description: 'Destination inside your file area, e.g. inputs/mols.csv' }),
@@ -76,7 +70,8 @@ export function registerFileRoutes(app: App, deps: { files: FileService; search:
     },
     async (request) => {
       const q = request.query;
-      const k = checkNeighbors(q.n_neighbors);
+      // Capped like /molsearch (a client asking for more gets rows and a remark, not a 422).
+      const { k, remark } = capNeighbors(q.n_neighbors);
       const dbNames = checkDatabases(
         deps.search,
         q.db_names !== undefined ? q.db_names.split(',') : undefined,
@@ -89,6 +84,7 @@ export function registerFileRoutes(app: App, deps: { files: FileService; search:
         dbNames,
         k,
         searchType: q.search_type,
+        remarks: remark ? [remark] : [],
       });
     },
   );
