@@ -49,7 +49,7 @@ export async function withSynthonSpaces(
   if (!spaces.length) return base;
   const rd = await getRDKit();
   const ids = new Set(spaces.map((s) => s.manifest.id));
-  const infos = [...base.databases(), ...spaces.map(spaceInfo)];
+  const spaceInfos = spaces.map(spaceInfo);
 
   async function spaceRows(
     space: string,
@@ -82,7 +82,8 @@ export async function withSynthonSpaces(
 
   return {
     ...base,
-    databases: () => infos,
+    // Fresh per call: a catalog's 3D stage may complete while the service runs (its search types).
+    databases: () => [...base.databases(), ...spaceInfos],
     // Catalogs stay the default until a space is large enough to be the flagship.
     defaultDatabase: base.defaultDatabase,
     ready: () => base.ready() || spaces.length > 0,

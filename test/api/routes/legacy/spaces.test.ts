@@ -11,6 +11,7 @@ import { buildSpace } from '../../../../engine/synthons/build-space.ts';
 const SOURCES = new URL('../../../../catalogs/spaces/sources/', import.meta.url).pathname;
 const FIXTURE = new URL('../../../fixtures/synthons/similarity-reference.json', import.meta.url);
 let h: ApiHarness;
+let cat: Awaited<ReturnType<typeof buildReferenceCatalog>>;
 let root: string;
 let fixture: { spaces: Record<string, Array<{ query: string; top: Array<[string, number]> }>> };
 
@@ -24,7 +25,7 @@ beforeAll(async () => {
     id: 'idorsia',
     name: 'Idorsia toy',
   });
-  const cat = await buildReferenceCatalog({ id: 'refcat', take: (_m, i) => i < 50 });
+  cat = await buildReferenceCatalog({ id: 'refcat', take: (_m, i) => i < 50 });
   h = await startApiHarness([cat.catalog], { spaceDirs: [out] });
 });
 afterAll(async () => {
@@ -40,6 +41,21 @@ describe('synthon spaces in the legacy API', () => {
     expect(full.idorsia).toMatchObject({ kind: 'synthon', number_of_molecules: 29200, name: 'Idorsia toy' });
     expect(full.refcat.kind).toBe('enumerated');
     expect((await get('/available_databases')).json().idorsia.number_of_molecules).toBe(29200);
+  });
+
+  it('a catalog whose 3D stage completes while the service runs serves its new search types', async () => {
+    // What the 3D status service does when it sees the stage's manifest (api/services/three-d-status.ts).
+    const before = cat.catalog.manifest;
+    cat.catalog.manifest = { ...before, search_types: ['morgan', 'espsim_shape', 'espsim_electrostatic'] };
+    try {
+      const full = (await get('/available_databases_full')).json();
+      expect(full.refcat.search_types).toEqual(['morgan', 'espsim_shape', 'espsim_electrostatic']);
+      // The search-type check no longer refuses espsim_shape on refcat (no 3D service here: 503).
+      const res = await get('/molsearch?search_input=CCO&search_type=espsim_shape&db_names=refcat');
+      expect(res.json().detail?.[0]?.msg ?? '').not.toMatch(/not available for database refcat/);
+    } finally {
+      cat.catalog.manifest = before;
+    }
   });
 
   it('/molsearch on a space returns the exact top-k of the enumeration', async () => {
