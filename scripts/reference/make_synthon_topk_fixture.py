@@ -1,0 +1,49 @@
+"""Builds test/fixtures/synthons/idorsia-topk-reference.json: the brute-force Morgan top-k over
+RDKit's full enumeration of the Idorsia toy space for the tester's query (acetanilide), the
+ground truth for the top-k regression test (test/engine/synthons/similarity-topk.test.ts).
+
+Its top hits are urea-5 products that keep a `[*:3]` dummy: the toy file gives urea-5 only two
+synthon sets, and RDKit's own enumeration keeps the unpaired connector (docs/synthon-spaces.md).
+
+Run with the offline venv of scripts/reference/make_synthon_fixtures.py:
+    .tools/pysyn/bin/python scripts/reference/make_synthon_topk_fixture.py
+"""
+import gzip
+import json
+from pathlib import Path
+
+import rdkit
+from rdkit import Chem, DataStructs
+from rdkit.Chem import rdFingerprintGenerator
+
+ROOT = Path(__file__).resolve().parents[2]
+ENUM = ROOT / 'test' / 'fixtures' / 'synthons' / 'idorsia_toy_space_enum.smi.gz'
+OUT = ROOT / 'test' / 'fixtures' / 'synthons' / 'idorsia-topk-reference.json'
+GEN = rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=2048)
+QUERIES = ['CC(=O)Nc1ccccc1']
+K = 10
+
+
+def main():
+    products = []
+    with gzip.open(ENUM, 'rt') as f:
+        for line in f:
+            smiles, name = line.split()
+            mol = Chem.MolFromSmiles(smiles)
+            products.append((name, Chem.MolToSmiles(mol), GEN.GetFingerprint(mol)))
+    entries = []
+    for q in QUERIES:
+        qfp = GEN.GetFingerprint(Chem.MolFromSmiles(q))
+        scored = sorted(
+            ((round(DataStructs.TanimotoSimilarity(qfp, fp), 6), smi, name) for name, smi, fp in products),
+            key=lambda r: (-r[0], r[1]),
+        )
+        entries.append({'query': q, 'top': [[smi, sim, name] for sim, smi, name in scored[: K + 5]]})
+    OUT.write_text(
+        json.dumps({'rdkit': rdkit.__version__, 'products': len(products), 'k': K, 'entries': entries}, indent=1)
+        + '\n'
+    )
+
+
+if __name__ == '__main__':
+    main()

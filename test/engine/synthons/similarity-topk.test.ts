@@ -1,0 +1,68 @@
+// Regression for the tester's report (acetanilide on the Idorsia toy space returned urea-5 products
+// holding `[*:3]`): the top-k must equal the brute-force top-k over RDKit's full enumeration
+// (test/fixtures/synthons/idorsia-topk-reference.json, scripts/reference/make_synthon_topk_fixture.py).
+// Those products are in RDKit's enumeration too: urea-5 has two synthon sets in the toy file.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
+import { MORGAN_DETAILS } from '../../../engine/chem/fingerprint.ts';
+import { buildSpace } from '../../../engine/synthons/build-space.ts';
+import { openSpace, type OpenSpace } from '../../../engine/synthons/space.ts';
+import { similarityTopK } from '../../../engine/synthons/similarity.ts';
+
+interface Fixture {
+  products: number;
+  k: number;
+  entries: Array<{ query: string; top: Array<[string, number, string]> }>;
+}
+
+const SOURCE = new URL('../../../catalogs/spaces/sources/idorsia_toy_space_a.txt', import.meta.url).pathname;
+const FIXTURE = new URL('../../fixtures/synthons/idorsia-topk-reference.json', import.meta.url);
+let root: string;
+let rd: RDKitModule;
+let fixture: Fixture;
+let space: OpenSpace;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'space-topk-'));
+  rd = await getRDKit();
+  fixture = JSON.parse(await readFile(FIXTURE, 'utf8')) as Fixture;
+  await buildSpace({ input: SOURCE, out: join(root, 'idorsia'), id: 'idorsia_toy_space_a' });
+  space = await openSpace(join(root, 'idorsia'));
+}, 300_000);
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+function fpOf(smiles: string): Uint8Array {
+  const mol = rd.get_mol(smiles)!;
+  try {
+    return new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
+  } finally {
+    mol.delete();
+  }
+}
+
+describe('similarityTopK on the Idorsia toy space', () => {
+  it('equals the brute-force top-k over the full enumeration', { timeout: 300_000 }, () => {
+    for (const e of fixture.entries) {
+      const res = similarityTopK(rd, space, fpOf(e.query), fixture.k);
+      const want = e.top.slice(0, fixture.k);
+      // The k-th score must not tie the next one, or the set would not be unique.
+      expect(e.top[fixture.k][1]).toBeLessThan(want[fixture.k - 1][1]);
+      expect(res.timedOut).toBe(false);
+      expect(res.hits.map((h) => Number(h.similarity.toFixed(6)))).toEqual(want.map((x) => x[1]));
+      // Same molecules (ties may come in either order), each a product of the enumeration.
+      expect(res.hits.map((h) => h.smiles).sort()).toEqual(want.map((x) => x[0]).sort());
+      // One synthon per slot of the enumeration's name (`urea-5_18_12`: two slots), none left out.
+      const names = new Map(want.map((x) => [x[0], x[2]]));
+      for (const h of res.hits) {
+        expect(h.productId.split(';')).toEqual([h.reactionId, ...h.synthons.map((s) => s.synthonId)]);
+        const slots = /(?:_\d+)+$/.exec(names.get(h.smiles)!)![0].split('_').length - 1;
+        expect(h.synthons.length).toBe(slots);
+      }
+    }
+  });
+});
