@@ -21,7 +21,7 @@ export type AnalysisRequest =
   | { op: 'batch'; query: string; list: string[]; searchType: string }
   | { op: 'matrix'; list1: string[]; list2?: string[]; searchType: string }
   | { op: 'embeddings'; smiles: string[]; searchType: string; kind: string; format: string }
-  | { op: 'centroid'; smiles: string[]; searchType: string; kind: string }
+  | { op: 'centroid'; smiles: string[]; searchType: string; kind: string; format?: string }
   | ({ op: 'cluster'; smiles: string[] } & ClusterParams)
   | { op: 'nearest_cluster'; model: string; smiles: string[] }
   | ({ op: 'map'; smiles: string[] } & MapParams);
@@ -38,7 +38,7 @@ export function runAnalysis(rd: RDKitModule, req: AnalysisRequest): unknown {
     case 'embeddings':
       return embeddings(rd, req.smiles, req.searchType, req.kind, req.format);
     case 'centroid':
-      return centroid(rd, req.smiles, req.searchType, req.kind);
+      return centroid(rd, req.smiles, req.searchType, req.kind, req.format);
     case 'cluster':
       return cluster(rd, req.smiles, req);
     case 'nearest_cluster':
