@@ -24,7 +24,7 @@ export type AnalysisRequest =
   | { op: 'centroid'; smiles: string[]; searchType: string; kind: string; format?: string }
   | ({ op: 'cluster'; smiles: string[] } & ClusterParams)
   | { op: 'nearest_cluster'; model: string; smiles: string[] }
-  | ({ op: 'map'; smiles: string[] } & MapParams);
+  | ({ op: 'map'; smiles: string[]; field?: string } & MapParams);
 
 /** Runs one request in the calling thread. */
 export function runAnalysis(rd: RDKitModule, req: AnalysisRequest): unknown {
@@ -44,6 +44,6 @@ export function runAnalysis(rd: RDKitModule, req: AnalysisRequest): unknown {
     case 'nearest_cluster':
       return placeInClustering(rd, req.model, req.smiles);
     case 'map':
-      return map2d(rd, req.smiles, req);
+      return map2d(rd, req.smiles, req, req.field);
   }
 }
