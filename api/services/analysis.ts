@@ -69,7 +69,7 @@ export function createAnalysisService(deps: AnalysisServiceDeps) {
       const { inputFile, destFolder, smilesCol, ...params } = req;
       const out = outputPath(destFolder, inputFile, `_${params.method}_coords.csv`);
       const { input, smiles } = await readInputSmiles(objects, accountId, inputFile, smilesCol);
-      const r = await run({ op: 'map', smiles, ...params });
+      const r = await run({ op: 'map', smiles, field: 'input_file', ...params });
       const csv = ['smiles,canonical_smiles,x,y,error'].concat(
         smiles.map((s, i) =>
           [s, r.smiles[i], r.coordinates[i]?.[0], r.coordinates[i]?.[1], r.errors[i]].map(csvCell).join(','),

@@ -87,7 +87,13 @@ export function registerEmbeddingRoutes(app: App, analysis: AnalysisService): vo
       schema: {
         tags: TAGS.embeddings,
         summary: 'The mean embedding of a set (for bits: the bit frequencies the centroid search ranks by)',
-        querystring: Type.Object(embeddingsQuery),
+        querystring: Type.Object({
+          ...embeddingsQuery,
+          format: Type.String({
+            default: 'dense',
+            description: 'dense (2048 numbers) or sparse ({index: value} of the non-zero entries)',
+          }),
+        }),
         response: {
           200: ex(
             Type.Object({
@@ -95,7 +101,7 @@ export function registerEmbeddingRoutes(app: App, analysis: AnalysisService): vo
               embedding_type: Type.String(),
               dimensions: Type.Integer(),
               n_molecules: Type.Integer(),
-              centroid: Type.Array(Type.Number()),
+              centroid: Type.Union([Type.Array(Type.Number()), Type.Record(Type.String(), Type.Number())]),
               errors: Type.Array(NullableString),
             }),
             {
@@ -118,6 +124,7 @@ export function registerEmbeddingRoutes(app: App, analysis: AnalysisService): vo
         smiles,
         searchType: q.search_type,
         kind: q.embedding_type,
+        format: q.format,
       });
       return { search_type: q.search_type, embedding_type: q.embedding_type, ...r };
     },

@@ -4,6 +4,7 @@ import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import type { SearchService, SearchType } from '../../services/search-service.ts';
 import { MAX_UPLOAD_BYTES, type FileService } from '../../services/jobs-files.ts';
+import { isMultipart, multipartFile } from './multipart.ts';
 import { checkDatabases, capNeighbors, INT32_MAX, SearchQualitySchema, SearchTypeSchema } from './params.ts';
 
 const UploadQuery = Type.Object({
@@ -40,7 +41,7 @@ export function registerFileRoutes(app: App, deps: { files: FileService; search:
       {
         schema: {
           tags,
-          summary: 'Upload a file (raw body) into your file area',
+          summary: 'Upload a file (raw body, or one file part of multipart/form-data) into your file area',
           querystring: UploadQuery,
           response: { 200: UploadView },
         },
@@ -49,7 +50,10 @@ export function registerFileRoutes(app: App, deps: { files: FileService; search:
         const body = request.body;
         if (!(body instanceof Uint8Array))
           throw validationError(['body'], 'send the file as the raw request body');
-        const u = await deps.files.upload(request.account.id, request.query.path, body);
+        const type = request.headers['content-type'];
+        // curl -F / requests' files= send a multipart envelope: store only its file part.
+        const bytes = isMultipart(type) ? multipartFile(body, type!).bytes : body;
+        const u = await deps.files.upload(request.account.id, request.query.path, bytes);
         return { path: u.path, bytes: u.bytes, uploaded_at: u.createdAt.toISOString() };
       },
     );

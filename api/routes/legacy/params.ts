@@ -95,6 +95,22 @@ export function checkDatabases(
   return names;
 }
 
+/**
+ * For operations over enumerated catalogs only (their rows are read directly): a synthon space
+ * among `names` is a 422 on db_names, not a later 404 from the catalog store.
+ */
+export function refuseSynthonSpaces(search: SearchService, names: string[], operation: string): void {
+  const spaces = new Set(search.databases().flatMap((d) => (d.kind === 'synthon' ? [d.id] : [])));
+  const bad = names.filter((n) => spaces.has(n));
+  if (bad.length)
+    throw validationError(
+      ['query', 'db_names'],
+      `${bad.map((n) => JSON.stringify(n)).join(', ')} ${bad.length > 1 ? 'are synthon spaces' : 'is a synthon space'}; ` +
+        `synthon spaces are not supported by ${operation}, only enumerated catalogs`,
+      'value_error.unavailable',
+    );
+}
+
 export function checkNeighbors(n: number, max = MAX_SYNC_NEIGHBORS, field = 'n_neighbors'): number {
   if (n < 1) throw validationError(['query', field], 'must be at least 1');
   if (n > max)

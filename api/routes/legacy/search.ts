@@ -130,6 +130,7 @@ async function molsearch(
     filters,
     ordering,
   });
+  if (result.coverage !== undefined) reply.header('x-molsearch-coverage', result.coverage.toFixed(4));
   return searchPayload(result, searchTypes, dbNames, remark);
 }
 

@@ -8,7 +8,7 @@ import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import { ANALYSIS_LIMITS, type AnalysisService } from '../../services/analysis.ts';
 import type { SearchService } from '../../services/search-service.ts';
-import { checkDatabases } from './params.ts';
+import { checkDatabases, refuseSynthonSpaces } from './params.ts';
 import { MAX_BATCH_INPUTS } from './search.ts';
 import { ex, SearchTypeParam, SmilesList, nonEmptyList, TAGS } from './analysis-params.ts';
 
@@ -208,6 +208,7 @@ export function registerSimilarityRoutes(app: App, analysis: AnalysisService, se
           'value_error.invalid_parameter',
         );
       const dbNames = checkDatabases(search, q.db_names, ['morgan']);
+      refuseSynthonSpaces(search, dbNames, '/database_similarity');
       const r = await analysis.databaseSimilarity({ smiles, dbNames, bins: q.bins });
       return { search_type: 'morgan', db_names: dbNames, count: smiles.length, ...r };
     },

@@ -19,6 +19,24 @@ export function embeddingKind(value: string, field = 'embedding_type'): Embeddin
   );
 }
 
+/** Checks `format`; throws `invalid_parameter` listing the formats. */
+function embeddingFormat(value: string, field = 'format'): EmbeddingFormat {
+  if ((EMBEDDING_FORMATS as readonly string[]).includes(value)) return value as EmbeddingFormat;
+  throw new AnalysisError(
+    'invalid_parameter',
+    field,
+    `${JSON.stringify(value)} is not a format; allowed: ${EMBEDDING_FORMATS.join(', ')}`,
+  );
+}
+
+/** Dense: the vector as numbers; sparse: {index: value} of its non-zero entries. */
+function formatted(v: ArrayLike<number>, format: EmbeddingFormat): number[] | Record<string, number> {
+  if (format === 'dense') return Array.from(v);
+  const sparse: Record<string, number> = {};
+  for (let j = 0; j < v.length; j++) if (v[j] !== 0) sparse[j] = v[j];
+  return sparse;
+}
+
 export interface EmbeddingsAnswer {
   dimensions: number;
   canonical_smiles: (string | null)[];
@@ -36,23 +54,11 @@ export function embeddings(
 ): EmbeddingsAnswer {
   metricFor(searchType);
   const k = embeddingKind(kind);
-  if (!(EMBEDDING_FORMATS as readonly string[]).includes(format))
-    throw new AnalysisError(
-      'invalid_parameter',
-      'format',
-      `${JSON.stringify(format)} is not a format; allowed: ${EMBEDDING_FORMATS.join(', ')}`,
-    );
+  const f = embeddingFormat(format);
   const list = parseList(rd, smiles, 'search_input', ANALYSIS_LIMITS.syncMolecules, k);
   const out: EmbeddingsAnswer['embeddings'] = smiles.map(() => null);
   list.valid.forEach((i, r) => {
-    const v = list.vectors[r];
-    if (format === 'dense') {
-      out[i] = Array.from(v);
-      return;
-    }
-    const sparse: Record<string, number> = {};
-    for (let j = 0; j < v.length; j++) if (v[j] !== 0) sparse[j] = v[j];
-    out[i] = sparse;
+    out[i] = formatted(list.vectors[r], f);
   });
   return {
     dimensions: MORGAN_DIMENSIONS,
@@ -65,7 +71,8 @@ export function embeddings(
 export interface CentroidAnswer {
   dimensions: number;
   n_molecules: number;
-  centroid: number[];
+  /** Dense: the mean vector; sparse: {index: value} of its non-zero entries. */
+  centroid: number[] | Record<string, number>;
   errors: (string | null)[];
 }
 
@@ -74,15 +81,17 @@ export function centroid(
   smiles: string[],
   searchType: string,
   kind: string,
+  format = 'dense',
 ): CentroidAnswer {
   metricFor(searchType);
+  const f = embeddingFormat(format);
   const list = parseList(rd, smiles, 'search_input', ANALYSIS_LIMITS.syncMolecules, embeddingKind(kind));
   if (list.valid.length === 0)
     throw new AnalysisError('empty_input', 'search_input', 'none of the SMILES could be parsed');
   return {
     dimensions: MORGAN_DIMENSIONS,
     n_molecules: list.valid.length,
-    centroid: Array.from(centroidOf(list.vectors)),
+    centroid: formatted(centroidOf(list.vectors), f),
     errors: list.errors,
   };
 }

@@ -21,10 +21,10 @@ export type AnalysisRequest =
   | { op: 'batch'; query: string; list: string[]; searchType: string }
   | { op: 'matrix'; list1: string[]; list2?: string[]; searchType: string }
   | { op: 'embeddings'; smiles: string[]; searchType: string; kind: string; format: string }
-  | { op: 'centroid'; smiles: string[]; searchType: string; kind: string }
+  | { op: 'centroid'; smiles: string[]; searchType: string; kind: string; format?: string }
   | ({ op: 'cluster'; smiles: string[] } & ClusterParams)
   | { op: 'nearest_cluster'; model: string; smiles: string[] }
-  | ({ op: 'map'; smiles: string[] } & MapParams);
+  | ({ op: 'map'; smiles: string[]; field?: string } & MapParams);
 
 /** Runs one request in the calling thread. */
 export function runAnalysis(rd: RDKitModule, req: AnalysisRequest): unknown {
@@ -38,12 +38,12 @@ export function runAnalysis(rd: RDKitModule, req: AnalysisRequest): unknown {
     case 'embeddings':
       return embeddings(rd, req.smiles, req.searchType, req.kind, req.format);
     case 'centroid':
-      return centroid(rd, req.smiles, req.searchType, req.kind);
+      return centroid(rd, req.smiles, req.searchType, req.kind, req.format);
     case 'cluster':
       return cluster(rd, req.smiles, req);
     case 'nearest_cluster':
       return placeInClustering(rd, req.model, req.smiles);
     case 'map':
-      return map2d(rd, req.smiles, req);
+      return map2d(rd, req.smiles, req, req.field);
   }
 }

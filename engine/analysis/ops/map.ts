@@ -1,6 +1,7 @@
 /** 2D maps of a SMILES list: PCA (exact, scikit-learn's sign rule) or seeded UMAP. */
 import type { RDKitModule } from '../../chem/rdkit.ts';
 import { matrixFromRows } from '../cluster/matrix.ts';
+import { AnalysisError } from '../errors.ts';
 import { ANALYSIS_LIMITS } from '../limits.ts';
 import { pca, sparseFromFingerprints, sparseFromMatrix } from '../map/pca.ts';
 import { mapMethod, type MapMethod } from '../map/methods.ts';
@@ -27,7 +28,21 @@ export interface MapAnswer {
   errors: (string | null)[];
 }
 
-export function map2d(rd: RDKitModule, smiles: string[], p: MapParams): MapAnswer {
+/**
+ * Errors about the molecules (too few valid rows, too many) name `field`: `search_input` for a
+ * list, the route's `input_file` for an uploaded file.
+ */
+export function map2d(rd: RDKitModule, smiles: string[], p: MapParams, field = 'search_input'): MapAnswer {
+  try {
+    return mapOf(rd, smiles, p);
+  } catch (err) {
+    if (err instanceof AnalysisError && err.field === 'search_input' && field !== err.field)
+      throw new AnalysisError(err.code, field, err.message);
+    throw err;
+  }
+}
+
+function mapOf(rd: RDKitModule, smiles: string[], p: MapParams): MapAnswer {
   metricFor(p.searchType);
   const method = mapMethod(p.method);
   const kind = embeddingKind(p.embeddingType);

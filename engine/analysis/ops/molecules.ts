@@ -7,7 +7,6 @@ import type { RDKitModule } from '../../chem/rdkit.ts';
 import { embedMorgan, type EmbeddingKind } from '../embed/embeddings.ts';
 import { AnalysisError, checkLimit } from '../errors.ts';
 import { fingerprintSet, type FingerprintSet } from '../fingerprints.ts';
-import { tanimotoDistance } from '../cluster/butina.ts';
 
 /** A parsed list: per input row its canonical SMILES or error; the valid rows packed in order. */
 export interface ParsedList {
@@ -66,5 +65,7 @@ export function parseOne(rd: RDKitModule, smiles: string, field: string): Parsed
  */
 export function exactTanimoto(score: number, a: number, b: number): number {
   if (a + b === 0) return 0;
-  return 1 - tanimotoDistance(a, b, Math.round((score * (a + b)) / (1 + score)));
+  const c = Math.round((score * (a + b)) / (1 + score));
+  // c / (a + b - c) in doubles, as RDKit divides: 1 - distance can differ in the last bit.
+  return c / (a + b - c);
 }

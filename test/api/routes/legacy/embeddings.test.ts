@@ -81,6 +81,17 @@ describe('GET /centroid_embeddings', () => {
     expect(ids(byVector)).toEqual(ids(centroid));
   });
 
+  it('honours format=sparse like /embeddings: {index: frequency} of the non-zero bits', async () => {
+    const ms = ref.molecules.slice(10, 12);
+    const res = await get('/centroid_embeddings', { search_input: ms.map((m) => m.input), format: 'sparse' });
+    expect(res.statusCode).toBe(200);
+    const want: Record<string, number> = {};
+    for (const m of ms) for (const b of m.on_bits) want[b] = (want[b] ?? 0) + 1 / 2;
+    expect(res.json().centroid).toEqual(want);
+    const bad = await get('/centroid_embeddings', { search_input: ['CCO'], format: 'csr' });
+    expect422(bad, 'format');
+  });
+
   it('refuses a list where nothing parses', async () => {
     expect422(await get('/centroid_embeddings', { search_input: ['C1CC', 'xx('] }), 'search_input');
   });

@@ -95,6 +95,13 @@ describe('GET /visualize_file', () => {
     expect(maxAbsDiff(coords, analysisRef.pca_bits.coords)).toBeLessThan(1e-8);
   });
 
+  it('names input_file when the file has too few valid molecules', async () => {
+    await h.objects!.put(`users/${h.accountId}/files/two.csv`, 'SMILES\nCCO\nCCN\nnot-a-smiles\n');
+    const res = await get('/visualize_file', { input_file: 'two.csv' });
+    expect422(res, 'input_file');
+    expect(JSON.stringify(res.json())).toMatch(/at least 3 molecules/);
+  });
+
   it('refuses path escapes and unknown methods', async () => {
     expect422(
       await get('/visualize_file', { input_file: 'a/../../b.csv' }),

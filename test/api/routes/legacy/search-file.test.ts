@@ -58,6 +58,59 @@ const searchFile = (n: number) =>
     headers: { 'X-API-Key': key },
   });
 
+describe('POST /upload_file multipart/form-data', () => {
+  // The envelope a form client sends (as curl -F file=@in.csv), built by the platform's FormData.
+  async function form(parts: Array<[string, string, string?]>) {
+    const fd = new FormData();
+    for (const [name, text, filename] of parts)
+      if (filename) fd.append(name, new Blob([text], { type: 'text/csv' }), filename);
+      else fd.append(name, text);
+    const req = new Request('http://x/', { method: 'POST', body: fd });
+    return { type: req.headers.get('content-type')!, body: Buffer.from(await req.arrayBuffer()) };
+  }
+  const upload = (path: string, f: { type: string; body: Buffer }) =>
+    app.inject({
+      method: 'POST',
+      url: `/upload_file?path=${path}`,
+      headers: { 'X-API-Key': key, 'content-type': f.type },
+      payload: f.body,
+    });
+
+  it('stores only the file part, so /search_file reads its rows', async () => {
+    const text = 'SMILES\nCCO\nc1ccccc1\nCCN\n';
+    const up = await upload(
+      'in/m.csv',
+      await form([
+        ['note', 'x'],
+        ['file', text, 'in.csv'],
+      ]),
+    );
+    expect(up.statusCode).toBe(200);
+    expect(up.json().bytes).toBe(Buffer.byteLength(text));
+    const res = await app.inject({
+      method: 'GET',
+      url: '/search_file?input_file=in/m.csv&search_type=morgan&db_names=refcat_sf&n_neighbors=3',
+      headers: { 'X-API-Key': key },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().results).toHaveLength(3);
+  });
+
+  it('answers 422 naming body without exactly one file part', async () => {
+    for (const f of [
+      await form([['note', 'x']]),
+      await form([
+        ['a', 'C', 'a.csv'],
+        ['b', 'C', 'b.csv'],
+      ]),
+    ]) {
+      const res = await upload('in/bad.csv', f);
+      expect(res.statusCode).toBe(422);
+      expect(res.json().detail[0].loc).toEqual(['body']);
+    }
+  });
+});
+
 describe('GET /search_file n_neighbors', () => {
   it('caps n_neighbors above 100 at 100 and says so in remarks, like /molsearch', async () => {
     const res = await searchFile(10_000);

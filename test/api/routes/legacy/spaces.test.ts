@@ -26,7 +26,7 @@ beforeAll(async () => {
     name: 'Idorsia toy',
   });
   cat = await buildReferenceCatalog({ id: 'refcat', take: (_m, i) => i < 50 });
-  h = await startApiHarness([cat.catalog], { spaceDirs: [out] });
+  h = await startApiHarness([cat.catalog], { spaceDirs: [out], analysis: true });
 });
 afterAll(async () => {
   await h?.close();
@@ -80,6 +80,15 @@ describe('synthon spaces in the legacy API', () => {
     expect(sims).toEqual(e.top.slice(0, 3).map((t) => expect.closeTo(t[1], 5)));
     const cat = await get(`/molsearch?search_input=CCO&search_type=synthongpt&db_names=refcat`);
     expect(cat.statusCode).toBe(422);
+  });
+
+  it('/database_similarity refuses a space with a 422 naming db_names', async () => {
+    const res = await get('/database_similarity?search_input=CCO&db_names=idorsia');
+    expect(res.statusCode).toBe(422);
+    const detail = res.json().detail[0];
+    expect(detail.loc).toEqual(['query', 'db_names']);
+    expect(detail.msg).toMatch(/synthon spaces are not supported/);
+    expect((await get('/database_similarity?search_input=CCO&db_names=refcat')).statusCode).toBe(200);
   });
 
   it('a bad SMILES on a space is a 422 naming search_input', async () => {
