@@ -16,11 +16,8 @@ import {
   type FleetMember,
   type MemberStore,
 } from '../engine/fleet/members.ts';
-import { assignShards } from '../engine/fleet/placement.ts';
+import { SHARD_BYTES_PER_ROW, assignBounded } from '../engine/fleet/placement.ts';
 import type { PublishedShardCache } from '../activities/shards-published.ts';
-
-/** Memory a loaded shard takes per row (file ≈ 530 B + screen 32 B), to stop prefetching in budget. */
-const BYTES_PER_ROW = 560;
 
 export interface AnnouncerOptions {
   objects: MemberStore;
@@ -83,27 +80,38 @@ export function startAnnouncer(opts: AnnouncerOptions): Announcer {
     const ids = (await opts.published.published()).filter(
       (id) => !opts.catalogs.length || opts.catalogs.includes(id),
     );
-    for (const id of ids) {
-      const { manifest } = await opts.published.catalog(id);
-      const mine = assignShards(id, manifest.shards.length, members).get(opts.workerId) ?? [];
-      for (const i of mine) {
-        if (stopped) return;
-        if (opts.published.holds(id, i)) continue;
-        const need = manifest.shards[i].rows * BYTES_PER_ROW;
-        if (opts.published.stats().memory.bytes + need > opts.capacityBytes) {
-          opts.log.warn({ catalog: id, shard: i }, 'fleet: share exceeds the shard memory budget');
-          return;
-        }
-        try {
-          await opts.published.shard(id, i);
-        } catch (err) {
-          // A shard that fails its checksum stays without a holder (and is reported by the scan
-          // that needs it); the rest of the share is still loaded.
-          opts.log.warn({ err, catalog: id, shard: i }, 'fleet: prefetching a shard failed');
-          continue;
-        }
-        await announce();
+    const catalogs = await Promise.all(
+      ids.map(async (id) => ({
+        id,
+        shardBytes: (await opts.published.catalog(id)).manifest.shards.map(
+          (s) => s.rows * SHARD_BYTES_PER_ROW,
+        ),
+      })),
+    );
+    // Bounded loads: a share larger than this worker's budget spills to the next member in each
+    // shard's rendezvous order, so no shard stays without a holder while the fleet has room.
+    const { shares, uncovered } = assignBounded(catalogs, members);
+    if (uncovered.length)
+      opts.log.warn({ uncovered: uncovered.length }, 'fleet: the fleet has no room for every shard');
+    const bytesOf = new Map(catalogs.map((c) => [c.id, c.shardBytes]));
+    for (const { catalog, shard } of shares.get(opts.workerId) ?? []) {
+      if (stopped) return;
+      if (opts.published.holds(catalog, shard)) continue;
+      // The estimate per row can be off for unusual shards: never evict our own share to load it.
+      const need = bytesOf.get(catalog)![shard];
+      if (opts.published.stats().memory.bytes + need > opts.capacityBytes) {
+        opts.log.warn({ catalog, shard }, 'fleet: share exceeds the shard memory budget');
+        return;
       }
+      try {
+        await opts.published.shard(catalog, shard);
+      } catch (err) {
+        // A shard that fails its checksum stays without a holder (and is reported by the scan
+        // that needs it); the rest of the share is still loaded.
+        opts.log.warn({ err, catalog, shard }, 'fleet: prefetching a shard failed');
+        continue;
+      }
+      await announce();
     }
   }
 

@@ -88,7 +88,7 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     if (remote.length)
       throw new DomainError(
         'capability_unavailable',
-        `batch and centroid searches over catalogs held by the scan fleet (${remote.join(', ')}) are not available yet`,
+        `centroid searches over catalogs held by the scan fleet (${remote.join(', ')}) are not available yet`,
       );
   };
   const isSolvent = createSolventFilter((s) => canonicalize(rd, s));
@@ -166,6 +166,41 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     return { canonical, rows, remarks };
   }
 
+  /** One query's top k over local catalogs and, for fleet catalogs, the scan workers' fan-out. */
+  async function fanOut(
+    req: Pick<SimilarityRequest, 'descriptors' | 'properties' | 'filters' | 'ordering' | 'k' | 'dbNames'>,
+    q: { fp: Uint8Array; canonicalSmiles: string },
+    k: number,
+  ): Promise<SimilarityResult> {
+    const remote = req.dbNames.filter((d) => fleetIds.has(d));
+    if (!fleet || !remote.length) {
+      const hits = await pool.knn({ catalogs: req.dbNames, query: q.fp, k });
+      return finish(hits, (fp) => tanimoto(q.fp, fp), req, q.canonicalSmiles);
+    }
+    // Fleet catalogs fan out; catalogs this process holds are scanned here; one merged top k.
+    const rest = req.dbNames.filter((d) => !fleetIds.has(d));
+    const [far, near] = await Promise.all([
+      fleet.knn(remote, q.fp, k),
+      rest.length ? pool.knn({ catalogs: rest, query: q.fp, k }) : Promise.resolve([]),
+    ]);
+    const tagged = [
+      ...far.hits.map((h) => ({ h, s: far.shardOf(h) })),
+      ...near.map((h) => ({ h, s: local(h) })),
+    ].sort((a, b) => b.h.similarity - a.h.similarity || a.h.catalog.localeCompare(b.h.catalog));
+    const kept = tagged.slice(0, k);
+    const shardOfHit = new Map(kept.map((x) => [x.h, x.s]));
+    const result = await finish(
+      kept.map((x) => x.h),
+      (fp) => tanimoto(q.fp, fp),
+      req,
+      q.canonicalSmiles,
+      (h) => shardOfHit.get(h)!,
+    );
+    if (far.coverage.message) result.warnings = [{ code: 'partial_coverage', message: far.coverage.message }];
+    result.coverage = far.coverage.fraction;
+    return result;
+  }
+
   return {
     // Fresh per call: a catalog's 3D stage may complete while the service runs.
     databases: () => served.map(databaseInfo),
@@ -177,39 +212,18 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     async similarity(req) {
       const q = parseQuery(req.smiles, ['query', 'search_input']);
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
-      const remote = req.dbNames.filter((d) => fleetIds.has(d));
-      if (!fleet || !remote.length) {
-        const hits = await pool.knn({ catalogs: req.dbNames, query: q.fp, k });
-        return finish(hits, (fp) => tanimoto(q.fp, fp), req, q.canonicalSmiles);
-      }
-      // Fleet catalogs fan out; catalogs this process holds are scanned here; one merged top k.
-      const rest = req.dbNames.filter((d) => !fleetIds.has(d));
-      const [far, near] = await Promise.all([
-        fleet.knn(remote, q.fp, k),
-        rest.length ? pool.knn({ catalogs: rest, query: q.fp, k }) : Promise.resolve([]),
-      ]);
-      const tagged = [
-        ...far.hits.map((h) => ({ h, s: far.shardOf(h) })),
-        ...near.map((h) => ({ h, s: local(h) })),
-      ].sort((a, b) => b.h.similarity - a.h.similarity || a.h.catalog.localeCompare(b.h.catalog));
-      const kept = tagged.slice(0, k);
-      const shardOfHit = new Map(kept.map((x) => [x.h, x.s]));
-      const result = await finish(
-        kept.map((x) => x.h),
-        (fp) => tanimoto(q.fp, fp),
-        req,
-        q.canonicalSmiles,
-        (h) => shardOfHit.get(h)!,
-      );
-      if (far.coverage.message)
-        result.warnings = [{ code: 'partial_coverage', message: far.coverage.message }];
-      result.coverage = far.coverage.fraction;
-      return result;
+      return fanOut(req, q, k);
     },
     async batch(req) {
-      noFleet(req.dbNames);
       const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
+      if (fleet && req.dbNames.some((d) => fleetIds.has(d))) {
+        // One fan-out per query, one after another: each gets the whole fleet and its own budget
+        // (in parallel they would share the workers' threads and all run out of time together).
+        const out: SimilarityResult[] = [];
+        for (const q of qs) out.push(await fanOut(req, q, k));
+        return out;
+      }
       const all = await pool.knnMany({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });
       return Promise.all(
         all.map((hits, i) => finish(hits, (fp) => tanimoto(qs[i].fp, fp), req, qs[i].canonicalSmiles)),

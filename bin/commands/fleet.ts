@@ -3,7 +3,7 @@ import { loadConfig } from '../../platform/config.ts';
 import { openObjectStore } from '../../platform/object-store/index.ts';
 import { listPublishedCatalogs, openPublishedCatalog } from '../../engine/catalog/index.ts';
 import { listMembers, routeShard, type FleetMember } from '../../engine/fleet/members.ts';
-import { shardOwners } from '../../engine/fleet/placement.ts';
+import { SHARD_BYTES_PER_ROW, assignBounded } from '../../engine/fleet/placement.ts';
 
 export const FLEET_USAGE = `usage: molsearch fleet status [--json] | molsearch fleet placement --catalog ID [--json]
 status: the scan workers of this deployment (TASK_QUEUE_PREFIX) with their queue, capacity and shards
@@ -37,9 +37,30 @@ export async function fleetStatus(only?: string): Promise<FleetStatus> {
   const objects = await openObjectStore(config);
   const { live, stale } = await listMembers(objects, config.temporal.taskQueuePrefix, config.fleet.staleMs);
   const ids = only ? [only] : await listPublishedCatalogs(objects);
+  const opened = await Promise.all(
+    ids.map(async (id) => ({ id, c: await openPublishedCatalog(objects, id) })),
+  );
+  // The owners the workers compute: bounded-load rendezvous over every published catalog.
+  const everything = only
+    ? await Promise.all(
+        (await listPublishedCatalogs(objects)).map(async (id) => ({
+          id,
+          c: id === only ? opened[0].c : await openPublishedCatalog(objects, id),
+        })),
+      )
+    : opened;
+  const { shares, uncovered } = assignBounded(
+    everything.map(({ id, c }) => ({
+      id,
+      shardBytes: c.manifest.shards.map((s) => s.rows * SHARD_BYTES_PER_ROW),
+    })),
+    live,
+  );
+  const ownerOf = new Map<string, string>();
+  for (const [w, list] of shares) for (const x of list) ownerOf.set(`${x.catalog}/${x.shard}`, w);
+  for (const x of uncovered) ownerOf.set(`${x.catalog}/${x.shard}`, x.owner);
   const catalogs: CatalogPlacement[] = [];
-  for (const id of ids) {
-    const c = await openPublishedCatalog(objects, id);
+  for (const { id, c } of opened) {
     const shards = c.manifest.shards.map((s, i): ShardPlacement => {
       const holders = live
         .filter((m) => m.held.some((h) => h.catalog === id && h.shard === i && h.sha256 === s.sha256))
@@ -48,7 +69,7 @@ export async function fleetStatus(only?: string): Promise<FleetStatus> {
         shard: i,
         rows: s.rows,
         holders,
-        owner: live.length ? shardOwners(id, i, live)[0].workerId : null,
+        owner: ownerOf.get(`${id}/${i}`) ?? null,
         route: routeShard(live, id, i, s.sha256)?.workerId ?? null,
       };
     });

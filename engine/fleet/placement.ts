@@ -7,6 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 
+/** Memory a loaded shard takes per row (file ≈ 530 B + screen 32 B): placement's unit of load. */
+export const SHARD_BYTES_PER_ROW = 560;
+
 export interface PlacementMember {
   workerId: string;
   /** Shard memory budget in bytes (the weight). */
@@ -51,4 +54,48 @@ export function assignShards<M extends PlacementMember>(
   for (let s = 0; s < shardCount; s++)
     for (const m of shardOwners(catalog, s, members, replicas)) out.get(m.workerId)!.push(s);
   return out;
+}
+
+/** A catalog's shards as placement sees them: the memory each takes on a holder. */
+export interface PlacedCatalog {
+  id: string;
+  shardBytes: readonly number[];
+}
+
+export interface BoundedAssignment {
+  /** Per member id, the shards it should hold, in placement order. */
+  shares: Map<string, { catalog: string; shard: number }[]>;
+  /** Shards no member has room for (the fleet's memory is too small for all catalogs). */
+  uncovered: { catalog: string; shard: number; owner: string }[];
+}
+
+/**
+ * Rendezvous placement with bounded loads: each shard goes to the first member in its rendezvous
+ * order that still has room in its capacity, so an owner whose share is larger than its memory
+ * spills the excess to the next-best member instead of leaving it without a holder (plain
+ * rendezvous shares are uneven when a worker has only a few shards). Shards are placed in a fixed
+ * order (catalog id, then shard index) and capacity counts across catalogs, so every process that
+ * sees the same members and manifests computes the same answer. Moving membership changes more
+ * than 1/N of the spilled shards, but only those: a shard whose owner has room stays put.
+ */
+export function assignBounded<M extends PlacementMember>(
+  catalogs: readonly PlacedCatalog[],
+  members: readonly M[],
+): BoundedAssignment {
+  const shares = new Map<string, { catalog: string; shard: number }[]>(members.map((m) => [m.workerId, []]));
+  const uncovered: BoundedAssignment['uncovered'] = [];
+  const load = new Map<string, number>(members.map((m) => [m.workerId, 0]));
+  const ordered = [...catalogs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const c of ordered)
+    c.shardBytes.forEach((bytes, shard) => {
+      const ranked = shardOwners(c.id, shard, members, members.length);
+      const m = ranked.find((x) => load.get(x.workerId)! + bytes <= x.capacityBytes);
+      if (!m) {
+        if (ranked.length) uncovered.push({ catalog: c.id, shard, owner: ranked[0].workerId });
+        return;
+      }
+      load.set(m.workerId, load.get(m.workerId)! + bytes);
+      shares.get(m.workerId)!.push({ catalog: c.id, shard });
+    });
+  return { shares, uncovered };
 }

@@ -252,6 +252,17 @@ describe('a fleet of three scan-worker processes over catalogs in S3', () => {
     expect(f.coverage).toBe(1);
     expect(f.warnings).toBeUndefined();
     expectReferenceTop(f.neighbors);
+    // /batch_search in batch mode fans out per query: the same rows for each, full coverage.
+    const b = await fleetApi.stack.app.inject({
+      method: 'GET',
+      url: `/batch_search?search_input=${encodeURIComponent(QUERY)}&search_input=${encodeURIComponent(QUERY)}&search_type=morgan&search_mode=batch&db_names=fleetcat&n_neighbors=100`,
+      headers: { 'x-api-key': fleetApi.keyA },
+    });
+    expect(b.statusCode).toBe(200);
+    expect(Number(b.headers['x-molsearch-coverage'])).toBe(1);
+    const batch = b.json() as { neighbors: { id: string; similarity: number }[] }[];
+    expect(batch).toHaveLength(2);
+    for (const r of batch) expectReferenceTop(r.neighbors);
 
     // Operations: /health shows the fleet, /metrics the latency, placement and queues; each worker
     // exports its shard cache.

@@ -224,7 +224,7 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
         response: { 200: Type.Union([Type.Array(SearchResultSchema), SearchResultSchema]) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       const searchTypes = [q.search_type as SearchType];
       const { k, remark } = capNeighbors(q.n_neighbors);
@@ -278,6 +278,9 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
       }
       if (q.search_mode === 'batch') {
         const results = await search.batch({ ...base, smiles: inputs });
+        // Fleet fan-out: the header carries the least-covered query's share (each result its warning).
+        const covered = results.flatMap((r) => (r.coverage === undefined ? [] : [r.coverage]));
+        if (covered.length) reply.header('x-molsearch-coverage', Math.min(...covered).toFixed(4));
         return results.map((r) => searchPayload(r, searchTypes, dbNames, remark));
       }
       const result = await search.centroid({ ...base, smiles: inputs });

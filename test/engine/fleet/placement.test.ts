@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assignShards, shardOwners } from '../../../engine/fleet/placement.ts';
+import { assignBounded, assignShards, shardOwners } from '../../../engine/fleet/placement.ts';
 import {
   MEMBER_FORMAT,
   listMembers,
@@ -69,6 +69,51 @@ describe('rendezvous shard placement', () => {
       expect(new Set(two.map((m) => m.workerId)).size).toBe(2);
       expect(two[0]).toBe(shardOwners('c', s, ms)[0]);
     }
+  });
+});
+
+describe('bounded-load placement (spill when the owner is full)', () => {
+  const MiB = 2 ** 20;
+  const cat = (id: string, n: number, bytes = 10 * MiB) => ({ id, shardBytes: Array(n).fill(bytes) });
+
+  it('with room for everything equals plain rendezvous', () => {
+    const ms = ['w-a', 'w-b', 'w-c'].map((id) => member(id));
+    const { shares, uncovered } = assignBounded([cat('zinc', 60)], ms);
+    const plain = assignShards('zinc', 60, ms);
+    expect(uncovered).toEqual([]);
+    for (const [w, list] of shares) expect(list.map((x) => x.shard)).toEqual(plain.get(w));
+  });
+
+  it("spills an owner's excess to the next member so every shard has a holder", () => {
+    // 16 shards of 10 MiB over 4 members with room for 4.5 shards each: plain rendezvous gives
+    // some member more than 4 (uneven shares), which used to leave shards without a holder.
+    const ms = ['w-a', 'w-b', 'w-c', 'w-d'].map((id) => member(id, 45 * MiB));
+    const plain = assignShards('zinc', 16, ms);
+    expect(Math.max(...[...plain.values()].map((l) => l.length))).toBeGreaterThan(4);
+    const { shares, uncovered } = assignBounded([cat('zinc', 16)], ms);
+    expect(uncovered).toEqual([]);
+    const all = [...shares.values()]
+      .flat()
+      .map((x) => x.shard)
+      .sort((a, b) => a - b);
+    expect(all).toEqual(Array.from({ length: 16 }, (_, i) => i));
+    for (const list of shares.values()) expect(list.length * 10 * MiB).toBeLessThanOrEqual(45 * MiB);
+    // A shard leaves its rendezvous owner only when that owner is full.
+    for (const [w, list] of shares)
+      for (const { shard } of list) {
+        const owner = shardOwners('zinc', shard, ms)[0].workerId;
+        if (owner !== w) expect(shares.get(owner)!.length * 10 * MiB + 10 * MiB).toBeGreaterThan(45 * MiB);
+      }
+  });
+
+  it('counts capacity across catalogs, reports what does not fit, same answer in any order', () => {
+    const ms = ['w-a', 'w-b'].map((id) => member(id, 50 * MiB));
+    const a = assignBounded([cat('zinc', 6), cat('enamine', 6)], ms);
+    const b = assignBounded([cat('enamine', 6), cat('zinc', 6)], [...ms].reverse());
+    expect(a).toEqual(b);
+    expect([...a.shares.values()].flat()).toHaveLength(10);
+    expect(a.uncovered).toHaveLength(2);
+    for (const u of a.uncovered) expect(u.owner).toBe(shardOwners(u.catalog, u.shard, ms)[0].workerId);
   });
 });
 
