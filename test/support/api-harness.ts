@@ -17,6 +17,7 @@ import { withSynthonSpaces } from '../../api/services/space-search.ts';
 import { createSpacePool } from '../../engine/synthons/space-pool.ts';
 import { readManifest } from '../../engine/synthons/format.ts';
 import { withV2Spaces } from '../../api/services/v2-space-search.ts';
+import { withSpaceSelections } from '../../api/services/space-selections.ts';
 import type { V2Services } from '../../api/app.ts';
 
 /**
@@ -46,7 +47,7 @@ export async function startApiHarness(
     tier?: string;
     analysis?: boolean;
     spaceDirs?: string[];
-    /** Serve /api/v2 with the spaces (catalog side, selections and runs refuse). */
+    /** Serve /api/v2 with the spaces (searches, sample, selections; the catalog side and runs refuse). */
     v2Spaces?: boolean;
   } = {},
 ): Promise<ApiHarness> {
@@ -79,7 +80,11 @@ export async function startApiHarness(
             spaceEntries,
             spacePool,
           ),
-          selections: V2_NOT_UNDER_TEST,
+          selections: withSpaceSelections(
+            V2_NOT_UNDER_TEST as unknown as V2Services['selections'],
+            spaceEntries,
+            spacePool,
+          ),
           runs: V2_NOT_UNDER_TEST,
         } as unknown as V2Services)
       : undefined;

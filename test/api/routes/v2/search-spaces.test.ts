@@ -194,3 +194,86 @@ describe('v2 search_cheese (morgan) on a synthon space', () => {
     expect(JSON.stringify(shape.json())).toMatch(/scorer/);
   });
 });
+
+describe('v2 selections over a synthon space', () => {
+  const e = () => fixture.spaces.idorsia_toy_space_a[2];
+  const doc = (extra: object = {}) => ({
+    schema_version: 'molecule-selection/1',
+    database: { database_id: 'idorsia' },
+    strategy: { type: 'ranked' },
+    references: [{ id: 'q', structure: { format: 'smiles', value: e().query } }],
+    objectives: [
+      { type: 'similarity', direction: 'maximize', metric_id: 'rdkit.ecfp4_tanimoto', reference_id: 'q' },
+    ],
+    portfolio: { limit: 10 },
+    ...extra,
+  });
+
+  it('a ranked selection returns the brute-force top products with reactions and synthons', async () => {
+    const res = await post('/api/v2/selections', doc({ include: ['synthons'] }));
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.results.map((r: Hit) => r.score)).toEqual(
+      e()
+        .top.slice(0, 10)
+        .map((t) => expect.closeTo(t[1], 5)),
+    );
+    const hit: Hit = body.results[0];
+    expect(hit.product_id.split(';')).toEqual([hit.reaction_id, ...hit.synthons!.map((s) => s.synthon_id)]);
+    expect(body.execution_plan.candidate_generation).toBe('space_exact_topk_ecfp4_tanimoto');
+    const bare = (await post('/api/v2/selections', doc())).json();
+    expect(bare.results[0].synthons).toBeUndefined();
+    expect(bare.results[0].reaction_id).toBe(hit.reaction_id);
+  });
+
+  it('constraints hold on every hit and a warning says they filter the shortlist', async () => {
+    const res = await post(
+      '/api/v2/selections',
+      doc({
+        constraints: {
+          properties: [{ type: 'property', property_id: 'molecular_weight', operator: 'lte', value: 330 }],
+        },
+      }),
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.results.length).toBeGreaterThan(0);
+    const rd = await getRDKit();
+    for (const r of body.results as Hit[])
+      expect(JSON.parse(rd.get_mol(r.smiles)!.get_descriptors()).amw).toBeLessThanOrEqual(330);
+    expect(body.warnings.map((w: { code: string }) => w.code)).toContain('space_shortlist_postfilter');
+  });
+
+  it('a route_product_tuple sample selection is reproducible by seed', async () => {
+    const sample = (seed: number) =>
+      post('/api/v2/selections', {
+        schema_version: 'molecule-selection/1',
+        database: { database_id: 'idorsia' },
+        strategy: { type: 'sample', distribution: 'route_product_tuple' },
+        execution: { seed },
+        portfolio: { limit: 5 },
+        include: ['synthons'],
+      });
+    const a = (await sample(7)).json();
+    const b = (await sample(7)).json();
+    const c = (await sample(8)).json();
+    expect(a.results).toHaveLength(5);
+    expect(a.results.map((r: Hit) => r.product_id)).toEqual(b.results.map((r: Hit) => r.product_id));
+    expect(a.results.map((r: Hit) => r.product_id)).not.toEqual(c.results.map((r: Hit) => r.product_id));
+    expect(a.execution_plan.candidate_generation).toBe('route_product_tuple_sample');
+    expect(a.results[0].synthons.length).toBeGreaterThan(1);
+  });
+
+  it('validate and estimate answer for a space; too large a shortlist is refused', async () => {
+    const v = await post('/api/v2/selections:validate', doc());
+    expect(v.statusCode, v.body).toBe(200);
+    expect(v.json().valid).toBe(true);
+    const est = (await post('/api/v2/selections:estimate', doc())).json();
+    expect(est.work.catalog_rows).toBe(29200);
+    const big = await post(
+      '/api/v2/selections',
+      doc({ portfolio: { limit: 200 }, execution: { shortlist_multiplier: 50 } }),
+    );
+    expect(big.statusCode).toBe(413);
+  });
+});
