@@ -23,7 +23,8 @@ import { createInstallationService, type InstallationService } from '../api/serv
 import { createV2SearchService } from '../api/services/v2-search.ts';
 import type { ThreeDStatusService } from '../api/services/three-d-status.ts';
 import { withV2Spaces } from '../api/services/v2-space-search.ts';
-import { withSpaceSelections } from '../api/services/space-selections.ts';
+import { spaceLibrary, withSpaceSelections } from '../api/services/space-selections.ts';
+import { withSpaceLibraries } from '../engine/synthons/space-selection.ts';
 import type { SpaceEntry } from '../api/services/space-search.ts';
 import type { SpacePool } from '../engine/synthons/space-pool.ts';
 import { createSelectionsService } from '../api/services/selections.ts';
@@ -118,7 +119,10 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
       })(),
       runs: createRunsService({
         runs: store.runs,
-        libraries: deps.libraries,
+        // Run admission judges documents naming a synthon space against its facts.
+        libraries: deps.spaces
+          ? withSpaceLibraries(deps.libraries, deps.spaces.entries.map(spaceLibrary))
+          : deps.libraries,
         objects,
         workflows,
         taskQueuePrefix,
