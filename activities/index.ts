@@ -9,6 +9,7 @@ import { createExportActivities } from './exports.ts';
 import { createRunActivities } from './runs.ts';
 import { createCatalog3dActivities } from './catalog3d.ts';
 
+import type { SpacePool } from '../engine/synthons/space-pool.ts';
 /** What activities close over: small interfaces, opened once per worker process (bin/worker-deps.ts). */
 export interface ActivityDeps {
   log: Logger;
@@ -26,6 +27,8 @@ export interface ActivityDeps {
   libraries: LibraryRegistry;
   /** Threads for run items' selections; absent, they run on the activity's thread (tests). */
   selectionPool?: SelectionPool;
+  /** Synthon spaces run items may name (absent: none). */
+  spaces?: SpacePool;
 }
 
 /** The worker's activities, as plain async functions. Workflows type them with ReturnType<>. */
@@ -46,6 +49,7 @@ export function createActivities(deps: ActivityDeps) {
       objects: deps.objects,
       libraries: deps.libraries,
       selectionPool: deps.selectionPool,
+      spaces: deps.spaces,
     }),
     ...createCatalog3dActivities({ log: deps.log }),
   };

@@ -18,6 +18,8 @@ import {
   type RunDocument,
   type SelectionPool,
 } from '../engine/selection/index.ts';
+import type { SpacePool } from '../engine/synthons/space-pool.ts';
+import { executeSpaceSelection } from '../engine/synthons/space-selection.ts';
 import {
   INVALID_INPUT_FAILURE,
   type ExecuteItemInput,
@@ -33,6 +35,8 @@ export interface RunActivityDeps {
   libraries: LibraryRegistry;
   /** Threads that execute item selections, so activities never block the worker's event loop (absent: in this thread). */
   selectionPool?: SelectionPool;
+  /** The synthon spaces items may name (their facts are in `libraries`); absent: none. */
+  spaces?: SpacePool;
 }
 
 /** Object-key prefix of everything a run stored (deleted with the run when it expires). */
@@ -81,7 +85,15 @@ export function createRunActivities(deps: RunActivityDeps) {
         );
       try {
         const prepared = await prepareSelection(libraries, itemSelection(doc, index).selection, []);
-        const outcome = await executeSelectionIn(deps.selectionPool, prepared.library, prepared.selection);
+        const outcome =
+          prepared.library.info.kind === 'synthon' && deps.spaces
+            ? await executeSpaceSelection(
+                deps.spaces,
+                prepared.library,
+                prepared.selection,
+                deps.selectionPool,
+              )
+            : await executeSelectionIn(deps.selectionPool, prepared.library, prepared.selection);
         const key = runItemResultKey(input.runId, input.itemId);
         const selectionHash = prepared.hash;
         await objects.put(

@@ -23,6 +23,8 @@ import { createInstallationService, type InstallationService } from '../api/serv
 import { createV2SearchService } from '../api/services/v2-search.ts';
 import type { ThreeDStatusService } from '../api/services/three-d-status.ts';
 import { withV2Spaces } from '../api/services/v2-space-search.ts';
+import { spaceLibrary, withSpaceSelections } from '../api/services/space-selections.ts';
+import { withSpaceLibraries } from '../engine/synthons/space-selection.ts';
 import type { SpaceEntry } from '../api/services/space-search.ts';
 import type { SpacePool } from '../engine/synthons/space-pool.ts';
 import { createSelectionsService } from '../api/services/selections.ts';
@@ -106,10 +108,21 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
         });
         return deps.spaces ? withV2Spaces(base, deps.spaces.entries, deps.spaces.pool) : base;
       })(),
-      selections: createSelectionsService({ libraries: deps.libraries, selectionPool: deps.selectionPool }),
+      selections: (() => {
+        const base = createSelectionsService({
+          libraries: deps.libraries,
+          selectionPool: deps.selectionPool,
+        });
+        return deps.spaces
+          ? withSpaceSelections(base, deps.spaces.entries, deps.spaces.pool, deps.selectionPool)
+          : base;
+      })(),
       runs: createRunsService({
         runs: store.runs,
-        libraries: deps.libraries,
+        // Run admission judges documents naming a synthon space against its facts.
+        libraries: deps.spaces
+          ? withSpaceLibraries(deps.libraries, deps.spaces.entries.map(spaceLibrary))
+          : deps.libraries,
         objects,
         workflows,
         taskQueuePrefix,

@@ -23,6 +23,8 @@ import { createCatalogSearchService } from '../api/services/catalog-search.ts';
 import { withSynthonSpaces } from '../api/services/space-search.ts';
 import { ensureBundledSpaces, listSpaces, readBundledSpaces } from '../engine/synthons/bundled.ts';
 import { createSpacePool } from '../engine/synthons/space-pool.ts';
+import { withSpaceLibraries } from '../engine/synthons/space-selection.ts';
+import { spaceLibrary } from '../api/services/space-selections.ts';
 import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
 import { createApiServices } from './api-services.ts';
 import { openWorkerDeps } from './worker-deps.ts';
@@ -194,7 +196,15 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
 
     let workers: RunningWorkers | undefined;
     if (opts.worker ?? true) {
-      const deps = await openWorkerDeps(config, log, { store, objects, libraries, selectionPool });
+      // Run items may name a synthon space: its facts join the registry, its pool executes them.
+      const runLibraries = withSpaceLibraries(libraries, spaceEntries.map(spaceLibrary));
+      const deps = await openWorkerDeps(config, log, {
+        store,
+        objects,
+        libraries: runLibraries,
+        selectionPool,
+        spaces: spacePool,
+      });
       cleanups.push(() => deps.close());
       workers = await startWorkers({
         address: temporal.address,

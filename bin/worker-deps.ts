@@ -18,6 +18,7 @@ import {
   type SelectionPool,
 } from '../engine/selection/index.ts';
 import { createActivities, type Activities } from '../activities/index.ts';
+import type { SpacePool } from '../engine/synthons/space-pool.ts';
 import { createShardCache } from '../activities/jobs-shards.ts';
 import {
   createPublishedShardCache,
@@ -40,7 +41,10 @@ export interface WorkerDeps {
 export async function openWorkerDeps(
   config: Config,
   log: Logger,
-  given: Partial<Pick<WorkerDeps, 'store' | 'objects' | 'libraries' | 'selectionPool'>> = {},
+  given: Partial<Pick<WorkerDeps, 'store' | 'objects' | 'libraries' | 'selectionPool'>> & {
+    /** Synthon spaces run items may name (the embedded stack's; a standalone worker opens none). */
+    spaces?: SpacePool;
+  } = {},
 ): Promise<WorkerDeps> {
   const opened: (() => Promise<void>)[] = [];
   const close = async () => {
@@ -79,6 +83,7 @@ export async function openWorkerDeps(
         : undefined,
       libraries,
       selectionPool,
+      spaces: given.spaces,
     });
     return { store, objects, libraries, selectionPool, activities, published, close };
   } catch (err) {

@@ -35,7 +35,7 @@ export interface SearchRequest {
 export interface CheeseRequest {
   query_smiles: string;
   database_id: string;
-  scorer: 'shape' | 'esp';
+  scorer: 'shape' | 'esp' | 'morgan';
 }
 export interface SubstructureRequest {
   query?: { format: 'smarts' | 'smiles'; value: string };
@@ -165,7 +165,7 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
     },
 
     /** Shape/electrostatic reranking: validated, then capability_unavailable until scoring exists. */
-    async cheese(b: CheeseRequest): Promise<never> {
+    async cheese(b: CheeseRequest, _requestId?: string): Promise<never> {
       await library(b.database_id);
       await parseQuery(b.query_smiles);
       throw new DomainError(

@@ -2,20 +2,28 @@
  * Synthon spaces in the synchronous v2 capabilities: `/api/v2/catalog` lists them (kind
  * `synthon`, product and reaction counts, capabilities), and `search` and `sample` on a space's
  * `database_id` run on the space pool's thread; hits carry `reaction_id` and, with
- * `include_synthons`, `synthons: [{slot, synthon_id, smiles}]`. Everything else goes to the
- * catalog service unchanged.
+ * `include_synthons`, `synthons: [{slot, synthon_id, smiles}]`; `search_substructure` and
+ * `search_cheese` (scorer morgan) on a space go to v2-space-structure.ts. Everything else goes to
+ * the catalog service unchanged.
  */
 import { invalidSmiles } from '../../platform/errors.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import type { SpacePool } from '../../engine/synthons/space-pool.ts';
 import { ENGINE_VERSION, type SampleRequest, type SearchRequest, type V2SearchService } from './v2-search.ts';
 import type { SpaceEntry } from './space-search.ts';
+import {
+  spaceCheese,
+  spaceSubstructure,
+  type SpaceCheeseRequest,
+  type SpaceSubstructureRequest,
+} from './v2-space-structure.ts';
 
 const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
 // Space answers are the catalog answers' shapes plus reranking counts, reaction ids and synthons:
 // typed as the base service's (the route schemas are open), hence these two aliases.
 type SearchAnswer = Awaited<ReturnType<V2SearchService['search']>>;
 type SampleAnswer = Awaited<ReturnType<V2SearchService['sample']>>;
+type SubstructureAnswer = Awaited<ReturnType<V2SearchService['substructure']>>;
 const SPACE_TIMEOUT_MS = 20_000;
 
 type Synthons = Array<{ slot: number; synthonId: string; smiles: string }>;
@@ -43,8 +51,8 @@ export function withV2Spaces(base: V2SearchService, spaces: SpaceEntry[], pool: 
         synthon_count: s.manifest.counts.synthons,
         capabilities: {
           search: true,
-          search_cheese: [] as string[],
-          search_substructure: false,
+          search_cheese: ['morgan'],
+          search_substructure: true,
           sample: true,
           selections: false,
           predicted_properties: false,
@@ -108,6 +116,28 @@ export function withV2Spaces(base: V2SearchService, spaces: SpaceEntry[], pool: 
         warnings,
       };
       return answer as unknown as SearchAnswer;
+    },
+
+    async substructure(b, requestId, deprecated, ctx = {}) {
+      const space = byId.get(b.database_id);
+      if (!space) return base.substructure(b, requestId, deprecated, ctx);
+      const answer = await spaceSubstructure(
+        pool,
+        space,
+        b as SpaceSubstructureRequest,
+        requestId,
+        deprecated,
+        ctx,
+      );
+      return answer as unknown as SubstructureAnswer;
+    },
+
+    async cheese(b, requestId) {
+      const space = byId.get(b.database_id);
+      if (!space) return base.cheese(b, requestId);
+      // The reranking answer is not the catalog cheese's type (which never returns): the route
+      // schema is open, hence the cast.
+      return (await spaceCheese(pool, space, b as unknown as SpaceCheeseRequest, requestId ?? '')) as never;
     },
 
     async sample(b: SampleRequest, requestId: string) {

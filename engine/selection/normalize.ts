@@ -178,12 +178,6 @@ export function normalizeSelection(
       `release ${JSON.stringify(release)} is not served; the current release is ${lib.release}`,
       'value_error.release',
     );
-  if (lib.kind !== 'enumerated')
-    c.add(
-      ['database', 'database_id'],
-      'selections run over enumerated catalogs only',
-      'value_error.unsupported',
-    );
 
   const st = c.object(d.strategy, ['strategy'], ['type', 'distribution']);
   const strategyType = st ? c.oneOf(st.type, ['strategy', 'type'], STRATEGY_TYPES) : undefined;

@@ -27,6 +27,8 @@ export const INCLUDE_VALUES = [
   'constraint_evidence',
   'objective_components',
   'execution_plan',
+  // Synthon spaces: each hit's synthons (slot, synthon_id, smiles); nothing on enumerated catalogs.
+  'synthons',
 ] as const;
 
 /** Shortlist multiplier implied by the quality when the document gives none. */

@@ -5,16 +5,19 @@
 import { createThreadPool } from '../threads/index.ts';
 import type { SimilarityResult } from './similarity.ts';
 import type { SampleResult } from './sample.ts';
-import type { SubstructureResult } from './substructure.ts';
+import type { RerankOptions, RerankResult } from './rerank.ts';
+import type { SubstructureOptions, SubstructureResult } from './substructure.ts';
 
 export type SpaceRequest =
   | { op: 'similarity'; space: string; fp: Uint8Array; k: number; timeoutMs?: number }
   | { op: 'sample'; space: string; n: number; seed: number }
-  | { op: 'substructure'; space: string; query: string; maxHits: number; timeoutMs?: number };
+  | { op: 'rerank'; space: string; fp: Uint8Array; opts: RerankOptions }
+  | { op: 'substructure'; space: string; query: string; opts: SubstructureOptions };
 
 export type SpaceReply =
   | { op: 'similarity'; result: SimilarityResult & { threshold: number } }
   | { op: 'sample'; result: SampleResult }
+  | { op: 'rerank'; result: RerankResult }
   | { op: 'substructure'; result: SubstructureResult };
 
 export interface SpacePool {
@@ -25,12 +28,10 @@ export interface SpacePool {
     timeoutMs?: number,
   ): Promise<SimilarityResult & { threshold: number }>;
   sample(space: string, n: number, seed: number): Promise<SampleResult>;
-  substructure(
-    space: string,
-    query: string,
-    maxHits: number,
-    timeoutMs?: number,
-  ): Promise<SubstructureResult>;
+  /** Morgan reranking (rerank.ts): exact shortlist, prefilter, duplicates counted. */
+  rerank(space: string, fp: Uint8Array, opts: RerankOptions): Promise<RerankResult>;
+  /** Substructure or superstructure search (substructure.ts); the deadline is Date.now() ms. */
+  substructure(space: string, query: string, opts: SubstructureOptions): Promise<SubstructureResult>;
   close(): Promise<void>;
 }
 
@@ -49,8 +50,9 @@ export function createSpacePool(opts: { dirs: string[]; threads?: number }): Spa
     similarity: async (space, fp, k, timeoutMs) =>
       (await run({ op: 'similarity', space, fp, k, timeoutMs })).result,
     sample: async (space, n, seed) => (await run({ op: 'sample', space, n, seed })).result,
-    substructure: async (space, query, maxHits, timeoutMs) =>
-      (await run({ op: 'substructure', space, query, maxHits, timeoutMs })).result,
+    rerank: async (space, fp, opts) => (await run({ op: 'rerank', space, fp, opts })).result,
+    substructure: async (space, query, opts) =>
+      (await run({ op: 'substructure', space, query, opts })).result,
     close: () => pool.close(),
   };
 }

@@ -4,6 +4,7 @@ import { serveThread } from '../threads/thread.ts';
 import { openSpace, type OpenSpace } from './space.ts';
 import { similarityTopK } from './similarity.ts';
 import { sampleSpace } from './sample.ts';
+import { rerankMorgan } from './rerank.ts';
 import { substructureSearch } from './substructure.ts';
 import type { SpaceReply, SpaceRequest } from './space-pool.ts';
 
@@ -28,10 +29,9 @@ serveThread<SpaceRequest, SpaceReply>(async (data) => {
       }
       if (req.op === 'sample')
         return { op: 'sample', result: sampleSpace(rd, get(req.space), req.n, req.seed) };
-      const result = substructureSearch(rd, get(req.space), req.query, {
-        maxHits: req.maxHits,
-        timeoutMs: req.timeoutMs,
-      });
+      if (req.op === 'rerank')
+        return { op: 'rerank', result: rerankMorgan(rd, get(req.space), req.fp, req.opts) };
+      const result = substructureSearch(rd, get(req.space), req.query, req.opts);
       return { op: 'substructure', result };
     },
   };

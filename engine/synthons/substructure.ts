@@ -1,58 +1,114 @@
 /**
- * Substructure search over a space by a bounded scan: tuples whose heavy-atom count can hold the
- * query are assembled (RDKit molzip) and matched against the whole query (SMARTS or SMILES), so the
- * result equals brute force over the enumeration for every tuple the scan reaches. `maxProducts`
- * and `timeoutMs` bound it; `timedOut` then says the scan did not cover the space (`examined`,
- * `coverage`). The fragment-and-match design of RDKit's SynthonSpaceSearch, which would not need
- * to assemble non-matching tuples, is not built yet.
+ * Substructure and superstructure search over a space without enumerating it.
+ *
+ * Substructure: the query is split across each reaction's slots (fragments.ts); a synthon passes a
+ * slot when it contains that slot's fragment (element-and-topology skeleton, which zipping never
+ * changes), candidates are the tuples of passing synthons, and each is assembled (RDKit molzip)
+ * and matched against the whole query. Superstructure (the product inside the query): a synthon
+ * passes when its skeleton, connectors as any atom, fits in the query. Both screens only drop
+ * tuples that cannot match, so the hits equal brute force over the enumeration. `maxProducts`
+ * (tuples assembled), `maxHits` and the deadline bound the work; `timedOut` and `coverage` (the
+ * fraction of products decided, screened out or verified) say how far it got.
  */
 import { DomainError } from '../../platform/errors.ts';
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 import { assembleWith } from './assemble.ts';
-import { reactionTuples, tupleId, tupleSmiles, type OpenSpace } from './space.ts';
+import { querySkeleton, skeletonQuery, skeletonSmarts, splitQuery, type Split } from './fragments.ts';
+import { tupleId, tupleSmiles, type OpenSpace } from './space.ts';
+
+export type StructureMode = 'substructure' | 'superstructure';
 
 export interface SubstructureOptions {
+  mode?: StructureMode;
+  format?: 'smarts' | 'smiles';
   maxHits?: number;
+  /** Tuples assembled and verified at most. */
   maxProducts?: number;
   timeoutMs?: number;
+  /** Absolute deadline (Date.now() ms); the earlier of it and `timeoutMs` applies. */
+  deadline?: number;
 }
 
 export interface SubstructureHit {
   productId: string;
   smiles: string;
   reactionId: string;
+  synthons: Array<{ slot: number; synthonId: string; smiles: string }>;
+  /** Product atoms (substructure) or query atoms (superstructure) of the match. */
   matchedAtoms: number[];
   matchedBonds: number[];
 }
 
 export interface SubstructureResult {
   hits: SubstructureHit[];
+  /** Tuples assembled and verified. */
   examined: number;
+  /** Products the synthon screen ruled out without assembly. */
+  screened: number;
   invalid: number;
-  /** Products examined / products in the space. */
+  /** Reactions whose split exceeded the limits and were scanned tuple by tuple. */
+  unsplit: number;
+  /** Products decided (screened out or verified) / products in the space. */
   coverage: number;
   timedOut: boolean;
 }
 
-/** Parses the query as SMARTS, then as SMILES; a 422-style validation error names `field`. */
-export function parseQuery(rd: RDKitModule, query: string, field = 'query'): RDKitMol {
-  let q: RDKitMol | null = null;
-  try {
-    q = rd.get_qmol(query);
-  } catch {
-    q = null;
+export const SUBSTRUCTURE_LIMITS = { maxHits: 1000, maxProducts: 200_000 } as const;
+
+const invalidQuery = (field: string, what: string) =>
+  new DomainError('validation_error', `${field}: not a valid ${what}`, {
+    issues: [{ loc: ['body', ...field.split('.')], msg: `not a valid ${what}`, type: 'value_error' }],
+  });
+
+/**
+ * Parses the query: SMARTS (falling back to SMILES when no format is given) for substructure, a
+ * molecule for superstructure; a validation error names `field`.
+ */
+export function parseQuery(
+  rd: RDKitModule,
+  query: string,
+  field = 'query',
+  format?: 'smarts' | 'smiles',
+  mode: StructureMode = 'substructure',
+): RDKitMol {
+  const tryParse = (f: 'smarts' | 'smiles') => {
+    try {
+      const m = f === 'smarts' ? rd.get_qmol(query) : rd.get_mol(query);
+      if (m?.is_valid()) return m;
+      m?.delete();
+    } catch {
+      /* an RDKit parse error is an invalid query */
+    }
+    return null;
+  };
+  const order: Array<'smarts' | 'smiles'> =
+    mode === 'superstructure' ? ['smiles'] : format ? [format] : ['smarts', 'smiles'];
+  for (const f of order) {
+    const m = tryParse(f);
+    if (m) return m;
   }
-  if (!q?.is_valid()) {
-    q?.delete();
-    q = rd.get_mol(query);
-  }
-  if (!q?.is_valid()) {
-    q?.delete();
-    throw new DomainError('validation_error', `${field}: not a valid SMARTS or SMILES`, {
-      issues: [{ loc: ['body', field], msg: 'not a valid SMARTS or SMILES', type: 'value_error' }],
-    });
-  }
-  return q;
+  throw invalidQuery(
+    field,
+    mode === 'superstructure' ? 'SMILES molecule' : order.map((f) => f.toUpperCase()).join(' or '),
+  );
+}
+
+type Match = { atoms?: number[]; bonds?: number[] };
+
+/** Per reaction and slot, synthon molecules parsed on first use and freed at the end. */
+function synthonMols(rd: RDKitModule, space: OpenSpace) {
+  const mols = new Map<string, RDKitMol | null>();
+  return {
+    get(r: number, s: number, i: number): RDKitMol | null {
+      const key = `${r}/${s}/${i}`;
+      if (!mols.has(key)) {
+        const m = rd.get_mol(space.reactions[r].slots[s].smiles[i]);
+        mols.set(key, m?.is_valid() ? m : null);
+      }
+      return mols.get(key)!;
+    },
+    free: () => mols.forEach((m) => m?.delete()),
+  };
 }
 
 export function substructureSearch(
@@ -61,48 +117,156 @@ export function substructureSearch(
   query: string,
   opts: SubstructureOptions = {},
 ): SubstructureResult {
-  const maxHits = opts.maxHits ?? 1000;
-  const maxProducts = opts.maxProducts ?? 200_000;
-  const deadline = performance.now() + (opts.timeoutMs ?? Infinity);
-  const q = parseQuery(rd, query);
+  const mode = opts.mode ?? 'substructure';
+  const maxHits = opts.maxHits ?? SUBSTRUCTURE_LIMITS.maxHits;
+  const maxProducts = opts.maxProducts ?? SUBSTRUCTURE_LIMITS.maxProducts;
+  const deadline = Math.min(opts.deadline ?? Infinity, Date.now() + (opts.timeoutMs ?? Infinity));
+  const q = parseQuery(rd, query, 'query', opts.format, mode);
   const qAtoms = q.get_num_atoms();
+  const skeleton = querySkeleton(q);
+  const mols = synthonMols(rd, space);
+  const patterns = new Map<string, RDKitMol>();
+  const pattern = (smarts: string) => {
+    if (!patterns.has(smarts)) patterns.set(smarts, skeletonQuery(rd, smarts));
+    return patterns.get(smarts)!;
+  };
   const hits: SubstructureHit[] = [];
   let examined = 0;
+  let screened = 0;
   let invalid = 0;
+  let unsplit = 0;
+  let decided = 0;
   let timedOut = false;
+  let full = false;
   try {
-    outer: for (let r = 0; r < space.reactions.length; r++) {
-      const slots = space.reactions[r].slots;
-      for (const t of reactionTuples(space, r)) {
-        const heavy = t.synthons.reduce((n, i, s) => n + slots[s].heavyAtoms[i], 0);
-        examined++;
-        if (heavy < qAtoms) continue;
-        if (examined > maxProducts || (examined % 256 === 0 && performance.now() > deadline)) {
-          timedOut = true;
-          break outer;
+    for (let r = 0; r < space.reactions.length && !timedOut && !full; r++) {
+      const reaction = space.reactions[r];
+      const slots = reaction.slots;
+      // Which synthons of slot s contain fragment `smarts` (substructure) or fit the query (super).
+      const passCache = new Map<string, number[]>();
+      const passing = (s: number, smarts: string | null): number[] => {
+        const key = `${s}\n${smarts ?? ''}`;
+        let out = passCache.get(key);
+        if (out) return out;
+        out = [];
+        for (let i = 0; i < slots[s].smiles.length; i++) {
+          if (smarts === null) out.push(i);
+          else if (mode === 'substructure') {
+            const m = mols.get(r, s, i);
+            if (m && (JSON.parse(m.get_substruct_match(pattern(smarts))) as Match).atoms?.length) out.push(i);
+          } else {
+            const m = mols.get(r, s, i);
+            const sk = m ? querySkeleton(m) : null;
+            const p = sk ? pattern(skeletonSmarts(sk.z, sk.bonds)) : null;
+            if (p && (JSON.parse(q.get_substruct_match(p)) as Match).atoms?.length) out.push(i);
+          }
         }
-        const m = assembleWith(rd, tupleSmiles(space, t), (mol, smiles) => ({
-          smiles,
-          match: JSON.parse(mol.get_substruct_match(q)) as { atoms?: number[]; bonds?: number[] },
-        }));
-        if (!m) {
-          invalid++;
-          continue;
+        passCache.set(key, out);
+        return out;
+      };
+      let splits: Split[] | undefined;
+      if (mode === 'superstructure') splits = [slots.map(() => 'super')];
+      else splits = splitQuery(skeleton, reaction.info);
+      if (!splits) {
+        unsplit++;
+        splits = [slots.map(() => null)];
+      }
+      const boxes = splits
+        .map((split) =>
+          split.map((f, s) => (mode === 'superstructure' ? passing(s, 'super') : passing(s, f))),
+        )
+        .filter((box) => box.every((b) => b.length > 0));
+      const boxTotal = boxes.reduce((n, box) => n + box.reduce((p, b) => p * b.length, 1), 0);
+      const seen = boxes.length > 1 ? new Set<string>() : null;
+      let verified = 0;
+      let light = 0; // ruled out by heavy-atom count alone
+      walk: for (const box of boxes)
+        for (const synthons of tuplesOf(box)) {
+          if (seen) {
+            const key = synthons.join(',');
+            if (seen.has(key)) continue;
+            seen.add(key);
+          }
+          verified++;
+          const heavy = synthons.reduce((n, i, s) => n + slots[s].heavyAtoms[i], 0);
+          if (mode === 'substructure' ? heavy < qAtoms : heavy > qAtoms) {
+            light++;
+            continue;
+          }
+          if (examined >= maxProducts || Date.now() > deadline) {
+            timedOut = true;
+            break walk;
+          }
+          examined++;
+          const hit = verify(rd, space, q, mode, { reaction: r, synthons });
+          if (hit === undefined) invalid++;
+          else if (hit) {
+            hits.push(hit);
+            if (hits.length >= maxHits) {
+              full = true;
+              break walk;
+            }
+          }
         }
-        if (!m.match.atoms?.length) continue;
-        hits.push({
-          productId: tupleId(space, t),
-          smiles: m.smiles,
-          reactionId: space.reactions[r].info.id,
-          matchedAtoms: m.match.atoms,
-          matchedBonds: m.match.bonds ?? [],
-        });
-        if (hits.length >= maxHits) break outer;
+      // Boxes may overlap, so only a finished walk knows the distinct candidates exactly.
+      if (timedOut || full) decided += Math.max(0, reaction.info.products - boxTotal) + verified;
+      else {
+        screened += reaction.info.products - verified + light;
+        decided += reaction.info.products;
       }
     }
   } finally {
     q.delete();
+    mols.free();
+    patterns.forEach((p) => p.delete());
   }
   const total = space.manifest.counts.products;
-  return { hits, examined, invalid, coverage: total ? Math.min(1, examined / total) : 1, timedOut };
+  return {
+    hits,
+    examined,
+    screened,
+    invalid,
+    unsplit,
+    coverage: total ? Math.min(1, decided / total) : 1,
+    timedOut,
+  };
+}
+
+/** Every tuple of a box (one index list per slot), last slot fastest. */
+function* tuplesOf(box: number[][]): Generator<number[]> {
+  const idx = box.map(() => 0);
+  for (;;) {
+    yield idx.map((k, s) => box[s][k]);
+    let s = box.length - 1;
+    while (s >= 0 && ++idx[s] === box[s].length) idx[s--] = 0;
+    if (s < 0) return;
+  }
+}
+
+/** The hit for a tuple, null when it does not match, undefined when it does not assemble. */
+function verify(
+  rd: RDKitModule,
+  space: OpenSpace,
+  q: RDKitMol,
+  mode: StructureMode,
+  t: { reaction: number; synthons: number[] },
+): SubstructureHit | null | undefined {
+  const smiles = tupleSmiles(space, t);
+  const m = assembleWith(rd, smiles, (mol, product) => ({
+    product,
+    match: JSON.parse(
+      mode === 'substructure' ? mol.get_substruct_match(q) : q.get_substruct_match(mol),
+    ) as Match,
+  }));
+  if (!m) return undefined;
+  if (!m.match.atoms?.length) return null;
+  const r = space.reactions[t.reaction];
+  return {
+    productId: tupleId(space, t),
+    smiles: m.product,
+    reactionId: r.info.id,
+    synthons: t.synthons.map((i, s) => ({ slot: s, synthonId: r.slots[s].synthonIds[i], smiles: smiles[s] })),
+    matchedAtoms: m.match.atoms,
+    matchedBonds: m.match.bonds ?? [],
+  };
 }

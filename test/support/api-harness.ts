@@ -16,6 +16,16 @@ import { join } from 'node:path';
 import { withSynthonSpaces } from '../../api/services/space-search.ts';
 import { createSpacePool } from '../../engine/synthons/space-pool.ts';
 import { readManifest } from '../../engine/synthons/format.ts';
+import { withV2Spaces } from '../../api/services/v2-space-search.ts';
+import { withSpaceSelections } from '../../api/services/space-selections.ts';
+import type { V2Services } from '../../api/app.ts';
+
+/**
+ * The v2 services of a spaces-only test: the catalog side, selections and runs are not under test
+ * (v2/harness.ts runs them for real), so they refuse (fakes of parts not under test).
+ */
+const notUnderTest = () => Promise.reject(new Error('not under test'));
+const V2_NOT_UNDER_TEST = new Proxy({}, { get: () => notUnderTest });
 
 export interface ApiHarness {
   app: FastifyInstance;
@@ -37,6 +47,8 @@ export async function startApiHarness(
     tier?: string;
     analysis?: boolean;
     spaceDirs?: string[];
+    /** Serve /api/v2 with the spaces (searches, sample, selections; the catalog side and runs refuse). */
+    v2Spaces?: boolean;
   } = {},
 ): Promise<ApiHarness> {
   const log = createLogger({ level: 'warn', pretty: false });
@@ -49,19 +61,33 @@ export async function startApiHarness(
   const catalogSearch = await createCatalogSearchService({ catalogs, pool, log });
   // Synthon spaces (built directories) on their own engine thread, when a test gives some.
   const spacePool = opts.spaceDirs?.length ? createSpacePool({ dirs: opts.spaceDirs }) : undefined;
-  const search = spacePool
-    ? await withSynthonSpaces(
-        catalogSearch,
-        await Promise.all(
-          opts.spaceDirs!.map(async (d) => ({
-            manifest: await readManifest(d),
-            vendor: 'test',
-            website: '',
-          })),
-        ),
-        spacePool,
-      )
-    : catalogSearch;
+  const spaceEntries = await Promise.all(
+    (opts.spaceDirs ?? []).map(async (d) => ({
+      manifest: await readManifest(d),
+      vendor: 'test',
+      website: '',
+    })),
+  );
+  const search = spacePool ? await withSynthonSpaces(catalogSearch, spaceEntries, spacePool) : catalogSearch;
+  const v2 =
+    spacePool && opts.v2Spaces
+      ? ({
+          search: withV2Spaces(
+            {
+              ...V2_NOT_UNDER_TEST,
+              catalog: async () => ({ libraries: [] }),
+            } as unknown as V2Services['search'],
+            spaceEntries,
+            spacePool,
+          ),
+          selections: withSpaceSelections(
+            V2_NOT_UNDER_TEST as unknown as V2Services['selections'],
+            spaceEntries,
+            spacePool,
+          ),
+          runs: V2_NOT_UNDER_TEST,
+        } as unknown as V2Services)
+      : undefined;
   // The analysis routes: a real analysis thread and a local object store for stored clusterings.
   let analysisPool: AnalysisPool | undefined;
   let objectsDir: string | undefined;
@@ -82,6 +108,7 @@ export async function startApiHarness(
       ? createInstallationService({ installationId: 'test-installation' })
       : undefined,
     health: [{ name: 'catalogs', check: async () => {} }],
+    v2,
   });
   const { key, accountId } = await store.accounts.createApiKey({
     user: 'tester',

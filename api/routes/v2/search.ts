@@ -21,10 +21,27 @@ const SearchBody = Open({
 const CheeseBody = Open({
   query_smiles: Type.String({ minLength: 1, maxLength: 1000 }),
   database_id: Type.String({ minLength: 1 }),
-  scorer: Type.Union([Type.Literal('shape'), Type.Literal('esp')], { description: 'shape or esp' }),
+  scorer: Type.Union([Type.Literal('shape'), Type.Literal('esp'), Type.Literal('morgan')], {
+    description: 'shape or esp; morgan on synthon spaces',
+  }),
   limit: Limit(10),
   shortlist_multiplier: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   include_synthons: Type.Boolean({ default: false }),
+  smarts_prefilter_pattern_id: Type.Optional(
+    Type.String({ maxLength: 100, description: 'A pattern id of GET /smarts_patterns (synthon spaces)' }),
+  ),
+  smarts_prefilter_pattern_label: Type.Optional(
+    Type.String({ maxLength: 200, description: 'A pattern label of GET /smarts_patterns (synthon spaces)' }),
+  ),
+  smarts_prefilter_pattern_smarts: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description: 'A SMARTS products must (include) or must not (exclude) match',
+    }),
+  ),
+  smarts_prefilter_mode: Type.Union([Type.Literal('include'), Type.Literal('exclude')], {
+    default: 'include',
+  }),
 });
 const Query = Type.Object(
   {
@@ -41,6 +58,10 @@ const SubstructureBody = Open({
   database_id: Type.String({ minLength: 1 }),
   limit: Limit(50),
   timeout_seconds: Type.Number({ exclusiveMinimum: 0, maximum: 60, default: 10 }),
+  search_mode: Type.Union([Type.Literal('substructure'), Type.Literal('superstructure')], {
+    default: 'substructure',
+    description: 'superstructure (products contained in the query SMILES): synthon spaces only',
+  }),
   include_synthons: Type.Boolean({ default: false }),
 });
 const SampleBody = Open({
@@ -91,12 +112,12 @@ export function registerV2SearchRoutes(app: App, search: V2SearchService): void 
       schema: {
         tags: ['v2'],
         summary:
-          'Exact-product reranking by shape or electrostatic similarity (validated; scoring not yet available)',
+          'Exact-product reranking: morgan on synthon spaces; shape or electrostatic similarity (validated; scoring not yet available)',
         body: CheeseBody,
         response: { 200: Envelope, ...errorResponses },
       },
     },
-    (request) => search.cheese(request.body),
+    (request) => search.cheese(request.body, request.id),
   );
 
   const subSchema = (deprecated: boolean) => ({

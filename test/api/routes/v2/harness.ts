@@ -25,6 +25,11 @@ import { createSubstructureRunner } from '../../../../engine/substructure/index.
 import { startWorkers, type RunningWorkers } from '../../../../worker/worker.ts';
 import { BACKENDS, type TestTarget } from '../../../store/backends.ts';
 import { drugsLibrary } from '../../../../testkit/drugs-library.ts';
+import { createSpacePool } from '../../../../engine/synthons/space-pool.ts';
+import { readManifest } from '../../../../engine/synthons/format.ts';
+import { withSpaceLibraries } from '../../../../engine/synthons/space-selection.ts';
+import { spaceLibrary, withSpaceSelections } from '../../../../api/services/space-selections.ts';
+import { withV2Spaces } from '../../../../api/services/v2-space-search.ts';
 
 /**
  * A stand-in for the legacy SearchService that buildApp requires; the v2 tests never call the
@@ -74,6 +79,8 @@ export async function startHarness(
     itemTimeoutSeconds?: number;
     concurrency?: number;
     selectionPool?: boolean;
+    /** Built synthon space directories served beside the drugs library (searches, selections, runs). */
+    spaceDirs?: string[];
   } = {},
 ): Promise<Harness> {
   const log = createLogger({ level: 'warn' });
@@ -89,6 +96,16 @@ export async function startHarness(
   const objects = createLocalObjectStore(join(dataDir, 'objects'));
   const lib = await drugsLibrary();
   const libraries = staticRegistry([lib]);
+  const spacePool = opts.spaceDirs?.length ? createSpacePool({ dirs: opts.spaceDirs }) : undefined;
+  const spaces = await Promise.all(
+    (opts.spaceDirs ?? []).map(async (d) => ({
+      manifest: await readManifest(d),
+      vendor: 'test',
+      website: '',
+    })),
+  );
+  // As in bin/stack.ts: runs judge and execute documents naming a space against its facts.
+  const runLibraries = withSpaceLibraries(libraries, spaces.map(spaceLibrary));
   const temporalAddress = inject('temporalAddress');
   const connection = await Connection.connect({ address: temporalAddress });
   const temporal = new Client({ connection });
@@ -97,11 +114,20 @@ export async function startHarness(
   // As in bin/stack.ts, selections run on a pool thread unless a test asks for the in-thread path.
   const selectionPool = opts.selectionPool === false ? undefined : createSelectionPool({ threads: 1 });
   const v2 = {
-    search: createV2SearchService({ libraries, substructure }),
-    selections: createSelectionsService({ libraries, selectionPool }),
+    search: spacePool
+      ? withV2Spaces(createV2SearchService({ libraries, substructure }), spaces, spacePool)
+      : createV2SearchService({ libraries, substructure }),
+    selections: spacePool
+      ? withSpaceSelections(
+          createSelectionsService({ libraries, selectionPool }),
+          spaces,
+          spacePool,
+          selectionPool,
+        )
+      : createSelectionsService({ libraries, selectionPool }),
     runs: createRunsService({
       runs: store.runs,
-      libraries,
+      libraries: runLibraries,
       objects,
       workflows: temporal.workflow,
       taskQueuePrefix: prefix,
@@ -143,7 +169,15 @@ export async function startHarness(
         namespace: 'default',
         prefix,
         // v2 libraries are given; no legacy job runs here, so the catalog directory holds none.
-        activities: createActivities({ log, store, objects, catalogDir: dataDir, libraries, selectionPool }),
+        activities: createActivities({
+          log,
+          store,
+          objects,
+          catalogDir: dataDir,
+          libraries: runLibraries,
+          selectionPool,
+          spaces: spacePool,
+        }),
         log,
         kinds: ['orchestration', 'scan'],
       });
@@ -157,6 +191,7 @@ export async function startHarness(
       await workers?.shutdown();
       await substructure.close();
       await selectionPool?.close();
+      await spacePool?.close();
       await connection.close();
       await store.close();
       await target.dispose();

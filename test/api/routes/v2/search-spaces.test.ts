@@ -1,0 +1,279 @@
+// v2 search_substructure and search_cheese (scorer morgan) on a synthon space through the real
+// routes, the real space pool thread and RDKit; checked against brute force over RDKit's
+// enumeration of the Idorsia toy space (test/fixtures/synthons/similarity-reference.json).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildReferenceCatalog } from '../../../support/fixture-catalog.ts';
+import { startApiHarness, type ApiHarness } from '../../../support/api-harness.ts';
+import { buildSpace } from '../../../../engine/synthons/build-space.ts';
+import { getRDKit } from '../../../../engine/chem/rdkit.ts';
+import { canonicalize } from '../../../../engine/chem/molecule.ts';
+import { functionalGroups } from '../../../../engine/filters/functional-groups.ts';
+
+const SOURCES = new URL('../../../../catalogs/spaces/sources/', import.meta.url).pathname;
+const FIXTURE = new URL('../../../fixtures/synthons/similarity-reference.json', import.meta.url);
+let h: ApiHarness;
+let root: string;
+let fixture: {
+  spaces: Record<string, Array<{ query: string; top: Array<[string, number]> }>>;
+  substructure: Record<string, Record<string, string[]>>;
+};
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'v2-space-routes-'));
+  fixture = JSON.parse(await readFile(FIXTURE, 'utf8'));
+  const out = join(root, 'idorsia');
+  await buildSpace({ input: join(SOURCES, 'idorsia_toy_space_a.txt'), out, id: 'idorsia' });
+  await buildSpace({ input: join(SOURCES, 'urea_space.txt'), out: join(root, 'urea'), id: 'urea' });
+  const cat = await buildReferenceCatalog({ id: 'refcat', take: (_m, i) => i < 20 });
+  h = await startApiHarness([cat.catalog], { spaceDirs: [out, join(root, 'urea')], v2Spaces: true });
+});
+afterAll(async () => {
+  await h?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+const post = (url: string, payload: object) =>
+  h.app.inject({ method: 'POST', url, headers: { 'X-API-Key': h.key }, payload });
+type Hit = {
+  smiles: string;
+  score: number;
+  product_id: string;
+  reaction_id: string;
+  matched_atom_indices?: number[];
+  synthons?: Array<{ slot: number; synthon_id: string; smiles: string }>;
+};
+
+describe('v2 search_substructure on a synthon space', () => {
+  it('returns the brute-force product set with matches, reactions and coverage', async () => {
+    const rd = await getRDKit();
+    const want = fixture.substructure.urea_space['[#7]-[#6](=O)-[#7]'].map((s) => canonicalize(rd, s));
+    expect(want.length).toBeGreaterThan(0);
+    const res = await post('/api/v2/search_substructure', {
+      database_id: 'urea',
+      query: { format: 'smarts', value: '[#7]-[#6](=O)-[#7]' },
+      limit: 200,
+      include_synthons: true,
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(new Set(body.results.map((r: Hit) => r.smiles))).toEqual(new Set(want));
+    expect(body).toMatchObject({
+      timed_out: false,
+      coverage_fraction: 1,
+      available_products: 12,
+      indexed_products: 12,
+      available_reactions: 1,
+      indexed_reactions: 1,
+    });
+    const hit: Hit = body.results[0];
+    expect(hit.matched_atom_indices).toHaveLength(4);
+    expect(hit.product_id.split(';')).toEqual([hit.reaction_id, ...hit.synthons!.map((s) => s.synthon_id)]);
+  });
+
+  it('superstructure and the deprecated path answer too', async () => {
+    const product = fixture.spaces.idorsia_toy_space_a[0].top[0][0];
+    const res = await post('/api/v2/substructure', {
+      database_id: 'idorsia',
+      query: { format: 'smiles', value: product },
+      search_mode: 'superstructure',
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.results.map((r: Hit) => r.smiles)).toContain(product);
+    expect(body.warnings.map((w: { code: string }) => w.code)).toContain('deprecated');
+  });
+
+  it('a short timeout_seconds ends an explosive query with timed_out, not a hang', async () => {
+    const res = await post('/api/v2/search_substructure', {
+      database_id: 'idorsia',
+      query: { format: 'smarts', value: 'C' },
+      limit: 200,
+      timeout_seconds: 0.05,
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.timed_out).toBe(true);
+    expect(body.coverage_fraction).toBeLessThan(1);
+    expect(body.warnings[0].code).toBe('timed_out');
+  });
+
+  it('an invalid SMARTS is a 422 naming query.value', async () => {
+    const res = await post('/api/v2/search_substructure', {
+      database_id: 'idorsia',
+      query: { format: 'smarts', value: 'C(C' },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(JSON.stringify(res.json())).toMatch(/query.*value/);
+  });
+});
+
+describe('v2 search_cheese (morgan) on a synthon space', () => {
+  const e = () => fixture.spaces.idorsia_toy_space_a[2];
+
+  it('the top hits equal brute force, with the reranking counts and timings', async () => {
+    const res = await post('/api/v2/search_cheese', {
+      database_id: 'idorsia',
+      query_smiles: e().query,
+      scorer: 'morgan',
+      limit: 10,
+      include_synthons: true,
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.results.map((r: Hit) => r.score)).toEqual(
+      e()
+        .top.slice(0, 10)
+        .map((t) => expect.closeTo(t[1], 5)),
+    );
+    expect(body).toMatchObject({ scorer: 'morgan', shortlist_multiplier: 10, effective_shortlist: 100 });
+    for (const k of [
+      'proposed',
+      'assembled',
+      'duplicate_products',
+      'duplicate_tuples',
+      'invalid',
+      'returned',
+    ])
+      expect(typeof body.counts[k], k).toBe('number');
+    expect(body.counts.returned).toBe(10);
+    for (const k of ['proposal', 'assembly_and_scoring', 'query', 'total'])
+      expect(typeof body.timing_ms[k], k).toBe('number');
+    expect(body.results[0].synthons[0]).toEqual(
+      expect.objectContaining({ slot: 0, synthon_id: expect.any(String), smiles: expect.any(String) }),
+    );
+  });
+
+  it('an exclude prefilter drops the matching products of the shortlist', async () => {
+    const rd = await getRDKit();
+    const smarts = 'C#C';
+    const base = { database_id: 'idorsia', query_smiles: e().query, scorer: 'morgan', limit: 20 };
+    const all = (await post('/api/v2/search_cheese', base)).json();
+    const res = await post('/api/v2/search_cheese', {
+      ...base,
+      smarts_prefilter_pattern_smarts: smarts,
+      smarts_prefilter_mode: 'exclude',
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    const p = rd.get_qmol(smarts)!;
+    const matches = (s: string) => !!JSON.parse(rd.get_mol(s)!.get_substruct_match(p)).atoms;
+    for (const r of body.results as Hit[]) expect(matches(r.smiles), r.smiles).toBe(false);
+    const kept = (all.results as Hit[]).filter((r) => !matches(r.smiles)).map((r) => r.product_id);
+    expect(body.results.slice(0, kept.length).map((r: Hit) => r.product_id)).toEqual(kept);
+    expect(body.counts.prefiltered).toBeGreaterThan(0);
+    // A pattern of GET /smarts_patterns by id and by label resolves to the same prefilter.
+    const g = functionalGroups()[0];
+    for (const named of [
+      { smarts_prefilter_pattern_id: g.id },
+      { smarts_prefilter_pattern_label: g.label },
+    ]) {
+      const r = await post('/api/v2/search_cheese', { ...base, ...named });
+      expect(r.statusCode).toBe(200);
+      expect(r.json().smarts_prefilter).toEqual({ smarts: g.smarts, mode: 'include' });
+    }
+  });
+
+  it('bad input is a 422 naming the field; shape on a space is unavailable', async () => {
+    const base = { database_id: 'idorsia', query_smiles: e().query, scorer: 'morgan' };
+    const cases: Array<[object, RegExp]> = [
+      [{ ...base, query_smiles: 'C1CC' }, /query_smiles/],
+      [{ ...base, smarts_prefilter_pattern_id: 'fg_999999' }, /smarts_prefilter_pattern_id/],
+      [{ ...base, smarts_prefilter_pattern_smarts: 'C(' }, /smarts_prefilter_pattern_smarts/],
+      [{ ...base, scorer: 'tanimoto' }, /scorer/],
+    ];
+    for (const [payload, field] of cases) {
+      const res = await post('/api/v2/search_cheese', payload);
+      expect(res.statusCode, JSON.stringify(payload)).toBe(422);
+      expect(JSON.stringify(res.json())).toMatch(field);
+    }
+    const shape = await post('/api/v2/search_cheese', { ...base, scorer: 'shape' });
+    expect(shape.statusCode).toBeGreaterThanOrEqual(400);
+    expect(JSON.stringify(shape.json())).toMatch(/scorer/);
+  });
+});
+
+describe('v2 selections over a synthon space', () => {
+  const e = () => fixture.spaces.idorsia_toy_space_a[2];
+  const doc = (extra: object = {}) => ({
+    schema_version: 'molecule-selection/1',
+    database: { database_id: 'idorsia' },
+    strategy: { type: 'ranked' },
+    references: [{ id: 'q', structure: { format: 'smiles', value: e().query } }],
+    objectives: [
+      { type: 'similarity', direction: 'maximize', metric_id: 'rdkit.ecfp4_tanimoto', reference_id: 'q' },
+    ],
+    portfolio: { limit: 10 },
+    ...extra,
+  });
+
+  it('a ranked selection returns the brute-force top products with reactions and synthons', async () => {
+    const res = await post('/api/v2/selections', doc({ include: ['synthons'] }));
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.results.map((r: Hit) => r.score)).toEqual(
+      e()
+        .top.slice(0, 10)
+        .map((t) => expect.closeTo(t[1], 5)),
+    );
+    const hit: Hit = body.results[0];
+    expect(hit.product_id.split(';')).toEqual([hit.reaction_id, ...hit.synthons!.map((s) => s.synthon_id)]);
+    expect(body.execution_plan.candidate_generation).toBe('space_exact_topk_ecfp4_tanimoto');
+    const bare = (await post('/api/v2/selections', doc())).json();
+    expect(bare.results[0].synthons).toBeUndefined();
+    expect(bare.results[0].reaction_id).toBe(hit.reaction_id);
+  });
+
+  it('constraints hold on every hit and a warning says they filter the shortlist', async () => {
+    const res = await post(
+      '/api/v2/selections',
+      doc({
+        constraints: {
+          properties: [{ type: 'property', property_id: 'molecular_weight', operator: 'lte', value: 330 }],
+        },
+      }),
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.results.length).toBeGreaterThan(0);
+    const rd = await getRDKit();
+    for (const r of body.results as Hit[])
+      expect(JSON.parse(rd.get_mol(r.smiles)!.get_descriptors()).amw).toBeLessThanOrEqual(330);
+    expect(body.warnings.map((w: { code: string }) => w.code)).toContain('space_shortlist_postfilter');
+  });
+
+  it('a route_product_tuple sample selection is reproducible by seed', async () => {
+    const sample = (seed: number) =>
+      post('/api/v2/selections', {
+        schema_version: 'molecule-selection/1',
+        database: { database_id: 'idorsia' },
+        strategy: { type: 'sample', distribution: 'route_product_tuple' },
+        execution: { seed },
+        portfolio: { limit: 5 },
+        include: ['synthons'],
+      });
+    const a = (await sample(7)).json();
+    const b = (await sample(7)).json();
+    const c = (await sample(8)).json();
+    expect(a.results).toHaveLength(5);
+    expect(a.results.map((r: Hit) => r.product_id)).toEqual(b.results.map((r: Hit) => r.product_id));
+    expect(a.results.map((r: Hit) => r.product_id)).not.toEqual(c.results.map((r: Hit) => r.product_id));
+    expect(a.execution_plan.candidate_generation).toBe('route_product_tuple_sample');
+    expect(a.results[0].synthons.length).toBeGreaterThan(1);
+  });
+
+  it('validate and estimate answer for a space; too large a shortlist is refused', async () => {
+    const v = await post('/api/v2/selections:validate', doc());
+    expect(v.statusCode, v.body).toBe(200);
+    expect(v.json().valid).toBe(true);
+    const est = (await post('/api/v2/selections:estimate', doc())).json();
+    expect(est.work.catalog_rows).toBe(29200);
+    const big = await post(
+      '/api/v2/selections',
+      doc({ portfolio: { limit: 200 }, execution: { shortlist_multiplier: 50 } }),
+    );
+    expect(big.statusCode).toBe(413);
+  });
+});
