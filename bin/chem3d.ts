@@ -1,21 +1,11 @@
 import { resolve } from 'node:path';
-import { WorkflowExecutionAlreadyStartedError, type WorkflowClient } from '@temporalio/client';
-import { readBundledList, type Catalog } from '../engine/catalog/index.ts';
+import type { WorkflowClient } from '@temporalio/client';
+import type { Catalog } from '../engine/catalog/index.ts';
 import type { SearchPool } from '../engine/search/index.ts';
 import { createShapePool } from '../engine/shape/index.ts';
 import { createQueryEmbedder } from '../api/services/query-embedder.ts';
 import { createShapeSearch, type ShapeSearchService } from '../api/services/shape-search.ts';
 import type { ThreeDStatusService } from '../api/services/three-d-status.ts';
-import {
-  CATALOG_3D_PROGRESS_QUERY,
-  CHEM3D_WORKFLOWS,
-  chem3dQueue,
-  chem3dWorkflowIds,
-  taskQueue,
-  type Catalog3dInput,
-  type Catalog3dProgress,
-  type Catalog3dResult,
-} from '../workflows/contracts.ts';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { ensureChem3dPython, startChem3dWorker, type Chem3dWorker } from '../platform/chem3d/process.ts';
@@ -47,85 +37,6 @@ export async function startChem3dChild(
     return undefined;
   }
 }
-
-/**
- * Starts the 3D stage of bundled catalogs without 3D data (workflow id catalog3d-<id>, so a
- * restart joins the running stage). Catalogs marked `three_d: "start"` in catalogs/bundled.json
- * (the small ChEMBL drugs set) are awaited before the service answers, when a chem3d worker runs;
- * `background` ones are left running (CATALOG_3D=start skips them, off skips all).
- */
-export async function startCatalog3dStages(opts: {
-  config: Config;
-  log: Logger;
-  workflows: WorkflowClient;
-  catalogs: Catalog[];
-  repoRoot: string;
-  await: boolean;
-}): Promise<void> {
-  const { config, log } = opts;
-  if (config.chem3d.stage === 'off') return;
-  const bundled = new Map((await readBundledList(opts.repoRoot)).map((b) => [b.id, b.three_d ?? 'off']));
-  const waits: Promise<unknown>[] = [];
-  for (const c of opts.catalogs) {
-    const mode = bundled.get(c.manifest.id) ?? 'off';
-    if (mode === 'off' || c.manifest.three_d) continue;
-    if (mode === 'background' && config.chem3d.stage !== 'all') continue;
-    const input: Catalog3dInput = {
-      dir: c.dir,
-      queues: {
-        node: taskQueue(config.temporal.taskQueuePrefix, 'scan'),
-        chem3d: chem3dQueue(config.temporal.taskQueuePrefix, 'catalog'),
-      },
-    };
-    const workflowId = chem3dWorkflowIds.catalog3d(c.manifest.id);
-    const handle = await opts.workflows
-      .start(CHEM3D_WORKFLOWS.catalog3d, {
-        taskQueue: taskQueue(config.temporal.taskQueuePrefix, 'orchestration'),
-        workflowId,
-        args: [input],
-      })
-      .catch((err: unknown) => {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return opts.workflows.getHandle(workflowId);
-        throw err;
-      });
-    log.info({ catalog: c.manifest.id, mode }, 'catalog 3D stage started');
-    if (mode === 'start' && opts.await) {
-      const t0 = Date.now();
-      const timer = setInterval(() => {
-        handle
-          .query<Catalog3dProgress>(CATALOG_3D_PROGRESS_QUERY)
-          .then((p) =>
-            log.info({ catalog: c.manifest.id, done: p.moleculesDone, of: p.moleculesTotal }, '3D stage'),
-          )
-          .catch(() => undefined);
-      }, 15_000);
-      waits.push(
-        handle
-          .result()
-          .then(
-            (r: Catalog3dResult) =>
-              log.info(
-                { catalog: c.manifest.id, ...r, seconds: (Date.now() - t0) / 1000 },
-                'catalog is 3D-ready',
-              ),
-            (err: unknown) => log.error({ err, catalog: c.manifest.id }, 'catalog 3D stage failed'),
-          )
-          .finally(() => clearInterval(timer)),
-      );
-    }
-  }
-  // Bounded: on a busy machine the small catalog may take longer; morgan is served meanwhile and
-  // 3D requests on it answer a 4xx with its progress until it is ready.
-  const waited = await Promise.race([
-    Promise.all(waits).then(() => true),
-    new Promise<false>((r) => setTimeout(() => r(false), START_WAIT_MS).unref()),
-  ]);
-  if (!waited)
-    log.warn({ seconds: START_WAIT_MS / 1000 }, 'still embedding; serving meanwhile, 3D when ready');
-}
-
-/** How long `molsearch start` waits for the `start` 3D stages before serving anyway. */
-const START_WAIT_MS = 180_000;
 
 /** The espsim search path: query embedder (chem3d worker), shape pool threads, the service. */
 export function openShapeSearch(deps: {

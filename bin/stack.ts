@@ -29,7 +29,8 @@ import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
 import { createApiServices } from './api-services.ts';
 import { openWorkerDeps } from './worker-deps.ts';
 import { startAdminChannel } from './admin-channel.ts';
-import { openShapeSearch, startCatalog3dStages, startChem3dChild } from './chem3d.ts';
+import { openShapeSearch } from './chem3d.ts';
+import { startCatalog3dStages, type Catalog3dStages } from './catalog3d-stages.ts';
 import { createThreeDStatus } from '../api/services/three-d-status.ts';
 import { fetchPublishedCatalogs, openFleetSearch } from './published-catalogs.ts';
 import { createStackMetrics } from './metrics.ts';
@@ -125,6 +126,25 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     }
     const temporal = await openTemporal(config, log);
     if (temporal.server) cleanups.push(() => temporal.server!.stop());
+    const connection = await Connection.connect({ address: temporal.address });
+    cleanups.push(() => connection.close());
+    const workflows = new Client({ connection, namespace: config.temporal.namespace }).workflow;
+    // The small catalog's 3D first pass starts before the other catalogs are built (docs/chem3d.md).
+    let stages: Catalog3dStages | undefined;
+    if (opts.worker ?? true) {
+      stages = await abortable(
+        startCatalog3dStages({
+          config,
+          log,
+          address: temporal.address,
+          workflows,
+          repoRoot: REPO_ROOT,
+          ensureCatalogs: opts.ensureCatalogs ?? config.buildBundledCatalogs,
+        }),
+        opts.signal,
+      );
+      cleanups.push(() => stages!.close());
+    }
     if (opts.ensureCatalogs ?? config.buildBundledCatalogs) {
       const only = config.catalogs.length ? config.catalogs : undefined;
       await abortable(
@@ -173,9 +193,6 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     });
     const search = await withSynthonSpaces(catalogSearch, spaceEntries, spacePool);
     log.info({ spaces: spaces.map((s) => s.manifest.id) }, 'synthon spaces loaded');
-    const connection = await Connection.connect({ address: temporal.address });
-    cleanups.push(() => connection.close());
-    const workflows = new Client({ connection, namespace: config.temporal.namespace }).workflow;
     // v2: one library registry (catalogs opened on first use) shared by the API and in-process workers.
     const libraries = catalogRegistry(config.catalogDir, {
       ids: config.catalogs,
@@ -214,12 +231,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
         log,
       });
       cleanups.push(() => workers!.shutdown());
-      const chem3d = await startChem3dChild(config, log, temporal.address);
-      if (chem3d) cleanups.push(() => chem3d.stop());
-      await abortable(
-        startCatalog3dStages({ config, log, workflows, catalogs, repoRoot: REPO_ROOT, await: !!chem3d }),
-        opts.signal,
-      );
+      if (stages) await abortable(stages.serve(), opts.signal);
     }
     const threeD = createThreeDStatus({ catalogs, workflows });
     const shape = openShapeSearch({ config, catalogs, pool, workflows, threeD });

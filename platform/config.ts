@@ -90,7 +90,10 @@ export interface Config {
   chem3d: {
     /** Start chem3d/worker.py as a child process of `molsearch start` (CHEM3D_WORKER). */
     worker: boolean;
-    /** Catalog embedding activities it runs at once, one core each (CHEM3D_CONCURRENCY). */
+    /**
+     * Catalog embedding activities it runs at once, one core each (CHEM3D_CONCURRENCY; default the
+     * cores, at most 4): RDKit releases the GIL while embedding, so the worker's threads run in parallel.
+     */
     concurrency: number;
     /**
      * Which bundled catalogs get their 3D stage at start (CATALOG_3D): `all` (the small ones
@@ -276,7 +279,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     substructureThreads: int(env, 'SUBSTRUCTURE_THREADS', 2, 1, 64),
     chem3d: {
       worker: bool(env, 'CHEM3D_WORKER', true),
-      concurrency: int(env, 'CHEM3D_CONCURRENCY', 1, 1, 64),
+      concurrency: int(env, 'CHEM3D_CONCURRENCY', Math.max(1, Math.min(availableParallelism(), 4)), 1, 64),
       stage: oneOf(env, 'CATALOG_3D', ['all', 'start', 'off'] as const, 'all'),
     },
     substructureSliceMs: int(env, 'SUBSTRUCTURE_SLICE_MS', 10, 1, 10_000),

@@ -43,10 +43,12 @@ export async function startWorkers(opts: {
   maxConcurrentScans?: number;
   /** A fleet worker's own scan queue (workerScanQueue), polled besides the shared ones. */
   ownScanQueue?: string;
+  /** Ensure the deployment's schedules with the orchestration queue (default true). */
+  schedules?: boolean;
 }): Promise<RunningWorkers> {
   installRuntime(opts.log);
   const kinds = opts.kinds ?? (['orchestration', 'scan', 'export'] as TaskQueueKind[]);
-  if (kinds.includes('orchestration'))
+  if (kinds.includes('orchestration') && (opts.schedules ?? true))
     await ensureRunPurgeSchedule({ address: opts.address, namespace: opts.namespace, prefix: opts.prefix });
   const connection = await NativeConnection.connect({ address: opts.address });
   const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));

@@ -3,6 +3,7 @@
 usage:
   python reference.py fixtures OUT_DIR         # test/fixtures/shape/{molecules,fixed,aligned}.json
   python reference.py sutherland FIXTURE_DIR   # test/fixtures/shape/sutherland.json (RDKit's RMSDs)
+  python reference.py sutherland-embedded FIXTURE_DIR  # .../sutherland-embedded.json.gz (ETKDG poses)
   python reference.py bench OUT_DIR [MOLS PAIRS NOISE]  # bench/out/shape: DUD-E molecules and pair scores
 
 Run in the venv .tools/shapebench (see requirements.txt). Conformers: RDKit ETKDGv3 with hydrogens,
@@ -264,11 +265,71 @@ def sutherland(fixture_dir):
     write(f"{fixture_dir}/sutherland.json", {"meta": {"rdkit": rdBase.rdkitVersion}, "sets": out})
 
 
+def sutherland_embedded(fixture_dir, per_set=15, n_conf=10):
+    """Crystal-pose recovery from embedded poses: for every k-th ligand of the Sutherland sets copied
+    into the fixtures (per_set of each), ETKDGv3 conformers made from the ligand's graph alone (the
+    query recipe: n_conf, pruned at 0.5 A, seed 42, same atom order as the SDF), each aligned onto the
+    template's given pose with RDKit's rdShapeAlign (shape only); the conformer with the best shape
+    Tanimoto is the answer, its heavy-atom RMSD to the ligand's given (aligned crystal) pose the
+    figure. Also the best RMSD any of the conformers reaches that way (what the conformers allow)."""
+    import gzip
+    out = {}
+    for name in ("ace", "ache", "gpb", "therm"):
+        with gzip.open(f"{fixture_dir}/sutherland/{name}_data.sdf.gz") as f:
+            mols = [m for m in Chem.ForwardSDMolSupplier(f, removeHs=False)]
+        tpl = next(m for m in mols if m.GetProp("IsTemplate") == "1")
+        others = [m for m in mols if m is not tpl]
+        step = len(others) / per_set
+        ligands = []
+        for k in range(per_set):
+            m = others[int(k * step)]
+            work = Chem.Mol(m)
+            params = AllChem.ETKDGv3()
+            params.randomSeed = 42
+            params.pruneRmsThresh = 0.5
+            cids = list(AllChem.EmbedMultipleConfs(work, n_conf, params))
+            heavy = [a.GetIdx() for a in m.GetAtoms() if a.GetAtomicNum() > 1]
+            given = m.GetConformer().GetPositions()
+            coords, scores, rmsds = [], [], []
+            for cid in cids:
+                conf = work.GetConformer(cid)
+                pos = np.round(conf.GetPositions(), 3)  # the coordinates written, exactly
+                for i, p in enumerate(pos):
+                    conf.SetAtomPosition(i, p.tolist())
+                coords.extend(int(round(v * 1000)) for v in pos.reshape(-1))
+                probe = Chem.Mol(work, confId=cid)
+                s = sa.AlignMol(tpl, probe, useColors=False)[0]
+                d = probe.GetConformer().GetPositions()[heavy] - given[heavy]
+                scores.append(float(s))
+                rmsds.append(float(np.sqrt((d * d).sum(axis=1).mean())))
+            best = int(np.argmax(scores))
+            ligands.append({
+                "name": m.GetProp("_Name"),
+                "atoms": work.GetNumAtoms(),
+                "confs": len(cids),
+                "coords_milli": coords,
+                "rdkit_best_shape": scores[best],
+                "rdkit_rmsd": rmsds[best],
+                "rdkit_min_rmsd": min(rmsds),
+            })
+        out[name] = {"template": tpl.GetProp("_Name"), "ligands": ligands}
+    path = f"{fixture_dir}/sutherland-embedded.json.gz"
+    with gzip.open(path, "wt") as f:
+        json.dump({"meta": {"rdkit": rdBase.rdkitVersion, "per_set": per_set, "confs": n_conf, "seed": 42,
+                            "prune_rms": 0.5}, "sets": out}, f, separators=(",", ":"))
+    print("wrote", path)
+    for name, v in out.items():
+        r = [l["rdkit_rmsd"] for l in v["ligands"]]
+        print(name, "rdkit median %.2f, within 2 A %.2f" % (float(np.median(r)), np.mean(np.array(r) < 2)))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "fixtures":
         fixtures(sys.argv[2])
     elif sys.argv[1] == "sutherland":
         sutherland(sys.argv[2])
+    elif sys.argv[1] == "sutherland-embedded":
+        sutherland_embedded(sys.argv[2])
     elif sys.argv[1] == "bench":
         bench(sys.argv[2], *map(int, sys.argv[3:6]))
     else:

@@ -25,3 +25,10 @@ export {
   type ShapeMetric,
 } from './score.ts';
 export { createShapePool, type ShapePool } from './pool.ts';
+export {
+  buildGridTables,
+  gridConformers,
+  shardRow,
+  type GridTables,
+  type ShardConformers,
+} from './grid-tables.ts';

@@ -1,13 +1,23 @@
 // Thread entry of the shape pool: pure kernels, nothing to load; scored candidates come back with
 // their indices shifted into the caller's shortlist.
 import { serveThread } from '../threads/thread.ts';
-import type { ShapeScanRequest, ShapeScoreRequest } from './pool.ts';
+import type { ShapeGridRequest, ShapeScanRequest, ShapeScoreRequest } from './pool.ts';
+import { gridScan } from './gaussian-grid.ts';
+import { buildGridTables, type GridTables } from './grid-tables.ts';
 import { scanShortlist, type Shortlist } from './scan.ts';
 import { scoreShortlist, type ScoredCandidate } from './score.ts';
 
-serveThread<ShapeScoreRequest | ShapeScanRequest, ScoredCandidate[] | Shortlist>(() => ({
+serveThread<
+  ShapeScoreRequest | ShapeScanRequest | ShapeGridRequest,
+  ScoredCandidate[] | Shortlist | GridTables
+>(() => ({
   handle(req) {
-    if ('kind' in req) return scanShortlist(req.query, req.table, req.k);
+    if ('kind' in req) {
+      if (req.kind === 'grids') return buildGridTables(req.shard);
+      return req.grid
+        ? gridScan(req.query, req.table, req.k, req.grid)
+        : scanShortlist(req.query, req.table, req.k);
+    }
     const scored = scoreShortlist(req.query, req.candidates, req.opts);
     for (const s of scored) s.index += req.offset;
     return scored;

@@ -8,6 +8,7 @@
 import { createThreadPool } from '../threads/index.ts';
 import type { ConformerSet } from './conformers.ts';
 import type { DescriptorTable, Shortlist } from './scan.ts';
+import type { GridTables, ShardConformers } from './grid-tables.ts';
 import { checkScoreOptions, type ScoreShortlistOptions, type ScoredCandidate } from './score.ts';
 
 export interface ShapeScoreRequest {
@@ -18,17 +19,36 @@ export interface ShapeScoreRequest {
   opts: ScoreShortlistOptions;
 }
 
-/** A first-stage scan of one descriptor table (engine/shape/scan.ts). */
+/** A first-stage scan of one descriptor table (engine/shape/scan.ts, or gridScan with `grid`). */
 export interface ShapeScanRequest {
   kind: 'scan';
   query: Float32Array;
   table: DescriptorTable;
   k: number;
+  grid?: 'tanimoto' | 'cosine';
 }
+
+/** Builds a shard's grid tables (engine/shape/grid-tables.ts). */
+export interface ShapeGridRequest {
+  kind: 'grids';
+  shard: ShardConformers;
+}
+
+type Request = ShapeScoreRequest | ShapeScanRequest | ShapeGridRequest;
+type Response = ScoredCandidate[] | Shortlist | GridTables;
 
 export interface ShapePool {
   /** scanShortlist (engine/shape/scan.ts) on a pool thread: same rows and scores. */
   scanShortlist(query: Float32Array, table: DescriptorTable, k: number): Promise<Shortlist>;
+  /** gridScan (engine/shape/gaussian-grid.ts) of a grid table on a pool thread. */
+  scanGrid(
+    query: Float32Array,
+    table: DescriptorTable,
+    k: number,
+    metric: 'tanimoto' | 'cosine',
+  ): Promise<Shortlist>;
+  /** buildGridTables on a pool thread (tables in shared memory). */
+  gridTables(shard: ShardConformers): Promise<GridTables>;
   scoreShortlist(
     query: ConformerSet,
     candidates: readonly ConformerSet[],
@@ -42,7 +62,7 @@ const MIN_CHUNK = 8;
 
 export function createShapePool(opts: { threads?: number } = {}): ShapePool {
   const size = Math.max(1, opts.threads ?? 2);
-  const threads = createThreadPool<ShapeScoreRequest | ShapeScanRequest, ScoredCandidate[] | Shortlist>({
+  const threads = createThreadPool<Request, Response>({
     name: 'shape',
     script: new URL('./pool-worker.ts', import.meta.url),
     size,
@@ -50,6 +70,9 @@ export function createShapePool(opts: { threads?: number } = {}): ShapePool {
   });
   return {
     scanShortlist: (query, table, k) => threads.run({ kind: 'scan', query, table, k }) as Promise<Shortlist>,
+    scanGrid: (query, table, k, grid) =>
+      threads.run({ kind: 'scan', query, table, k, grid }) as Promise<Shortlist>,
+    gridTables: (shard) => threads.run({ kind: 'grids', shard }) as Promise<GridTables>,
     async scoreShortlist(query, candidates, o) {
       checkScoreOptions(o); // bad options fail here, before any thread work
       if (candidates.length === 0) return [];

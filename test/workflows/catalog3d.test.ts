@@ -199,5 +199,27 @@ describe('catalog 3D stage', () => {
     const parts = m.shards.reduce((n, s) => n + Math.ceil(s.rows / 5), 0);
     // plan + per shard (planShard + parts + assemble) + finish
     expect(completed).toBe(1 + m.shards.length * 2 + parts + 1);
+    // The sidecars hold every catalog row exactly once, embedded or listed in the 3D rejects.
+    const cat = await openCatalog(c.dir);
+    const rejected = new Set(
+      (await readFile(join(c.dir, 'rejects-3d.tsv'), 'utf8'))
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split('\t')[2]),
+    );
+    const seen = new Map<string, number>();
+    for (let s = 0; s < cat.manifest.shards.length; s++) {
+      const s3 = await loadShard3d(cat, s);
+      const shard = readShard(new Uint8Array(await readFile(cat.shardPath(s))), s);
+      expect(s3.rows).toBe(shard.rows);
+      for (let r = 0; r < shard.rows; r++) {
+        const id = String(shard.table.getChild('product_id')!.get(r));
+        expect(molecule3d(s3, r) === null, id).toBe(rejected.has(id));
+        seen.set(id, (seen.get(id) ?? 0) + 1);
+      }
+    }
+    expect(seen.size).toBe(DRUGS.slice(100, 130).length);
+    expect([...seen.values()].every((n) => n === 1)).toBe(true);
   }, 600_000);
 });

@@ -3,6 +3,14 @@ import { describeConformers } from '../../../engine/shape/descriptors.ts';
 import { createShapePool } from '../../../engine/shape/pool.ts';
 import { descriptorTable, scanShortlist, type DescriptorTable } from '../../../engine/shape/scan.ts';
 import { molecules } from './support/fixtures.ts';
+import { prepareShape } from '../../../engine/shape/frame.ts';
+import {
+  chargeGridDescriptors,
+  gridDescriptors,
+  gridScan,
+  GRID_LENGTH,
+} from '../../../engine/shape/gaussian-grid.ts';
+import { gridConformers, type ShardConformers } from '../../../engine/shape/grid-tables.ts';
 
 const mols = molecules();
 const pool = createShapePool({ threads: 2 });
@@ -53,5 +61,58 @@ describe('scanShortlist on the shape pool', () => {
     // A scan on this thread would stall the timer for the whole scan.
     expect(ticks).toBeGreaterThan(2);
     expect(maxGap).toBeLessThan(serialMs / 2 + 5);
+  });
+});
+
+describe('grid tables and grid scans on the shape pool', () => {
+  // The fixture molecules as one shard's flat columns, one row without a 3D model in the middle.
+  const rows = [...mols.slice(0, 4), null, ...mols.slice(4)];
+  const shard: ShardConformers = {
+    rows: rows.length,
+    confCounts: Uint8Array.from(rows, (m) => m?.confCount ?? 0),
+    atomCounts: Uint16Array.from(rows, (m) => m?.atomCount ?? 0),
+    atomOffsets: Int32Array.from([
+      0,
+      ...rows.map((_, i) => rows.slice(0, i + 1).reduce((n, m) => n + (m?.atomCount ?? 0), 0)),
+    ]),
+    coordOffsets: Int32Array.from([
+      0,
+      ...rows.map((_, i) => rows.slice(0, i + 1).reduce((n, m) => n + (m?.coords.length ?? 0), 0)),
+    ]),
+    elements: Uint8Array.from(rows.flatMap((m) => (m ? Array.from(m.elements) : []))),
+    charges: Float32Array.from(rows.flatMap((m) => (m ? Array.from(m.charges) : []))),
+    coords: Float32Array.from(rows.flatMap((m) => (m ? Array.from(m.coords) : []))),
+  };
+
+  it('builds the same tables as per-molecule grid descriptors, in shared memory, none for a row without 3D', async () => {
+    const t = await pool.gridTables(shard);
+    expect(t.shape.descriptors.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(t.shape.offsets[5] - t.shape.offsets[4]).toBe(0);
+    const expectShape = descriptorTable(
+      rows.filter((m) => m !== null).map((m) => gridDescriptors(prepareShape(m))),
+      GRID_LENGTH,
+    );
+    const expectCharge = descriptorTable(
+      rows.filter((m) => m !== null).map((m) => chargeGridDescriptors(prepareShape(m))),
+      GRID_LENGTH,
+    );
+    expect(Array.from(t.shape.descriptors)).toEqual(Array.from(expectShape.descriptors));
+    expect(Array.from(t.charge.descriptors)).toEqual(Array.from(expectCharge.descriptors));
+    expect(gridConformers(shard)).toBe(t.shape.offsets[rows.length]);
+  });
+
+  it('scans a grid table with the rows and scores of the serial gridScan; the query itself first', async () => {
+    const t = await pool.gridTables(shard);
+    for (const [table, metric, fn] of [
+      [t.shape, 'tanimoto', gridDescriptors],
+      [t.charge, 'cosine', chargeGridDescriptors],
+    ] as const) {
+      const query = fn(prepareShape(mols[2]));
+      const serial = gridScan(query, table, 5, metric);
+      const threaded = await pool.scanGrid(query, table, 5, metric);
+      expect(Array.from(threaded.rows)).toEqual(Array.from(serial.rows));
+      expect(Array.from(threaded.scores)).toEqual(Array.from(serial.scores));
+      expect(threaded.rows[0]).toBe(2);
+    }
   });
 });
