@@ -3,7 +3,15 @@ import type { App } from '../../types.ts';
 import { randomUUID } from 'node:crypto';
 import { DomainError, validationError } from '../../../platform/errors.ts';
 import { THREE_D_TYPES, type ShapeSearchService, type ThreeDType } from '../../services/shape-search.ts';
-import type { SearchService, SearchType, SimilarityResult } from '../../services/search-service.ts';
+import { RANKED_TYPES, THREE_D_ORDERINGS, type RankedType } from '../../services/shape-rank.ts';
+import {
+  ORDERINGS,
+  SEARCH_TYPES,
+  type OrderingName,
+  type SearchService,
+  type SearchType,
+  type SimilarityResult,
+} from '../../services/search-service.ts';
 import {
   BoolParam,
   checkDatabases,
@@ -50,9 +58,25 @@ export const SearchResultSchema = Type.Object({
   }),
 });
 
+/** /molsearch's types: the interface's, plus `consensus` (real clients send it). */
+const MOLSEARCH_TYPES = [...SEARCH_TYPES, 'consensus'] as const;
+type MolsearchType = (typeof MOLSEARCH_TYPES)[number];
+
 const simpleQuery = {
   search_input: Type.String({ default: SAMPLE_SMILES, description: 'Query molecule (SMILES)' }),
-  search_type: Type.Array(SearchTypeSchema, { default: ['espsim_shape'] }),
+  search_type: Type.Array(
+    Type.Union(
+      MOLSEARCH_TYPES.map((t) => Type.Literal(t)),
+      { description: 'Search kind' },
+    ),
+    {
+      default: ['espsim_shape'],
+      description:
+        'One or several types (repeated parameter): the first ranks the rows (`similarity`); with a 3D type ' +
+        'or consensus every row carries every score column (Shapesim, Espsim, Morgan Tanimoto, Consensus). ' +
+        'consensus = reciprocal-rank fusion of the Morgan, shape and electrostatic rankings (docs/search.md).',
+    },
+  ),
   search_quality: Type.Optional(SearchQualitySchema),
   db_names: Type.Optional(
     Type.Array(Type.String(), { description: 'Databases to search (at most 2); see /available_databases' }),
@@ -113,13 +137,17 @@ async function molsearch(
   reply: { header(name: string, value: string): unknown },
   shape?: ShapeSearchService,
 ) {
-  const searchTypes = [...new Set(q.search_type)] as SearchType[];
+  const searchTypes = [...new Set(q.search_type)] as MolsearchType[];
   const { k, remark } = capNeighbors(q.n_neighbors);
-  const threeD = searchTypes.filter((t): t is ThreeDType => (THREE_D_TYPES as readonly string[]).includes(t));
-  if (threeD.length) return molsearch3d(search, q, searchTypes, threeD, { k, remark }, shape);
-  const dbNames = checkDatabases(search, q.db_names, searchTypes);
+  const requested = q.order_molecules === false ? [] : (q.ordering ?? ['Similarity']);
+  const threeD =
+    searchTypes.some((t) => t === 'consensus' || (THREE_D_TYPES as readonly string[]).includes(t)) ||
+    requested.some((o) => (THREE_D_ORDERINGS as readonly string[]).includes(o));
+  if (threeD) return molsearch3d(search, q, searchTypes, requested, { k, remark }, shape);
+  const types = searchTypes as SearchType[];
+  const dbNames = checkDatabases(search, q.db_names, types);
   const filters = q.filter_molecules ? checkFilters(search, q.filtering ?? []) : [];
-  const ordering = q.order_molecules === false ? [] : checkOrderings(search, q.ordering ?? ['Similarity']);
+  const ordering = checkOrderings(search, requested);
   if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
   const result = await search.similarity({
     smiles: q.search_input,
@@ -131,35 +159,56 @@ async function molsearch(
     ordering,
   });
   if (result.coverage !== undefined) reply.header('x-molsearch-coverage', result.coverage.toFixed(4));
-  return searchPayload(result, searchTypes, dbNames, remark);
+  return searchPayload(result, types, dbNames, remark);
 }
 
-/** espsim_shape / espsim_electrostatic (docs/chem3d.md): 503 without a 3D worker, 4xx until ready. */
+/** The catalog search types a ranked type needs the database to serve (consensus: all three). */
+const servedTypes = (types: MolsearchType[]): SearchType[] => [
+  ...new Set(
+    types.flatMap((t): SearchType[] =>
+      t === 'consensus' ? ['morgan', 'espsim_shape', 'espsim_electrostatic'] : [t],
+    ),
+  ),
+];
+
+/**
+ * 3D types, consensus, several types in one call, and the dissimilarity orderings
+ * (docs/chem3d.md): 503 without a 3D worker, 4xx until the databases are 3D-ready.
+ */
 async function molsearch3d(
   search: SearchService,
   q: Partial<MolsearchQueryT> & Static<typeof MolsearchSimpleQuery>,
-  searchTypes: SearchType[],
-  threeD: ThreeDType[],
+  searchTypes: MolsearchType[],
+  requested: string[],
   { k, remark }: { k: number; remark?: string },
   shape?: ShapeSearchService,
 ) {
+  const types = servedTypes(searchTypes);
   if (!shape) {
     // Databases without 3D data answer the usual 422 naming the types they serve.
-    checkDatabases(search, q.db_names, searchTypes);
+    checkDatabases(search, q.db_names, types);
     throw new DomainError('capability_unavailable', '3D search types are not configured on this deployment');
   }
-  if (threeD.length !== searchTypes.length)
+  const other = searchTypes.filter((t) => !(RANKED_TYPES as readonly string[]).includes(t));
+  if (other.length)
     throw validationError(
       ['query', 'search_type'],
-      `3D search types cannot be combined with ${searchTypes.filter((t) => !threeD.includes(t as ThreeDType)).join(', ')} in one call yet`,
+      `${other.join(', ')} cannot be combined with 3D search types or orderings; allowed together: ${RANKED_TYPES.join(', ')}`,
     );
+  for (const o of requested)
+    if (!(ORDERINGS as readonly string[]).includes(o))
+      throw validationError(
+        ['query', 'ordering'],
+        `unknown ordering ${JSON.stringify(o)}; allowed: ${ORDERINGS.join(', ')}`,
+      );
   if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
-  const dbNames = await databases3d(search, shape, q.db_names, searchTypes);
+  const dbNames = await databases3d(search, shape, q.db_names, types);
   const result = await shape.search({
     smiles: q.search_input,
     dbNames,
     k,
-    types: threeD,
+    types: searchTypes as RankedType[],
+    ordering: requested as OrderingName[],
     quality: q.search_quality,
     descriptors: q.descriptors ?? false,
   });
@@ -219,7 +268,8 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
     {
       schema: {
         tags: ['legacy search'],
-        summary: 'Batch (N neighbours per input) or centroid (neighbours of the mean fingerprint) search',
+        summary:
+          'Batch (N neighbours per input) or centroid search (Morgan: neighbours of the mean fingerprint; 3D types: rows ranked by their mean similarity to every input, at most 10 inputs)',
         querystring: BatchQuery,
         response: { 200: Type.Union([Type.Array(SearchResultSchema), SearchResultSchema]) },
       },
@@ -229,11 +279,6 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
       const searchTypes = [q.search_type as SearchType];
       const { k, remark } = capNeighbors(q.n_neighbors);
       const is3d = (THREE_D_TYPES as readonly string[]).includes(q.search_type);
-      if (is3d && shape && q.search_mode === 'centroid')
-        throw validationError(
-          ['query', 'search_mode'],
-          `centroid mode is defined for morgan only so far; use search_mode=batch with ${q.search_type}`,
-        );
       const dbNames =
         is3d && shape
           ? await databases3d(search, shape, q.db_names, searchTypes)
@@ -255,6 +300,15 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
         filters: [],
         ordering: ['Similarity' as const],
       };
+      if (is3d && shape && q.search_mode === 'centroid') {
+        const result = await shape.centroid({
+          smiles: inputs,
+          dbNames,
+          k,
+          type: q.search_type as ThreeDType,
+        });
+        return searchPayload(result, searchTypes, dbNames, remark);
+      }
       if (is3d && shape) {
         const out = [];
         // One input at a time: each embedding and exact stage already uses the worker and pool.

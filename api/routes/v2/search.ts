@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import type { V2SearchService } from '../../services/v2-search.ts';
+import { DEFAULT_SHORTLIST_MULTIPLIER, type V2SearchService } from '../../services/v2-search.ts';
 import { MAX_SYNC_LIMIT } from '../../services/selections.ts';
 import { Open, WarningSchema, errorResponses } from './common.ts';
 
@@ -21,10 +21,20 @@ const SearchBody = Open({
 const CheeseBody = Open({
   query_smiles: Type.String({ minLength: 1, maxLength: 1000 }),
   database_id: Type.String({ minLength: 1 }),
-  scorer: Type.Union([Type.Literal('shape'), Type.Literal('esp')], { description: 'shape or esp' }),
+  scorer: Type.Union([Type.Literal('shape'), Type.Literal('esp'), Type.Literal('morgan')], {
+    description:
+      'shape (Gaussian shape Tanimoto after 3D alignment), esp (espsim ESP Carbo at that pose) or morgan (ECFP4 Tanimoto)',
+  }),
   limit: Limit(10),
-  shortlist_multiplier: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  shortlist_multiplier: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      description: `Rows proposed = limit × shortlist_multiplier (default ${DEFAULT_SHORTLIST_MULTIPLIER}), each scored exactly`,
+    }),
+  ),
   include_synthons: Type.Boolean({ default: false }),
+  include_properties: Type.Boolean({ default: false }),
 });
 const Query = Type.Object(
   {
@@ -70,7 +80,7 @@ const Envelope = Open({
   warnings: Type.Array(WarningSchema),
 });
 
-/** Synchronous v2 searches: Morgan similarity, cheese (capability check), substructure, sample. */
+/** Synchronous v2 searches: Morgan similarity, cheese reranking, substructure, sample. */
 export function registerV2SearchRoutes(app: App, search: V2SearchService): void {
   app.post(
     '/api/v2/search',
@@ -91,12 +101,12 @@ export function registerV2SearchRoutes(app: App, search: V2SearchService): void 
       schema: {
         tags: ['v2'],
         summary:
-          'Exact-product reranking by shape or electrostatic similarity (validated; scoring not yet available)',
+          'Exact-product reranking of catalog candidates by shape, electrostatic or Morgan similarity (the reranking result: counts, effective_shortlist, timing_ms)',
         body: CheeseBody,
         response: { 200: Envelope, ...errorResponses },
       },
     },
-    (request) => search.cheese(request.body),
+    (request) => search.cheese(request.body, request.id),
   );
 
   const subSchema = (deprecated: boolean) => ({
