@@ -110,7 +110,11 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
         });
         return deps.spaces ? withV2Spaces(base, deps.spaces.entries, deps.spaces.pool) : base;
       })(),
-      selections: createSelectionsService({ libraries: deps.libraries, selectionPool: deps.selectionPool }),
+      selections: createSelectionsService({
+        libraries: deps.libraries,
+        selectionPool: deps.selectionPool,
+        shape: deps.shape?.objectives,
+      }),
       runs: createRunsService({
         runs: store.runs,
         libraries: deps.libraries,

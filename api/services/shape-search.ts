@@ -16,6 +16,7 @@ import {
 } from './shape-rank.ts';
 import { createShapeStages, unionCandidates, type Candidate } from './shape-stages.ts';
 import { createShapeRerank, type ShapeRerank } from './shape-rerank.ts';
+import { createShapeObjectives, type ShapeObjectives } from './shape-objectives.ts';
 import type { ThreeDStatusService } from './three-d-status.ts';
 
 export const THREE_D_TYPES = ['espsim_shape', 'espsim_electrostatic'] as const;
@@ -63,6 +64,8 @@ export interface ShapeSearchService {
   centroid(req: ShapeCentroidRequest): Promise<SimilarityResult>;
   /** Proposal + exact rerank of one catalog (POST /api/v2/search_cheese). */
   rerank: ShapeRerank;
+  /** Candidates and exact scores of the 3D objectives of a v2 selection. */
+  objectives: ShapeObjectives;
 }
 
 const ms = (a: number, b: number) => Math.round(b - a);
@@ -233,5 +236,6 @@ export function createShapeSearch(deps: {
     },
 
     rerank: createShapeRerank({ stages, embedder: deps.embedder, fingerprint, checkReady }),
+    objectives: createShapeObjectives({ stages, embedder: deps.embedder, fingerprint, checkReady }),
   };
 }

@@ -57,6 +57,8 @@ export interface ShapeStages {
   shard(c: Candidate): ShardData;
   /** Row index across the catalog's shards in manifest order (the v2 library's row numbers). */
   globalRow(c: Candidate): number;
+  /** The candidate at a row index across the catalog's shards (globalRow's inverse). */
+  fromGlobalRow(db: string, row: number): Candidate;
 }
 
 export const candidateKey = (c: Candidate) => `${c.db}\u0000${c.shard}\u0000${c.row}`;
@@ -86,6 +88,15 @@ export function createShapeStages(deps: {
       loaded.set(id, p);
     }
     return p;
+  };
+  const offsetsOf = (db: string): number[] => {
+    let o = offsets.get(db);
+    if (!o) {
+      o = [0];
+      for (const s of byId.get(db)!.manifest.shards) o.push(o[o.length - 1] + s.rows);
+      offsets.set(db, o);
+    }
+    return o;
   };
   const fingerprint = (c: Candidate) =>
     (deps.pool.shard(c.db, c.shard) as ShardData).fingerprints.subarray(
@@ -182,14 +193,13 @@ export function createShapeStages(deps: {
     morgan: (fp, c) => tanimoto(fp, fingerprint(c)),
     shard: (c) => deps.pool.shard(c.db, c.shard) as ShardData,
 
-    globalRow(c) {
-      let o = offsets.get(c.db);
-      if (!o) {
-        o = [0];
-        for (const s of byId.get(c.db)!.manifest.shards) o.push(o[o.length - 1] + s.rows);
-        offsets.set(c.db, o);
-      }
-      return o[c.shard] + c.row;
+    globalRow: (c) => offsetsOf(c.db)[c.shard] + c.row,
+
+    fromGlobalRow(db, row) {
+      const o = offsetsOf(db);
+      let shard = 0;
+      while (shard + 1 < o.length - 1 && o[shard + 1] <= row) shard++;
+      return { db, shard, row: row - o[shard], first: NaN };
     },
   };
 }
