@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { randomUUID } from 'node:crypto';
 import { DomainError, validationError } from '../../../platform/errors.ts';
-import { THREE_D_TYPES, type ShapeSearchService, type ThreeDType } from '../../services/shape-search.ts';
+import { THREE_D_TYPES, type ShapeSearchService } from '../../services/shape-search.ts';
 import { RANKED_TYPES, THREE_D_ORDERINGS, type RankedType } from '../../services/shape-rank.ts';
 import {
   ORDERINGS,
@@ -23,7 +23,6 @@ import {
   OrderingSchema,
   SAMPLE_SMILES,
   SearchQualitySchema,
-  SearchTypeSchema,
 } from './params.ts';
 
 const NeighborSchema = Type.Object(
@@ -99,14 +98,6 @@ const MolsearchQuery = Type.Object({
   ordering: OrderingSchema,
 });
 type MolsearchQueryT = Static<typeof MolsearchQuery>;
-
-const BatchQuery = Type.Object({
-  search_type: Type.Union([SearchTypeSchema], { default: 'espsim_shape' }),
-  n_neighbors: Type.Integer({ default: 30, maximum: INT32_MAX }),
-  search_input: Type.Array(Type.String(), { description: 'Query molecules (SMILES), repeated parameter' }),
-  db_names: Type.Optional(Type.Array(Type.String())),
-  search_mode: Type.Union([Type.Literal('centroid'), Type.Literal('batch')], { default: 'centroid' }),
-});
 
 export const MAX_BATCH_INPUTS = 100;
 
@@ -216,7 +207,7 @@ async function molsearch3d(
 }
 
 /** The databases of a 3D request: the named ones once 3D-ready, else the default 3D database. */
-async function databases3d(
+export async function databases3d(
   search: SearchService,
   shape: ShapeSearchService,
   dbNames: string[] | undefined,
@@ -237,7 +228,7 @@ async function databases3d(
   return checkDatabases(search, names, searchTypes);
 }
 
-/** GET /molsearch, /molsearch_simple and /batch_search over the search service. */
+/** GET /molsearch and /molsearch_simple over the search service (/batch_search: search-batch.ts). */
 export function registerSearchRoutes(app: App, search: SearchService, shape?: ShapeSearchService): void {
   app.get(
     '/molsearch',
@@ -262,80 +253,5 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
       },
     },
     (request, reply) => molsearch(search, request.query, reply, shape),
-  );
-  app.get(
-    '/batch_search',
-    {
-      schema: {
-        tags: ['legacy search'],
-        summary:
-          'Batch (N neighbours per input) or centroid search (Morgan: neighbours of the mean fingerprint; 3D types: rows ranked by their mean similarity to every input, at most 10 inputs)',
-        querystring: BatchQuery,
-        response: { 200: Type.Union([Type.Array(SearchResultSchema), SearchResultSchema]) },
-      },
-    },
-    async (request) => {
-      const q = request.query;
-      const searchTypes = [q.search_type as SearchType];
-      const { k, remark } = capNeighbors(q.n_neighbors);
-      const is3d = (THREE_D_TYPES as readonly string[]).includes(q.search_type);
-      const dbNames =
-        is3d && shape
-          ? await databases3d(search, shape, q.db_names, searchTypes)
-          : checkDatabases(search, q.db_names, searchTypes);
-      const inputs = (q.search_input ?? []).map((s) => s.trim());
-      if (inputs.length === 0)
-        throw validationError(['query', 'search_input'], 'at least one SMILES is required');
-      if (inputs.length > MAX_BATCH_INPUTS)
-        throw validationError(
-          ['query', 'search_input'],
-          `at most ${MAX_BATCH_INPUTS} inputs per batch search, got ${inputs.length}`,
-          'value_error.too_many',
-        );
-      const base = {
-        dbNames,
-        k,
-        descriptors: false,
-        properties: false,
-        filters: [],
-        ordering: ['Similarity' as const],
-      };
-      if (is3d && shape && q.search_mode === 'centroid') {
-        const result = await shape.centroid({
-          smiles: inputs,
-          dbNames,
-          k,
-          type: q.search_type as ThreeDType,
-        });
-        return searchPayload(result, searchTypes, dbNames, remark);
-      }
-      if (is3d && shape) {
-        const out = [];
-        // One input at a time: each embedding and exact stage already uses the worker and pool.
-        for (const [i, smiles] of inputs.entries())
-          out.push(
-            searchPayload(
-              await shape.search({
-                smiles,
-                dbNames,
-                k,
-                types: [q.search_type as ThreeDType],
-                descriptors: false,
-                loc: ['query', 'search_input', i],
-              }),
-              searchTypes,
-              dbNames,
-              remark,
-            ),
-          );
-        return out;
-      }
-      if (q.search_mode === 'batch') {
-        const results = await search.batch({ ...base, smiles: inputs });
-        return results.map((r) => searchPayload(r, searchTypes, dbNames, remark));
-      }
-      const result = await search.centroid({ ...base, smiles: inputs });
-      return searchPayload(result, searchTypes, dbNames, remark);
-    },
   );
 }

@@ -124,3 +124,86 @@ describe('POST /api/v2/search_cheese on a catalog', () => {
     expect(big.body.error.message).toMatch(/too large for 3D/);
   });
 });
+
+describe('POST /api/v2/selections with 3D metric ids', () => {
+  const selection = (
+    objectives: { metric_id: string }[],
+    extra: Record<string, unknown> = {},
+    db = DB,
+  ): Record<string, unknown> => ({
+    schema_version: 'molecule-selection/1',
+    database: { database_id: db },
+    strategy: { type: 'ranked' },
+    references: [{ id: 'q', structure: { format: 'smiles', value: ASPIRIN } }],
+    objectives: objectives.map((o) => ({
+      type: 'similarity',
+      direction: 'maximize',
+      reference_id: 'q',
+      ...o,
+    })),
+    execution: { shortlist_multiplier: 5 },
+    portfolio: { limit: 3 },
+    include: ['objective_components'],
+    ...extra,
+  });
+  const post = (path: string, body: Record<string, unknown>) => call(t.s, 'POST', path, t.s.keyA, body);
+
+  it('validates cheese.shape without a capability warning', async () => {
+    const r = await post('/api/v2/selections:validate', selection([{ metric_id: 'cheese.shape' }]));
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.warnings).toEqual([]);
+  });
+
+  it('ranks by cheese.shape with the scores of search_cheese for the same proposal', async () => {
+    const r = await post('/api/v2/selections', selection([{ metric_id: 'cheese.shape' }]));
+    expect(r.status, r.raw).toBe(200);
+    const c = await cheese({
+      query_smiles: ASPIRIN,
+      database_id: DB,
+      scorer: 'shape',
+      limit: 3,
+      shortlist_multiplier: 5,
+    });
+    expect(r.body.results.map((h: { product_id: string; score: number }) => [h.product_id, h.score])).toEqual(
+      c.body.results.map((h: Hit) => [h.product_id, h.score]),
+    );
+    expect(r.body.results[0]).toMatchObject({ product_id: 'ASPIRIN', metric: 'cheese.shape' });
+    expect(r.body.execution_plan.candidate_generation).toMatch(/3d_first_stage/);
+  });
+
+  it('averages cheese.electrostatic with rdkit.ecfp4_tanimoto, each component the pair score of its endpoint', async () => {
+    const r = await post(
+      '/api/v2/selections',
+      selection([{ metric_id: 'cheese.electrostatic' }, { metric_id: 'rdkit.ecfp4_tanimoto' }]),
+    );
+    expect(r.status, r.raw).toBe(200);
+    const all = await cheese({ query_smiles: ASPIRIN, database_id: DB, scorer: 'esp', limit: 100 });
+    const esp = new Map(all.body.results.map((h: Hit) => [h.product_id, h.scores]));
+    for (const h of r.body.results as {
+      product_id: string;
+      score: number;
+      metric: string;
+      objective_components: Record<string, number>;
+    }[]) {
+      const s = esp.get(h.product_id) as Hit['scores'];
+      expect(h.objective_components).toEqual({ 'cheese.electrostatic:q': s.esp, q: s.morgan });
+      expect(h.score).toBeCloseTo((s.esp! + s.morgan) / 2, 12);
+      expect(h.metric).toBe('mean_objective');
+    }
+  });
+
+  it('answers 422 naming the database when it is not 3D-ready, and 413 past the 3D alignment budget', async () => {
+    const flat = await post('/api/v2/selections', selection([{ metric_id: 'cheese.shape' }], {}, 'flat'));
+    expect(flat.status).toBe(422);
+    expect(flat.body.error.message).toMatch(/database\.database_id.*not 3D-ready/);
+    const big = await post(
+      '/api/v2/selections',
+      selection([{ metric_id: 'cheese.shape' }], {
+        execution: { shortlist_multiplier: 11 },
+        portfolio: { limit: 200 },
+      }),
+    );
+    expect(big.status).toBe(413);
+    expect(big.body.error.message).toMatch(/3D alignments/);
+  });
+});
