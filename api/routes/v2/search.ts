@@ -80,6 +80,43 @@ const Envelope = Open({
   warnings: Type.Array(WarningSchema),
 });
 
+/** The interface's reranking result (search_cheese): Envelope plus the reranking fields. */
+const Count = Type.Integer({ minimum: 0 });
+const RerankResult = Open({
+  request_id: Type.String(),
+  database_id: Type.String(),
+  database_release: Type.String(),
+  scorer: Type.String(),
+  metric: Type.String({ description: 'cheese.shape, cheese.electrostatic or rdkit.ecfp4_tanimoto' }),
+  engine_version: Type.String(),
+  model_version: Type.String({
+    description: 'The proposal model (3D descriptors and conformer recipe, or Morgan)',
+  }),
+  query_smiles: Type.String(),
+  effective_shortlist: Type.Integer({ description: 'Rows actually proposed and scored exactly' }),
+  shortlist_multiplier: Type.Integer(),
+  results: Type.Array(
+    Open({
+      rank: Type.Integer(),
+      smiles: Type.String(),
+      product_id: Type.String(),
+      score: Type.Number(),
+      proposal_score: Type.Number(),
+      price: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+      reaction_id: Type.Union([Type.String(), Type.Null()]),
+      metric: Type.String(),
+    }),
+  ),
+  counts: Open({ proposed: Count, assembled: Count, returned: Count }),
+  timing_ms: Open({
+    query: Type.Number(),
+    proposal: Type.Number(),
+    assembly_and_scoring: Type.Number(),
+    total: Type.Number(),
+  }),
+  warnings: Type.Array(WarningSchema),
+});
+
 /** Synchronous v2 searches: Morgan similarity, cheese reranking, substructure, sample. */
 export function registerV2SearchRoutes(app: App, search: V2SearchService): void {
   app.post(
@@ -103,7 +140,7 @@ export function registerV2SearchRoutes(app: App, search: V2SearchService): void 
         summary:
           'Exact-product reranking of catalog candidates by shape, electrostatic or Morgan similarity (the reranking result: counts, effective_shortlist, timing_ms)',
         body: CheeseBody,
-        response: { 200: Envelope, ...errorResponses },
+        response: { 200: RerankResult, ...errorResponses },
       },
     },
     (request) => search.cheese(request.body, request.id),
