@@ -23,6 +23,7 @@ import type { ThreeDStatusService } from './services/three-d-status.ts';
 import type { ShapeSearchService } from './services/shape-search.ts';
 import { registerRateLimitRoutes } from './routes/legacy/rate-limit.ts';
 import { registerSearchRoutes } from './routes/legacy/search.ts';
+import { registerBatchSearchRoute } from './routes/legacy/search-batch.ts';
 import { registerJobRoutes } from './routes/legacy/jobs.ts';
 import { registerSynthonJobRoute } from './routes/legacy/jobs-synthon.ts';
 import { registerDownloadRoutes } from './routes/legacy/downloads.ts';
@@ -127,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerMetaRoutes(app, deps);
   registerRateLimitRoutes(app);
   registerSearchRoutes(app, deps.search, deps.shape);
+  registerBatchSearchRoute(app, deps.search, deps.shape);
   if (deps.admet) registerPredictRoutes(app, deps.admet);
   if (deps.installation) registerInstallationRoutes(app, deps.installation);
   if (deps.analysis) {

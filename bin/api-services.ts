@@ -21,6 +21,7 @@ import { createAnalysisService, type AnalysisService } from '../api/services/ana
 import { createAnalysisPool } from '../engine/analysis/index.ts';
 import { createInstallationService, type InstallationService } from '../api/services/installation.ts';
 import { createV2SearchService } from '../api/services/v2-search.ts';
+import type { ShapeSearchService } from '../api/services/shape-search.ts';
 import type { ThreeDStatusService } from '../api/services/three-d-status.ts';
 import { withV2Spaces } from '../api/services/v2-space-search.ts';
 import { spaceLibrary, withSpaceSelections } from '../api/services/space-selections.ts';
@@ -41,6 +42,8 @@ export interface ApiServiceDeps {
   selectionPool: SelectionPool;
   substructure: SubstructureRunner;
   threeD?: ThreeDStatusService;
+  /** The 3D search path (its rerank serves /api/v2/search_cheese on catalogs; absent: unavailable). */
+  shape?: ShapeSearchService;
   /** Synthon spaces and the pool that searches them (absent: none served). */
   spaces?: { entries: SpaceEntry[]; pool: SpacePool };
 }
@@ -105,6 +108,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
           libraries: deps.libraries,
           substructure: deps.substructure,
           threeD: deps.threeD,
+          rerank: deps.shape?.rerank,
         });
         return deps.spaces ? withV2Spaces(base, deps.spaces.entries, deps.spaces.pool) : base;
       })(),
@@ -112,6 +116,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
         const base = createSelectionsService({
           libraries: deps.libraries,
           selectionPool: deps.selectionPool,
+          shape: deps.shape?.objectives,
         });
         return deps.spaces
           ? withSpaceSelections(base, deps.spaces.entries, deps.spaces.pool, deps.selectionPool)

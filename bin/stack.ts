@@ -245,6 +245,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       objects,
       workflows,
       threeD,
+      shape: shape.service,
       search,
       libraries,
       selectionPool,

@@ -4,16 +4,23 @@
  * selection pool's threads. Larger selections belong to runs (413 pointing there).
  */
 import { randomUUID } from 'node:crypto';
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, validationError } from '../../platform/errors.ts';
+import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import {
   checkCapabilities,
   constraintExecution,
+  ENGINE_METRIC_IDS,
   executeSelectionIn,
+  METRIC_IDS,
+  needsExternalScores,
   prepareSelection,
+  type ExternalObjectiveScores,
+  type Library,
   type LibraryRegistry,
   type NormalizedSelection,
   type SelectionPool,
 } from '../../engine/selection/index.ts';
+import type { ShapeObjectives } from './shape-objectives.ts';
 
 /** Most hits a synchronous v2 answer holds (search, sample, selections). */
 export const MAX_SYNC_LIMIT = 200;
@@ -27,11 +34,18 @@ export const MAX_SYNC_LIMIT = 200;
 export const MAX_SYNC_SHORTLIST = 10_000;
 /** The bound without a pool, where the selection runs on the API's own thread (tests, embedded use). */
 export const MAX_IN_THREAD_SHORTLIST = 4000;
+/**
+ * Largest number of exact 3D alignments (candidates × 3D references) a synchronous selection may
+ * ask for: each costs ~1 ms per conformer pair on the shape pool, so 2,000 is a few seconds.
+ */
+export const MAX_SYNC_3D_ALIGNMENTS = 2000;
 
 export interface SelectionsServiceDeps {
   libraries: LibraryRegistry;
   /** Threads that execute sync selections off the event loop (absent: in this thread, smaller cap). */
   selectionPool?: SelectionPool;
+  /** 3D objective scoring (absent: cheese.* metric ids are capability_unavailable). */
+  shape?: ShapeObjectives;
 }
 
 export function createSelectionsService(deps: SelectionsServiceDeps) {
@@ -40,13 +54,59 @@ export function createSelectionsService(deps: SelectionsServiceDeps) {
   const tierOf = (sel: NormalizedSelection) =>
     sel.portfolio.limit <= MAX_SYNC_LIMIT && shortlistOf(sel) <= shortlistCap ? 'synchronous' : 'durable';
 
+  /** Metric ids this service can score for a selection: 3D ones for ranked selections with a 3D scorer. */
+  const capable = (sel: NormalizedSelection) =>
+    deps.shape && sel.strategy.type === 'ranked' ? METRIC_IDS : ENGINE_METRIC_IDS;
+
+  /** Candidates and exact scores of the 3D objectives (shape-objectives.ts). */
+  async function threeD(
+    lib: Library,
+    sel: NormalizedSelection,
+  ): Promise<ExternalObjectiveScores | undefined> {
+    checkCapabilities(sel, capable(sel));
+    const shortlist = shortlistOf(sel);
+    const rd = await getRDKit();
+    const objectives = [];
+    const extra = new Set<number>();
+    for (const [index, o] of sel.objectives.entries()) {
+      const ri = sel.references.findIndex((r) => r.id === o.reference_id);
+      const ref = sel.references[ri];
+      const loc = ['body', 'references', ri, 'structure', 'value'];
+      if (ENGINE_METRIC_IDS.includes(o.metric_id)) {
+        // The rows an ECFP4 objective proposes need 3D scores too (unmasked: the engine masks).
+        const p = parseMolecule(rd, ref.structure.value);
+        if (!('error' in p)) for (const r of (await lib.knn(p.fp, shortlist)).rows) extra.add(r);
+        continue;
+      }
+      if (ref.structure.format !== 'smiles')
+        throw validationError(
+          loc,
+          `${o.metric_id} needs a SMILES reference (3D embedding), got ${ref.structure.format}`,
+        );
+      objectives.push({
+        index,
+        smiles: ref.structure.value,
+        metric: o.metric_id === 'cheese.shape' ? ('shape' as const) : ('esp' as const),
+        loc,
+      });
+    }
+    const refs = new Set(objectives.map((o) => o.smiles)).size;
+    const alignments = (shortlist * refs + extra.size) * refs;
+    if (alignments > MAX_SYNC_3D_ALIGNMENTS)
+      throw new DomainError(
+        'payload_too_large',
+        `${alignments} exact 3D alignments (candidates × 3D references) exceed ${MAX_SYNC_3D_ALIGNMENTS} for a synchronous selection; lower portfolio.limit or execution.shortlist_multiplier`,
+      );
+    return deps.shape!({ dbName: lib.info.database_id, objectives, shortlist, extraRows: [...extra] });
+  }
+
   return {
     /** The normalized selection, its hash and how each constraint executes; capability gaps are warnings. */
     async validate(body: unknown, requestId: string) {
       const { selection, hash } = await prepareSelection(deps.libraries, body);
       const warnings: Record<string, string>[] = [];
       try {
-        checkCapabilities(selection);
+        checkCapabilities(selection, capable(selection));
       } catch (err) {
         warnings.push({ code: 'capability_unavailable', message: (err as Error).message });
       }
@@ -103,7 +163,9 @@ export function createSelectionsService(deps: SelectionsServiceDeps) {
           `shortlist ${shortlistOf(selection)} exceeds ${shortlistCap} for a synchronous selection; submit it as a run (POST /api/v2/runs)`,
         );
       }
-      const out = await executeSelectionIn(deps.selectionPool, library, selection);
+      const external =
+        deps.shape && needsExternalScores(selection) ? await threeD(library, selection) : undefined;
+      const out = await executeSelectionIn(deps.selectionPool, library, selection, external);
       return {
         object: 'selection' as const,
         id: `sel_${randomUUID().replace(/-/g, '')}`,

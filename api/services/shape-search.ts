@@ -1,11 +1,22 @@
-import { openCatalog, rowRecord, type Catalog, type ShardData } from '../../engine/catalog/index.ts';
-import { loadShard3d, molecule3d, type Shard3d } from '../../engine/catalog/three-d-reader.ts';
-import { DESCRIPTOR_NAMES } from '../../engine/chem/index.ts';
+import { rowRecord, type Catalog } from '../../engine/catalog/index.ts';
+import { DESCRIPTOR_NAMES, getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import type { SearchPool } from '../../engine/search/index.ts';
 import { describeConformers, type ShapePool } from '../../engine/shape/index.ts';
-import { validationError } from '../../platform/errors.ts';
+import { invalidSmiles, validationError } from '../../platform/errors.ts';
 import type { QueryEmbedder } from './query-embedder.ts';
-import type { NeighborRow, SimilarityResult } from './search-service.ts';
+import type { NeighborRow, OrderingName, SimilarityResult } from './search-service.ts';
+import {
+  applyOrderings,
+  scoreColumns,
+  scoreOf,
+  topBy,
+  withConsensus,
+  type RankedCandidate,
+  type RankedType,
+} from './shape-rank.ts';
+import { createShapeStages, unionCandidates, type Candidate } from './shape-stages.ts';
+import { createShapeRerank, type ShapeRerank } from './shape-rerank.ts';
+import { createShapeObjectives, type ShapeObjectives } from './shape-objectives.ts';
 import type { ThreeDStatusService } from './three-d-status.ts';
 
 export const THREE_D_TYPES = ['espsim_shape', 'espsim_electrostatic'] as const;
@@ -18,30 +29,53 @@ export function shortlistSize(quality: string | undefined, k: number): number {
   return Math.max(n, k);
 }
 
+/** At most this many inputs to a 3D centroid: each one is embedded and scores the whole shortlist. */
+export const MAX_CENTROID_3D_INPUTS = 10;
+
 export interface ShapeSearchRequest {
   smiles: string;
   dbNames: string[];
   k: number;
-  types: ThreeDType[];
+  /** The first type ranks the rows (`similarity`); every row carries every score column. */
+  types: RankedType[];
+  /** Legacy orderings of the result rows (default: by the first type's score). */
+  ordering?: OrderingName[];
   quality?: string;
   descriptors: boolean;
   /** Where the query came from, for a 422 when it cannot be embedded (default query.search_input). */
   loc?: (string | number)[];
 }
 
+export interface ShapeCentroidRequest {
+  smiles: string[];
+  dbNames: string[];
+  k: number;
+  type: ThreeDType;
+  quality?: string;
+}
+
 export interface ShapeSearchService {
   /** The 3D-ready database a 3D request without `db_names` searches (largest ready), or undefined. */
   defaultDatabase(): Promise<string | undefined>;
-  /** 4xx naming `db_names` unless every database is 3D-ready (with its stage's progress). */
-  checkReady(dbNames: string[]): Promise<void>;
+  /** 4xx naming `loc` (default query.db_names) unless every database is 3D-ready (with its progress). */
+  checkReady(dbNames: string[], loc?: (string | number)[]): Promise<void>;
   search(req: ShapeSearchRequest): Promise<SimilarityResult>;
+  /** Several queries, one ranking: each row scores the mean of its scores against every query. */
+  centroid(req: ShapeCentroidRequest): Promise<SimilarityResult>;
+  /** Proposal + exact rerank of one catalog (POST /api/v2/search_cheese). */
+  rerank: ShapeRerank;
+  /** Candidates and exact scores of the 3D objectives of a v2 selection. */
+  objectives: ShapeObjectives;
 }
 
+const ms = (a: number, b: number) => Math.round(b - a);
+
 /**
- * espsim_shape / espsim_electrostatic over 3D-ready catalogs: the query is embedded by the chem3d
- * worker, every row's conformers are screened by USRCAT-style descriptors (first stage, stored in
- * the sidecars), and the shortlist is aligned and scored exactly on the shape pool's threads
- * (engine/shape). Rows carry `Shapesim` and `Espsim` (both computed at the best shape alignment).
+ * espsim_shape / espsim_electrostatic / consensus (and morgan with 3D columns) over 3D-ready
+ * catalogs: the query is embedded by the chem3d worker, every row's conformers are screened by
+ * USRCAT-style descriptors (first stage, stored in the sidecars), and the shortlist is aligned and
+ * scored exactly on the shape pool's threads (engine/shape). Rows carry `Shapesim`, `Espsim`
+ * (both at the best shape alignment) and `Morgan Tanimoto`.
  */
 export function createShapeSearch(deps: {
   catalogs: Catalog[];
@@ -50,20 +84,56 @@ export function createShapeSearch(deps: {
   embedder: QueryEmbedder;
   threeD: ThreeDStatusService;
 }): ShapeSearchService {
-  const byId = new Map(deps.catalogs.map((c) => [c.manifest.id, c]));
-  const loaded = new Map<string, Promise<Shard3d[]>>();
-  const shards3d = (id: string): Promise<Shard3d[]> => {
-    let p = loaded.get(id);
-    if (!p) {
-      p = (async () => {
-        const c = await openCatalog(byId.get(id)!.dir);
-        return Promise.all(c.manifest.shards.map((_, i) => loadShard3d(c, i)));
-      })();
-      p.catch(() => loaded.delete(id));
-      loaded.set(id, p);
-    }
+  const stages = createShapeStages(deps);
+
+  async function fingerprint(smiles: string, loc: (string | number)[]) {
+    const p = parseMolecule(await getRDKit(), smiles);
+    if ('error' in p) throw invalidSmiles(loc, smiles, `SMILES (${p.error})`);
     return p;
-  };
+  }
+
+  function toRows(
+    ranked: RankedCandidate[],
+    types: RankedType[],
+    orderings: OrderingName[],
+    descriptors: boolean,
+  ): NeighborRow[] {
+    return ranked.map((c) => {
+      const rec = rowRecord(stages.shard(c), c.row, [
+        'product_id',
+        'smiles',
+        ...(descriptors ? DESCRIPTOR_NAMES : []),
+      ]);
+      const { product_id, smiles, ...rest } = rec;
+      return {
+        smiles: String(smiles),
+        id: String(product_id),
+        database: c.db,
+        db_id: String(product_id),
+        similarity: scoreOf(c, types[0]),
+        ...scoreColumns(c, types, orderings),
+        ...rest,
+      } as NeighborRow;
+    });
+  }
+
+  async function checkReady(dbNames: string[], loc: (string | number)[] = ['query', 'db_names']) {
+    for (const name of dbNames) {
+      const s = await deps.threeD.status(name);
+      if (!s || s.status === 'ready') continue; // unknown names: the usual check names them
+      const p = s.progress;
+      // Estimated from this run's own rate, once a part has completed.
+      const eta =
+        p && p.moleculesDone > 0 && p.moleculesDone < p.moleculesTotal
+          ? `, about ${Math.ceil((((Date.now() - p.startedAt) / p.moleculesDone) * (p.moleculesTotal - p.moleculesDone)) / 60_000)} min to go`
+          : '';
+      const when =
+        s.status === 'building' && p
+          ? `its 3D stage is running: ${p.moleculesDone} of ${p.moleculesTotal} molecules embedded${eta}; retry when it completes (GET /available_databases_full shows the progress)`
+          : 'its 3D stage has not been run (molsearch start runs it for bundled catalogs; see docs/chem3d.md)';
+      throw validationError(loc, `database ${name} is not 3D-ready yet: ${when}`, 'value_error.not_ready');
+    }
+  }
 
   return {
     async defaultDatabase() {
@@ -73,91 +143,99 @@ export function createShapeSearch(deps: {
       return ready.sort((a, b) => b.manifest.counts.molecules - a.manifest.counts.molecules)[0]?.manifest.id;
     },
 
-    async checkReady(dbNames) {
-      for (const name of dbNames) {
-        const s = await deps.threeD.status(name);
-        if (!s || s.status === 'ready') continue; // unknown names: the usual check names them
-        const p = s.progress;
-        // Estimated from this run's own rate, once a part has completed.
-        const eta =
-          p && p.moleculesDone > 0 && p.moleculesDone < p.moleculesTotal
-            ? `, about ${Math.ceil((((Date.now() - p.startedAt) / p.moleculesDone) * (p.moleculesTotal - p.moleculesDone)) / 60_000)} min to go`
-            : '';
-        const when =
-          s.status === 'building' && p
-            ? `its 3D stage is running: ${p.moleculesDone} of ${p.moleculesTotal} molecules embedded${eta}; retry when it completes (GET /available_databases_full shows the progress)`
-            : 'its 3D stage has not been run (molsearch start runs it for bundled catalogs; see docs/chem3d.md)';
-        throw validationError(
-          ['query', 'db_names'],
-          `database ${name} is not 3D-ready yet: ${when}`,
-          'value_error.not_ready',
-        );
-      }
-    },
+    checkReady,
 
     async search(req) {
+      const loc = req.loc ?? ['query', 'search_input'];
+      const primary = req.types[0];
       const t0 = performance.now();
-      const query = await deps.embedder.embed(req.smiles, req.loc);
+      const q = await fingerprint(req.smiles, loc);
+      const query = await deps.embedder.embed(req.smiles, loc);
       const t1 = performance.now();
-      const qd = describeConformers(query);
       const limit = shortlistSize(req.quality, req.k);
-      type Cand = { db: string; shard: number; row: number; score: number };
-      let cands: Cand[] = [];
+      // Candidates: the first-stage shortlist when a 3D score ranks; the Morgan top rows when
+      // Morgan ranks (its top k then equals a morgan search's); both for the consensus.
+      let candidates: Candidate[] = [];
       let rows = 0;
-      // The first stage scans every shard on the shape pool's threads, never this event loop;
-      // candidates are gathered in shard order so ties rank as in a serial scan.
-      const scans: Promise<Cand[]>[] = [];
-      for (const db of req.dbNames) {
-        for (const s of await shards3d(db)) {
-          rows += s.rows;
-          const scan = deps.shapePool.scanShortlist(qd, s.table, Math.min(limit, s.rows));
-          scans.push(
-            scan.then((sl) =>
-              Array.from(sl.rows, (row, i) => ({ db, shard: s.index, row, score: sl.scores[i] })).filter(
-                (c) => s.confCounts[c.row] > 0,
-              ),
-            ),
-          );
-        }
+      if (primary !== 'morgan') {
+        const first = await stages.firstStage([describeConformers(query)], req.dbNames, limit);
+        candidates = first.candidates;
+        rows = first.rows;
       }
-      cands = (await Promise.all(scans)).flat();
-      cands = cands.sort((a, b) => b.score - a.score).slice(0, limit);
+      if (primary === 'morgan' || primary === 'consensus')
+        candidates = unionCandidates(
+          candidates,
+          await stages.morganStage(
+            q.fp,
+            req.dbNames,
+            primary === 'morgan' ? req.k : Math.min(limit, 100_000),
+          ),
+        );
       const t2 = performance.now();
-      const sets = await Promise.all(
-        cands.map(async (c) => molecule3d((await shards3d(c.db))[c.shard], c.row)!),
-      );
-      const metric = req.types[0] === 'espsim_electrostatic' ? 'esp' : 'shape';
-      const hits = await deps.shapePool.scoreShortlist(query, sets, { metric, k: req.k });
+      const scored = withConsensus(await stages.exact([query], [q.fp], candidates));
+      const orderings = req.ordering ?? [];
+      const ranked = applyOrderings(topBy(scored, primary, req.k), orderings, primary);
       const t3 = performance.now();
-      const out: NeighborRow[] = hits.map((h) => {
-        const c = cands[h.index];
-        const shard = deps.pool.shard(c.db, c.shard) as ShardData;
-        const rec = rowRecord(shard, c.row, [
-          'product_id',
-          'smiles',
-          ...(req.descriptors ? DESCRIPTOR_NAMES : []),
-        ]);
-        const { product_id, smiles, ...rest } = rec;
-        return {
-          smiles: String(smiles),
-          id: String(product_id),
-          database: c.db,
-          db_id: String(product_id),
-          similarity: metric === 'esp' ? h.esp : h.shape,
-          Shapesim: h.shape,
-          Espsim: h.esp,
-          ...rest,
-        } as NeighborRow;
-      });
-      const ms = (a: number, b: number) => Math.round(b - a);
       return {
-        canonical: req.smiles,
-        rows: out,
+        canonical: q.canonicalSmiles,
+        rows: toRows(ranked, req.types, orderings, req.descriptors),
         remarks: [
-          `3D ${metric} search: query embedded with ${query.confCount} conformer(s) in ${ms(t0, t1)} ms; ` +
-            `first stage screened ${rows} rows in ${ms(t1, t2)} ms, ${cands.length} aligned and scored exactly in ${ms(t2, t3)} ms.`,
+          `3D search ranked by ${primary}: query embedded with ${query.confCount} conformer(s) in ${ms(t0, t1)} ms; ` +
+            (primary === 'morgan' ? '' : `first stage screened ${rows} rows; `) +
+            `${candidates.length} candidates proposed in ${ms(t1, t2)} ms, aligned and scored exactly in ${ms(t2, t3)} ms.`,
+          ...(req.types.includes('consensus')
+            ? [
+                'Consensus = reciprocal-rank fusion (k = 60) of the Morgan, shape and electrostatic rankings of the candidates, scaled so that first in all three scores 1.',
+              ]
+            : []),
         ],
       };
     },
+
+    async centroid(req) {
+      if (req.smiles.length > MAX_CENTROID_3D_INPUTS)
+        throw validationError(
+          ['query', 'search_input'],
+          `at most ${MAX_CENTROID_3D_INPUTS} inputs per 3D centroid search, got ${req.smiles.length}; use search_mode=batch for more`,
+          'value_error.too_many',
+        );
+      const t0 = performance.now();
+      const parsed = await Promise.all(
+        req.smiles.map((s, i) => fingerprint(s, ['query', 'search_input', i])),
+      );
+      const queries = await Promise.all(
+        req.smiles.map((s, i) => deps.embedder.embed(s, ['query', 'search_input', i])),
+      );
+      const t1 = performance.now();
+      const limit = shortlistSize(req.quality, req.k);
+      const { candidates, rows } = await stages.firstStage(
+        queries.map(describeConformers),
+        req.dbNames,
+        limit,
+      );
+      const t2 = performance.now();
+      const scored = withConsensus(
+        await stages.exact(
+          queries,
+          parsed.map((p) => p.fp),
+          candidates,
+        ),
+      );
+      const ranked = topBy(scored, req.type, req.k);
+      const t3 = performance.now();
+      return {
+        canonical: parsed.map((p) => p.canonicalSmiles).join('.'),
+        rows: toRows(ranked, [req.type], [], false),
+        remarks: [
+          `3D centroid of ${queries.length} queries: each row scores the mean of its ${req.type} similarity to every query ` +
+            `(Shapesim, Espsim and Morgan Tanimoto are means too). Queries embedded in ${ms(t0, t1)} ms; first stage ` +
+            `(mean descriptor similarity) screened ${rows} rows in ${ms(t1, t2)} ms; ${candidates.length} aligned onto ` +
+            `every query and scored in ${ms(t2, t3)} ms.`,
+        ],
+      };
+    },
+
+    rerank: createShapeRerank({ stages, embedder: deps.embedder, fingerprint, checkReady }),
+    objectives: createShapeObjectives({ stages, embedder: deps.embedder, fingerprint, checkReady }),
   };
 }

@@ -1,10 +1,11 @@
 /**
  * The synchronous v2 capabilities over the served libraries: the catalog listing, Morgan
- * similarity search, the cheese (shape/electrostatic) capability check, substructure search on
+ * similarity search, cheese reranking (shape, electrostatic, Morgan) of catalogs, substructure search on
  * its own thread, and seeded samples. Bodies arrive validated by the route schemas (types, ranges,
  * defaults); this service judges what needs the libraries or RDKit.
  */
 import type { ThreeDStatusService } from './three-d-status.ts';
+import { CHEESE_METRICS, type CheeseScorer, type ShapeRerank } from './shape-rerank.ts';
 import { DomainError, invalidSmiles, validationError } from '../../platform/errors.ts';
 import {
   DESCRIPTOR_NAMES,
@@ -23,7 +24,12 @@ export interface V2SearchServiceDeps {
   substructure: SubstructureRunner;
   /** 3D readiness per database (absent: reported as null). */
   threeD?: ThreeDStatusService;
+  /** Catalog reranking for search_cheese (absent: capability_unavailable). */
+  rerank?: ShapeRerank;
 }
+
+/** The interface's default shortlist multiplier (proposed rows = limit × multiplier). */
+export const DEFAULT_SHORTLIST_MULTIPLIER = 10;
 
 export interface SearchRequest {
   query_smiles: string;
@@ -35,7 +41,10 @@ export interface SearchRequest {
 export interface CheeseRequest {
   query_smiles: string;
   database_id: string;
-  scorer: 'shape' | 'esp' | 'morgan';
+  scorer: CheeseScorer;
+  limit: number;
+  shortlist_multiplier?: number;
+  include_properties?: boolean;
 }
 export interface SubstructureRequest {
   query?: { format: 'smarts' | 'smiles'; value: string };
@@ -88,6 +97,10 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
     );
   }
 
+  /** Scorers search_cheese serves on a library: morgan on every catalog, shape and esp once 3D-ready. */
+  const cheeseScorers = (enumerated: boolean, ready: boolean): string[] =>
+    enumerated && deps.rerank ? ['morgan', ...(ready ? ['shape', 'esp'] : [])] : [];
+
   return {
     /** The libraries served, with capabilities and pricing availability. */
     async catalog() {
@@ -111,7 +124,7 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
             product_count: l.size,
             capabilities: {
               search: true,
-              search_cheese: [] as string[],
+              search_cheese: cheeseScorers(enumerated, threeD[i]?.status === 'ready'),
               search_substructure: enumerated,
               sample: true,
               selections: enumerated,
@@ -164,14 +177,76 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
       };
     },
 
-    /** Shape/electrostatic reranking: validated, then capability_unavailable until scoring exists. */
-    async cheese(b: CheeseRequest, _requestId?: string): Promise<never> {
-      await library(b.database_id);
+    /**
+     * Exact-product reranking of a catalog (shape-rerank.ts): limit × shortlist_multiplier rows
+     * proposed, every one scored exactly, the best `limit` returned as the interface's reranking
+     * result. Synthon spaces are not libraries here: v2-space-search wraps this method for them.
+     */
+    async cheese(b: CheeseRequest, requestId: string) {
+      const lib = await library(b.database_id);
       await parseQuery(b.query_smiles);
-      throw new DomainError(
-        'capability_unavailable',
-        `scorer ${b.scorer} is not available yet: shape and electrostatic scoring are not part of this deployment; use POST /api/v2/search (Morgan/ECFP4)`,
-      );
+      if (!deps.rerank || lib.info.kind !== 'enumerated')
+        throw new DomainError(
+          'capability_unavailable',
+          `search_cheese is not available on ${b.database_id} in this deployment; use POST /api/v2/search (Morgan/ECFP4)`,
+        );
+      const multiplier = b.shortlist_multiplier ?? DEFAULT_SHORTLIST_MULTIPLIER;
+      const r = await deps.rerank({
+        smiles: b.query_smiles,
+        dbName: lib.info.database_id,
+        scorer: b.scorer,
+        limit: b.limit,
+        shortlistMultiplier: multiplier,
+      });
+      const metric = CHEESE_METRICS[b.scorer];
+      const results = r.hits.map((h, i) => ({
+        rank: i + 1,
+        smiles: lib.smiles(h.row),
+        score: h.score,
+        proposal_score: h.proposalScore,
+        product_id: lib.productId(h.row),
+        price: lib.price(h.row),
+        reaction_id: null,
+        metric,
+        scores: { shape: h.shape, esp: h.esp, morgan: h.morgan },
+        ...(b.include_properties
+          ? { properties: properties(lib, h.row), predicted_properties: predicted(lib, h.row) }
+          : {}),
+      }));
+      return {
+        request_id: requestId,
+        database_id: lib.info.database_id,
+        database_release: lib.info.release,
+        scorer: b.scorer,
+        metric,
+        engine_version: ENGINE_VERSION,
+        model_version: r.modelVersion,
+        query_smiles: r.canonical,
+        effective_shortlist: r.effectiveShortlist,
+        shortlist_multiplier: multiplier,
+        exact_property_postfilter: false,
+        property_constraints: {},
+        property_preset: null,
+        admet_acquisition_models: {},
+        admet_acquisition_semantics: 'none',
+        results,
+        counts: {
+          proposed: r.proposed,
+          assembled: r.assembled,
+          returned: results.length,
+          invalid: 0,
+          duplicate_products: 0,
+          duplicate_tuples: 0,
+          additive_property_dropped: 0,
+          admet_acquisition_dropped: 0,
+          admet_out_of_domain: 0,
+          exact_constraint_dropped: 0,
+          exact_property_dropped: 0,
+          property_approximation_unavailable: 0,
+        },
+        timing_ms: r.timing,
+        warnings: [],
+      };
     },
 
     /** Substructure search (SMARTS or SMILES) with matched atoms and bonds; `deprecated` for the old path. */

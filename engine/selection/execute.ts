@@ -6,13 +6,36 @@
  *     seeded draw of the masked rows;
  *  3. exact post-filters with RDKit on the candidates (structures, scaffold relationships);
  *  4. portfolio: max_per_scaffold, then limit.
+ * Objectives with a 3D metric id (cheese.shape, cheese.electrostatic) are scored outside the engine
+ * (the 3D search path needs the chem3d worker and the catalog's conformers): the caller passes
+ * their candidates and scores as ExternalObjectiveScores, plain data that crosses to a thread.
  */
 import { DomainError, invalidSmiles } from '../../platform/errors.ts';
 import { DESCRIPTOR_NAMES, getRDKit, parseMolecule, tanimoto, type RDKitMol } from '../chem/index.ts';
 import { compileConditions, propertyTests, pushdownMask, structuresPass } from './constraints.ts';
 import type { Library } from './library.ts';
 import { sampleIndices } from './prng.ts';
-import { AVAILABLE_METRIC_IDS, type NormalizedSelection } from './spec.ts';
+import { AVAILABLE_METRIC_IDS, METRIC_IDS, type MetricId, type NormalizedSelection } from './spec.ts';
+
+/** Metric ids the engine scores itself; the others need ExternalObjectiveScores. */
+export const ENGINE_METRIC_IDS: readonly MetricId[] = AVAILABLE_METRIC_IDS;
+
+/** Candidates and scores of the objectives the engine cannot score (3D metric ids). */
+export interface ExternalObjectiveScores {
+  /**
+   * The candidate rows (library row numbers) of a ranked selection: the caller's proposals for
+   * every objective, its own and the engine's alike (the pushdown mask still applies to them).
+   */
+  rows: Int32Array;
+  /** Per index into `objectives`, for each external objective: its score for each entry of `rows` (NaN: none). */
+  scores: Record<number, Float64Array>;
+  /** How the candidates were proposed (the execution plan's `candidate_generation`). */
+  generation: string;
+}
+
+/** Key of an objective's component: its reference id, or metric:reference for the 3D metrics. */
+const componentKey = (o: { metric_id: MetricId; reference_id: string }) =>
+  ENGINE_METRIC_IDS.includes(o.metric_id) ? o.reference_id : `${o.metric_id}:${o.reference_id}`;
 
 export interface SelectionHit {
   rank: number;
@@ -95,22 +118,36 @@ export function constraintExecution(
   return out;
 }
 
-/** Throws capability_unavailable when the selection needs a scorer that does not exist yet. */
-export function checkCapabilities(sel: NormalizedSelection): void {
+/**
+ * Throws capability_unavailable when the selection needs a scorer that is not offered; `available`
+ * is the engine's own metrics, plus the 3D ones where the caller can score them.
+ */
+export function checkCapabilities(
+  sel: NormalizedSelection,
+  available: readonly MetricId[] = ENGINE_METRIC_IDS,
+): void {
   sel.objectives.forEach((o, i) => {
-    if (!(AVAILABLE_METRIC_IDS as readonly string[]).includes(o.metric_id)) {
+    if (!available.includes(o.metric_id)) {
       throw new DomainError(
         'capability_unavailable',
-        `$.objectives[${i}].metric_id: ${o.metric_id} needs the shape/electrostatic scorer, which this deployment does not offer yet; available: ${AVAILABLE_METRIC_IDS.join(', ')}`,
+        `$.objectives[${i}].metric_id: ${o.metric_id} needs the shape/electrostatic scorer, which this deployment does not offer for this request (3D metric ids are served by synchronous selections on 3D-ready catalogs); available: ${available.join(', ')}`,
       );
     }
   });
 }
 
+/** True when some objective has a metric the engine does not score itself. */
+export const needsExternalScores = (sel: NormalizedSelection): boolean =>
+  sel.objectives.some((o) => !ENGINE_METRIC_IDS.includes(o.metric_id));
+
 /** Runs `sel` on `lib` (whose id and release normalization already checked). Throws AppErrors for bad queries. */
-export async function executeSelection(lib: Library, sel: NormalizedSelection): Promise<SelectionOutcome> {
+export async function executeSelection(
+  lib: Library,
+  sel: NormalizedSelection,
+  external?: ExternalObjectiveScores,
+): Promise<SelectionOutcome> {
   const t0 = performance.now();
-  checkCapabilities(sel);
+  checkCapabilities(sel, external ? METRIC_IDS : ENGINE_METRIC_IDS);
   const rd = await getRDKit();
   const refs = new Map<string, { fp: Uint8Array; scaffold: string }>();
   sel.references.forEach((r, i) => {
@@ -131,6 +168,8 @@ export async function executeSelection(lib: Library, sel: NormalizedSelection): 
       for (let r = 0, j = 0; r < lib.size; r++) if (mask[r]) rows[j++] = r;
     }
     candidates = sampleIndices(lib.size, shortlist, sel.execution.seed, rows);
+  } else if (external) {
+    candidates = mask ? external.rows.filter((r) => mask[r]) : external.rows;
   } else {
     const seen = new Set<number>();
     for (const o of sel.objectives) {
@@ -139,13 +178,17 @@ export async function executeSelection(lib: Library, sel: NormalizedSelection): 
     }
     candidates = Int32Array.from(seen);
   }
+  const externalIndex = new Map(external ? Array.from(external.rows, (r, i) => [r, i]) : []);
+  let unscored = 0;
   const scored = Array.from(candidates, (row, order) => {
     const components: Record<string, number> = {};
     let sum = 0;
-    for (const o of sel.objectives) {
+    for (const [i, o] of sel.objectives.entries()) {
       // Exact doubles: the same pair scores the same here as in /molsearch and /api/v2/search.
-      const s = tanimoto(refs.get(o.reference_id)!.fp, lib.fingerprint(row));
-      components[o.reference_id] = s;
+      const s = ENGINE_METRIC_IDS.includes(o.metric_id)
+        ? tanimoto(refs.get(o.reference_id)!.fp, lib.fingerprint(row))
+        : (external!.scores[i]?.[externalIndex.get(row) ?? -1] ?? NaN);
+      components[componentKey(o)] = s;
       sum += s;
     }
     return {
@@ -154,6 +197,11 @@ export async function executeSelection(lib: Library, sel: NormalizedSelection): 
       score: sel.objectives.length ? sum / sel.objectives.length : null,
       components,
     };
+  }).filter((c) => {
+    // A row without a 3D model (a 3D reject of the catalog) has no 3D score: not a candidate.
+    const ok = c.score === null || !Number.isNaN(c.score);
+    if (!ok) unscored++;
+    return ok;
   });
   if (sel.strategy.type === 'ranked') scored.sort((a, b) => b.score! - a.score! || a.row - b.row);
   const t2 = performance.now();
@@ -165,6 +213,9 @@ export async function executeSelection(lib: Library, sel: NormalizedSelection): 
   const wantProps = sel.include.includes('properties');
   const perScaffold = new Map<string, number>();
   const results: SelectionHit[] = [];
+  // One objective metric names the score; several are averaged (objective_components has each).
+  const metrics = [...new Set(sel.objectives.map((o) => o.metric_id))];
+  const hitMetric = metrics.length > 1 ? 'mean_objective' : (metrics[0] ?? 'rdkit.ecfp4_tanimoto');
   let evaluated = 0,
     rejected = 0,
     capped = 0;
@@ -210,7 +261,7 @@ export async function executeSelection(lib: Library, sel: NormalizedSelection): 
         product_id: lib.productId(c.row),
         smiles: lib.smiles(c.row),
         score: c.score,
-        metric: 'rdkit.ecfp4_tanimoto',
+        metric: hitMetric,
         price: lib.price(c.row),
         reaction_id: null,
         scaffold,
@@ -237,6 +288,11 @@ export async function executeSelection(lib: Library, sel: NormalizedSelection): 
   }
   const t3 = performance.now();
   const warnings: SelectionOutcome['warnings'] = [];
+  if (unscored)
+    warnings.push({
+      code: 'no_3d_model',
+      message: `${unscored} candidate(s) have no 3D model in this catalog (see its 3D rejects) and were not scored`,
+    });
   if (results.length < limit) {
     warnings.push({
       code: 'portfolio_underfilled',
@@ -256,7 +312,10 @@ export async function executeSelection(lib: Library, sel: NormalizedSelection): 
     },
     execution_plan: {
       strategy: sel.strategy.type,
-      candidate_generation: sel.strategy.type === 'ranked' ? 'exact_knn_ecfp4_tanimoto' : 'seeded_sample',
+      candidate_generation:
+        sel.strategy.type === 'sample'
+          ? 'seeded_sample'
+          : (external?.generation ?? 'exact_knn_ecfp4_tanimoto'),
       shortlist_size: shortlist,
       pushdown: propertyTests(sel).length ? 'row_mask' : 'none',
       constraint_execution: constraintExecution(sel),

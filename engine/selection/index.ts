@@ -18,6 +18,9 @@ export {
   executeSelection,
   constraintExecution,
   checkCapabilities,
+  needsExternalScores,
+  ENGINE_METRIC_IDS,
+  type ExternalObjectiveScores,
   type SelectionHit,
   type SelectionOutcome,
 } from './execute.ts';

@@ -6,7 +6,7 @@
  */
 import { DomainError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { executeSelection, type SelectionOutcome } from './execute.ts';
+import { executeSelection, type ExternalObjectiveScores, type SelectionOutcome } from './execute.ts';
 import type { Library, LibrarySource } from './library.ts';
 import type { ExecuteMessage } from './selection-protocol.ts';
 import { createThreadPool } from '../threads/index.ts';
@@ -34,7 +34,11 @@ export interface SelectionPool {
    * call would throw, with DomainError('overloaded') when the queue is full, DomainError('unavailable')
    * after close(), and DomainError('internal') when the thread dies.
    */
-  execute(source: LibrarySource, selection: NormalizedSelection): Promise<SelectionOutcome>;
+  execute(
+    source: LibrarySource,
+    selection: NormalizedSelection,
+    external?: ExternalObjectiveScores,
+  ): Promise<SelectionOutcome>;
   stats(): SelectionPoolStats;
   /** Stops the threads; pending selections reject with 'unavailable'. Idempotent. */
   close(): Promise<void>;
@@ -79,11 +83,11 @@ export function createSelectionPool(opts: SelectionPoolOptions = {}): SelectionP
   };
 
   return {
-    execute(source, selection) {
+    execute(source, selection, external) {
       const key = keyOf(source);
       // The source (a catalog directory, or in-memory molecules) goes to each thread once.
       return threads.run((t) => {
-        const msg: ExecuteMessage = { key, selection };
+        const msg: ExecuteMessage = { key, selection, ...(external ? { external } : {}) };
         if (!t.seen.has(key)) {
           msg.source = source;
           t.seen.add(key);
@@ -107,6 +111,9 @@ export function executeSelectionIn(
   pool: SelectionPool | undefined,
   lib: Library,
   selection: NormalizedSelection,
+  external?: ExternalObjectiveScores,
 ): Promise<SelectionOutcome> {
-  return pool && lib.source ? pool.execute(lib.source, selection) : executeSelection(lib, selection);
+  return pool && lib.source
+    ? pool.execute(lib.source, selection, external)
+    : executeSelection(lib, selection, external);
 }

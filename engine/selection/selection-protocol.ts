@@ -1,4 +1,5 @@
 /** The request of the selection pool to its threads (structured-clone plain data). */
+import type { ExternalObjectiveScores } from './execute.ts';
 import type { LibrarySource } from './library.ts';
 import type { NormalizedSelection } from './spec.ts';
 
@@ -7,4 +8,6 @@ export interface ExecuteMessage {
   key: string;
   source?: LibrarySource;
   selection: NormalizedSelection;
+  /** Scores of 3D objectives computed by the caller (executeSelection's `external`). */
+  external?: ExternalObjectiveScores;
 }

@@ -33,7 +33,7 @@ serveThread<ExecuteMessage, SelectionOutcome>(() => {
   return {
     async handle(msg) {
       if (msg.source) sources.set(msg.key, msg.source);
-      return executeSelection(await library(msg.key), msg.selection);
+      return executeSelection(await library(msg.key), msg.selection, msg.external);
     },
   };
 });

@@ -2,8 +2,16 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { randomUUID } from 'node:crypto';
 import { DomainError, validationError } from '../../../platform/errors.ts';
-import { THREE_D_TYPES, type ShapeSearchService, type ThreeDType } from '../../services/shape-search.ts';
-import type { SearchService, SearchType, SimilarityResult } from '../../services/search-service.ts';
+import { THREE_D_TYPES, type ShapeSearchService } from '../../services/shape-search.ts';
+import { RANKED_TYPES, THREE_D_ORDERINGS, type RankedType } from '../../services/shape-rank.ts';
+import {
+  ORDERINGS,
+  SEARCH_TYPES,
+  type OrderingName,
+  type SearchService,
+  type SearchType,
+  type SimilarityResult,
+} from '../../services/search-service.ts';
 import {
   BoolParam,
   checkDatabases,
@@ -15,7 +23,6 @@ import {
   OrderingSchema,
   SAMPLE_SMILES,
   SearchQualitySchema,
-  SearchTypeSchema,
 } from './params.ts';
 
 const NeighborSchema = Type.Object(
@@ -50,9 +57,25 @@ export const SearchResultSchema = Type.Object({
   }),
 });
 
+/** /molsearch's types: the interface's, plus `consensus` (real clients send it). */
+const MOLSEARCH_TYPES = [...SEARCH_TYPES, 'consensus'] as const;
+type MolsearchType = (typeof MOLSEARCH_TYPES)[number];
+
 const simpleQuery = {
   search_input: Type.String({ default: SAMPLE_SMILES, description: 'Query molecule (SMILES)' }),
-  search_type: Type.Array(SearchTypeSchema, { default: ['espsim_shape'] }),
+  search_type: Type.Array(
+    Type.Union(
+      MOLSEARCH_TYPES.map((t) => Type.Literal(t)),
+      { description: 'Search kind' },
+    ),
+    {
+      default: ['espsim_shape'],
+      description:
+        'One or several types (repeated parameter): the first ranks the rows (`similarity`); with a 3D type ' +
+        'or consensus every row carries every score column (Shapesim, Espsim, Morgan Tanimoto, Consensus). ' +
+        'consensus = reciprocal-rank fusion of the Morgan, shape and electrostatic rankings (docs/search.md).',
+    },
+  ),
   search_quality: Type.Optional(SearchQualitySchema),
   db_names: Type.Optional(
     Type.Array(Type.String(), { description: 'Databases to search (at most 2); see /available_databases' }),
@@ -75,14 +98,6 @@ const MolsearchQuery = Type.Object({
   ordering: OrderingSchema,
 });
 type MolsearchQueryT = Static<typeof MolsearchQuery>;
-
-const BatchQuery = Type.Object({
-  search_type: Type.Union([SearchTypeSchema], { default: 'espsim_shape' }),
-  n_neighbors: Type.Integer({ default: 30, maximum: INT32_MAX }),
-  search_input: Type.Array(Type.String(), { description: 'Query molecules (SMILES), repeated parameter' }),
-  db_names: Type.Optional(Type.Array(Type.String())),
-  search_mode: Type.Union([Type.Literal('centroid'), Type.Literal('batch')], { default: 'centroid' }),
-});
 
 export const MAX_BATCH_INPUTS = 100;
 
@@ -113,13 +128,17 @@ async function molsearch(
   reply: { header(name: string, value: string): unknown },
   shape?: ShapeSearchService,
 ) {
-  const searchTypes = [...new Set(q.search_type)] as SearchType[];
+  const searchTypes = [...new Set(q.search_type)] as MolsearchType[];
   const { k, remark } = capNeighbors(q.n_neighbors);
-  const threeD = searchTypes.filter((t): t is ThreeDType => (THREE_D_TYPES as readonly string[]).includes(t));
-  if (threeD.length) return molsearch3d(search, q, searchTypes, threeD, { k, remark }, shape);
-  const dbNames = checkDatabases(search, q.db_names, searchTypes);
+  const requested = q.order_molecules === false ? [] : (q.ordering ?? ['Similarity']);
+  const threeD =
+    searchTypes.some((t) => t === 'consensus' || (THREE_D_TYPES as readonly string[]).includes(t)) ||
+    requested.some((o) => (THREE_D_ORDERINGS as readonly string[]).includes(o));
+  if (threeD) return molsearch3d(search, q, searchTypes, requested, { k, remark }, shape);
+  const types = searchTypes as SearchType[];
+  const dbNames = checkDatabases(search, q.db_names, types);
   const filters = q.filter_molecules ? checkFilters(search, q.filtering ?? []) : [];
-  const ordering = q.order_molecules === false ? [] : checkOrderings(search, q.ordering ?? ['Similarity']);
+  const ordering = checkOrderings(search, requested);
   if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
   const result = await search.similarity({
     smiles: q.search_input,
@@ -131,35 +150,56 @@ async function molsearch(
     ordering,
   });
   if (result.coverage !== undefined) reply.header('x-molsearch-coverage', result.coverage.toFixed(4));
-  return searchPayload(result, searchTypes, dbNames, remark);
+  return searchPayload(result, types, dbNames, remark);
 }
 
-/** espsim_shape / espsim_electrostatic (docs/chem3d.md): 503 without a 3D worker, 4xx until ready. */
+/** The catalog search types a ranked type needs the database to serve (consensus: all three). */
+const servedTypes = (types: MolsearchType[]): SearchType[] => [
+  ...new Set(
+    types.flatMap((t): SearchType[] =>
+      t === 'consensus' ? ['morgan', 'espsim_shape', 'espsim_electrostatic'] : [t],
+    ),
+  ),
+];
+
+/**
+ * 3D types, consensus, several types in one call, and the dissimilarity orderings
+ * (docs/chem3d.md): 503 without a 3D worker, 4xx until the databases are 3D-ready.
+ */
 async function molsearch3d(
   search: SearchService,
   q: Partial<MolsearchQueryT> & Static<typeof MolsearchSimpleQuery>,
-  searchTypes: SearchType[],
-  threeD: ThreeDType[],
+  searchTypes: MolsearchType[],
+  requested: string[],
   { k, remark }: { k: number; remark?: string },
   shape?: ShapeSearchService,
 ) {
+  const types = servedTypes(searchTypes);
   if (!shape) {
     // Databases without 3D data answer the usual 422 naming the types they serve.
-    checkDatabases(search, q.db_names, searchTypes);
+    checkDatabases(search, q.db_names, types);
     throw new DomainError('capability_unavailable', '3D search types are not configured on this deployment');
   }
-  if (threeD.length !== searchTypes.length)
+  const other = searchTypes.filter((t) => !(RANKED_TYPES as readonly string[]).includes(t));
+  if (other.length)
     throw validationError(
       ['query', 'search_type'],
-      `3D search types cannot be combined with ${searchTypes.filter((t) => !threeD.includes(t as ThreeDType)).join(', ')} in one call yet`,
+      `${other.join(', ')} cannot be combined with 3D search types or orderings; allowed together: ${RANKED_TYPES.join(', ')}`,
     );
+  for (const o of requested)
+    if (!(ORDERINGS as readonly string[]).includes(o))
+      throw validationError(
+        ['query', 'ordering'],
+        `unknown ordering ${JSON.stringify(o)}; allowed: ${ORDERINGS.join(', ')}`,
+      );
   if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
-  const dbNames = await databases3d(search, shape, q.db_names, searchTypes);
+  const dbNames = await databases3d(search, shape, q.db_names, types);
   const result = await shape.search({
     smiles: q.search_input,
     dbNames,
     k,
-    types: threeD,
+    types: searchTypes as RankedType[],
+    ordering: requested as OrderingName[],
     quality: q.search_quality,
     descriptors: q.descriptors ?? false,
   });
@@ -167,7 +207,7 @@ async function molsearch3d(
 }
 
 /** The databases of a 3D request: the named ones once 3D-ready, else the default 3D database. */
-async function databases3d(
+export async function databases3d(
   search: SearchService,
   shape: ShapeSearchService,
   dbNames: string[] | undefined,
@@ -188,7 +228,7 @@ async function databases3d(
   return checkDatabases(search, names, searchTypes);
 }
 
-/** GET /molsearch, /molsearch_simple and /batch_search over the search service. */
+/** GET /molsearch and /molsearch_simple over the search service (/batch_search: search-batch.ts). */
 export function registerSearchRoutes(app: App, search: SearchService, shape?: ShapeSearchService): void {
   app.get(
     '/molsearch',
@@ -213,78 +253,5 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
       },
     },
     (request, reply) => molsearch(search, request.query, reply, shape),
-  );
-  app.get(
-    '/batch_search',
-    {
-      schema: {
-        tags: ['legacy search'],
-        summary: 'Batch (N neighbours per input) or centroid (neighbours of the mean fingerprint) search',
-        querystring: BatchQuery,
-        response: { 200: Type.Union([Type.Array(SearchResultSchema), SearchResultSchema]) },
-      },
-    },
-    async (request, reply) => {
-      const q = request.query;
-      const searchTypes = [q.search_type as SearchType];
-      const { k, remark } = capNeighbors(q.n_neighbors);
-      const is3d = (THREE_D_TYPES as readonly string[]).includes(q.search_type);
-      if (is3d && shape && q.search_mode === 'centroid')
-        throw validationError(
-          ['query', 'search_mode'],
-          `centroid mode is defined for morgan only so far; use search_mode=batch with ${q.search_type}`,
-        );
-      const dbNames =
-        is3d && shape
-          ? await databases3d(search, shape, q.db_names, searchTypes)
-          : checkDatabases(search, q.db_names, searchTypes);
-      const inputs = (q.search_input ?? []).map((s) => s.trim());
-      if (inputs.length === 0)
-        throw validationError(['query', 'search_input'], 'at least one SMILES is required');
-      if (inputs.length > MAX_BATCH_INPUTS)
-        throw validationError(
-          ['query', 'search_input'],
-          `at most ${MAX_BATCH_INPUTS} inputs per batch search, got ${inputs.length}`,
-          'value_error.too_many',
-        );
-      const base = {
-        dbNames,
-        k,
-        descriptors: false,
-        properties: false,
-        filters: [],
-        ordering: ['Similarity' as const],
-      };
-      if (is3d && shape) {
-        const out = [];
-        // One input at a time: each embedding and exact stage already uses the worker and pool.
-        for (const [i, smiles] of inputs.entries())
-          out.push(
-            searchPayload(
-              await shape.search({
-                smiles,
-                dbNames,
-                k,
-                types: [q.search_type as ThreeDType],
-                descriptors: false,
-                loc: ['query', 'search_input', i],
-              }),
-              searchTypes,
-              dbNames,
-              remark,
-            ),
-          );
-        return out;
-      }
-      if (q.search_mode === 'batch') {
-        const results = await search.batch({ ...base, smiles: inputs });
-        // Fleet fan-out: the header carries the least-covered query's share (each result its warning).
-        const covered = results.flatMap((r) => (r.coverage === undefined ? [] : [r.coverage]));
-        if (covered.length) reply.header('x-molsearch-coverage', Math.min(...covered).toFixed(4));
-        return results.map((r) => searchPayload(r, searchTypes, dbNames, remark));
-      }
-      const result = await search.centroid({ ...base, smiles: inputs });
-      return searchPayload(result, searchTypes, dbNames, remark);
-    },
   );
 }

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import type { V2SearchService } from '../../services/v2-search.ts';
+import { DEFAULT_SHORTLIST_MULTIPLIER, type V2SearchService } from '../../services/v2-search.ts';
 import { MAX_SYNC_LIMIT } from '../../services/selections.ts';
 import { Open, WarningSchema, errorResponses } from './common.ts';
 
@@ -22,10 +22,17 @@ const CheeseBody = Open({
   query_smiles: Type.String({ minLength: 1, maxLength: 1000 }),
   database_id: Type.String({ minLength: 1 }),
   scorer: Type.Union([Type.Literal('shape'), Type.Literal('esp'), Type.Literal('morgan')], {
-    description: 'shape or esp; morgan on synthon spaces',
+    description:
+      'shape (Gaussian shape Tanimoto after 3D alignment), esp (espsim ESP Carbo at that pose) or morgan (ECFP4 Tanimoto); morgan only on synthon spaces',
   }),
   limit: Limit(10),
-  shortlist_multiplier: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  shortlist_multiplier: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      description: `Rows proposed = limit × shortlist_multiplier (default ${DEFAULT_SHORTLIST_MULTIPLIER}), each scored exactly`,
+    }),
+  ),
   include_synthons: Type.Boolean({ default: false }),
   smarts_prefilter_pattern_id: Type.Optional(
     Type.String({ maxLength: 100, description: 'A pattern id of GET /smarts_patterns (synthon spaces)' }),
@@ -42,6 +49,7 @@ const CheeseBody = Open({
   smarts_prefilter_mode: Type.Union([Type.Literal('include'), Type.Literal('exclude')], {
     default: 'include',
   }),
+  include_properties: Type.Boolean({ default: false }),
 });
 const Query = Type.Object(
   {
@@ -91,7 +99,44 @@ const Envelope = Open({
   warnings: Type.Array(WarningSchema),
 });
 
-/** Synchronous v2 searches: Morgan similarity, cheese (capability check), substructure, sample. */
+/** The interface's reranking result (search_cheese): Envelope plus the reranking fields. */
+const Count = Type.Integer({ minimum: 0 });
+const RerankResult = Open({
+  request_id: Type.String(),
+  database_id: Type.String(),
+  database_release: Type.String(),
+  scorer: Type.String(),
+  metric: Type.String({ description: 'cheese.shape, cheese.electrostatic or rdkit.ecfp4_tanimoto' }),
+  engine_version: Type.String(),
+  model_version: Type.Union([Type.String(), Type.Null()], {
+    description: 'The proposal model (3D descriptors and conformer recipe, or Morgan); null on synthon spaces',
+  }),
+  query_smiles: Type.String(),
+  effective_shortlist: Type.Integer({ description: 'Rows actually proposed and scored exactly' }),
+  shortlist_multiplier: Type.Integer(),
+  results: Type.Array(
+    Open({
+      rank: Type.Integer(),
+      smiles: Type.String(),
+      product_id: Type.String(),
+      score: Type.Number(),
+      proposal_score: Type.Number(),
+      price: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+      reaction_id: Type.Union([Type.String(), Type.Null()]),
+      metric: Type.String(),
+    }),
+  ),
+  counts: Open({ proposed: Count, assembled: Count, returned: Count }),
+  timing_ms: Open({
+    query: Type.Number(),
+    proposal: Type.Number(),
+    assembly_and_scoring: Type.Number(),
+    total: Type.Number(),
+  }),
+  warnings: Type.Array(WarningSchema),
+});
+
+/** Synchronous v2 searches: Morgan similarity, cheese reranking, substructure, sample. */
 export function registerV2SearchRoutes(app: App, search: V2SearchService): void {
   app.post(
     '/api/v2/search',
@@ -112,9 +157,9 @@ export function registerV2SearchRoutes(app: App, search: V2SearchService): void 
       schema: {
         tags: ['v2'],
         summary:
-          'Exact-product reranking: morgan on synthon spaces; shape or electrostatic similarity (validated; scoring not yet available)',
+          'Exact-product reranking of catalog candidates by shape, electrostatic or Morgan similarity (the reranking result: counts, effective_shortlist, timing_ms)',
         body: CheeseBody,
-        response: { 200: Envelope, ...errorResponses },
+        response: { 200: RerankResult, ...errorResponses },
       },
     },
     (request) => search.cheese(request.body, request.id),

@@ -18,7 +18,13 @@ describe('capabilities read from the service', () => {
       await h.app.inject({ url: '/available_databases_full', headers: { 'x-api-key': h.key } })
     ).json();
     const caps = capabilitiesFrom(doc, full, { libraries: [] });
-    expect(caps.searchTypes).toEqual(['morgan', 'espsim_electrostatic', 'espsim_shape', 'synthongpt']);
+    expect(caps.searchTypes).toEqual([
+      'morgan',
+      'espsim_electrostatic',
+      'espsim_shape',
+      'synthongpt',
+      'consensus',
+    ]);
     expect(caps.searchQualities).toEqual(['fast', 'accurate', 'very_accurate', '100', '1000', '10000']);
     expect(caps.filters).toEqual([
       'No solvents',

@@ -119,7 +119,7 @@ describe('GET /molsearch (morgan)', () => {
     expect(res.json().detail).toEqual([
       {
         loc: ['query', 'search_type', 0],
-        msg: 'must be one of: morgan, espsim_electrostatic, espsim_shape, synthongpt',
+        msg: 'must be one of: morgan, espsim_electrostatic, espsim_shape, synthongpt, consensus',
         type: 'value_error.enum',
       },
     ]);

@@ -1,0 +1,205 @@
+/**
+ * The stages every 3D search path shares (docs/chem3d.md, "The 3D search path"): the first-stage
+ * shortlist over the stored descriptors, Morgan candidates from the search pool, and the exact
+ * stage that gives every candidate its shape, ESP and Morgan scores. /molsearch (one query, one or
+ * several types, consensus), /batch_search centroid (several queries, mean scores) and
+ * /api/v2/search_cheese (proposal + rerank) are built from these.
+ */
+import { openCatalog, type Catalog, type ShardData } from '../../engine/catalog/index.ts';
+import { loadShard3d, molecule3d, type Shard3d } from '../../engine/catalog/three-d-reader.ts';
+import type { Molecule3d } from '../../engine/catalog/three-d-schema.ts';
+import { FP_BYTES, tanimoto } from '../../engine/chem/index.ts';
+import { meanOverQueries } from '../../engine/search/fusion.ts';
+import type { SearchPool } from '../../engine/search/index.ts';
+import type { ShapePool } from '../../engine/shape/index.ts';
+
+/** A catalog row on the way through the stages. */
+export interface Candidate {
+  db: string;
+  shard: number;
+  row: number;
+  /** Score of the stage that proposed the row: descriptor similarity, or f32 Morgan Tanimoto. */
+  first: number;
+}
+
+/** A candidate after the exact stage (scores averaged over the queries when there are several). */
+export interface ScoredCandidate extends Candidate {
+  /** Gaussian shape Tanimoto at the best alignment; null when the row has no conformers. */
+  shape: number | null;
+  /** espsim's ESP Carbo at that alignment; null when the row has no conformers. */
+  esp: number | null;
+  /** Exact (double) Morgan r2/2048 Tanimoto. */
+  morgan: number;
+}
+
+export interface ShapeStages {
+  /** The rows of each shard of a 3D-ready catalog (loaded once, kept). */
+  shards3d(db: string): Promise<Shard3d[]>;
+  /**
+   * The `limit` best rows by first-stage score, over every shard of `dbNames`; with several
+   * queries a row scores the mean of its per-query scores. Rows without conformers are skipped.
+   */
+  firstStage(
+    queries: Float32Array[],
+    dbNames: string[],
+    limit: number,
+  ): Promise<{ candidates: Candidate[]; rows: number }>;
+  /** The k best rows by Morgan Tanimoto (search pool, f32 scores and order), as candidates. */
+  morganStage(fp: Uint8Array, dbNames: string[], k: number): Promise<Candidate[]>;
+  /**
+   * Exact scores of every candidate against every query (means over queries); candidates keep
+   * their order. A candidate without conformers gets null shape and ESP.
+   */
+  exact(queries: Molecule3d[], fps: Uint8Array[], candidates: Candidate[]): Promise<ScoredCandidate[]>;
+  /** Exact (double) Morgan Tanimoto of a candidate to a query fingerprint. */
+  morgan(fp: Uint8Array, c: Candidate): number;
+  /** The catalog shard holding a candidate (to read its columns). */
+  shard(c: Candidate): ShardData;
+  /** Row index across the catalog's shards in manifest order (the v2 library's row numbers). */
+  globalRow(c: Candidate): number;
+  /** The candidate at a row index across the catalog's shards (globalRow's inverse). */
+  fromGlobalRow(db: string, row: number): Candidate;
+}
+
+export const candidateKey = (c: Candidate) => `${c.db}\u0000${c.shard}\u0000${c.row}`;
+
+/** Candidates of `b` not already in `a`, appended (a's order first). */
+export function unionCandidates(a: Candidate[], b: Candidate[]): Candidate[] {
+  const seen = new Set(a.map(candidateKey));
+  return [...a, ...b.filter((c) => !seen.has(candidateKey(c)))];
+}
+
+export function createShapeStages(deps: {
+  catalogs: Catalog[];
+  pool: SearchPool;
+  shapePool: ShapePool;
+}): ShapeStages {
+  const byId = new Map(deps.catalogs.map((c) => [c.manifest.id, c]));
+  const loaded = new Map<string, Promise<Shard3d[]>>();
+  const offsets = new Map<string, number[]>();
+  const shards3d = (id: string): Promise<Shard3d[]> => {
+    let p = loaded.get(id);
+    if (!p) {
+      p = (async () => {
+        const c = await openCatalog(byId.get(id)!.dir);
+        return Promise.all(c.manifest.shards.map((_, i) => loadShard3d(c, i)));
+      })();
+      p.catch(() => loaded.delete(id));
+      loaded.set(id, p);
+    }
+    return p;
+  };
+  const offsetsOf = (db: string): number[] => {
+    let o = offsets.get(db);
+    if (!o) {
+      o = [0];
+      for (const s of byId.get(db)!.manifest.shards) o.push(o[o.length - 1] + s.rows);
+      offsets.set(db, o);
+    }
+    return o;
+  };
+  const fingerprint = (c: Candidate) =>
+    (deps.pool.shard(c.db, c.shard) as ShardData).fingerprints.subarray(
+      c.row * FP_BYTES,
+      (c.row + 1) * FP_BYTES,
+    );
+
+  return {
+    shards3d,
+
+    async firstStage(queries, dbNames, limit) {
+      let rows = 0;
+      // Every shard is scanned on the shape pool's threads, never this event loop; candidates are
+      // gathered in shard order so ties rank as in a serial scan.
+      const scans: Promise<Candidate[]>[] = [];
+      for (const db of dbNames) {
+        for (const s of await shards3d(db)) {
+          rows += s.rows;
+          const keep = (row: number) => s.confCounts[row] > 0;
+          if (queries.length === 1) {
+            const scan = deps.shapePool.scanShortlist(queries[0], s.table, Math.min(limit, s.rows));
+            scans.push(
+              scan.then((sl) =>
+                Array.from(sl.rows, (row, i) => ({ db, shard: s.index, row, first: sl.scores[i] })).filter(
+                  (c) => keep(c.row),
+                ),
+              ),
+            );
+            continue;
+          }
+          // Several queries: every row's score per query (a full scan returns all rows), then the mean.
+          const all = queries.map((q) => deps.shapePool.scanShortlist(q, s.table, s.rows));
+          scans.push(
+            Promise.all(all).then((lists) => {
+              const perQuery = lists.map((sl) => {
+                const byRow = new Float64Array(s.rows);
+                sl.rows.forEach((row, i) => (byRow[row] = sl.scores[i]));
+                return byRow;
+              });
+              const mean = meanOverQueries(perQuery);
+              return Array.from(mean, (first, row) => ({ db, shard: s.index, row, first }))
+                .filter((c) => keep(c.row))
+                .sort((a, b) => b.first - a.first || a.row - b.row)
+                .slice(0, limit);
+            }),
+          );
+        }
+      }
+      const candidates = (await Promise.all(scans))
+        .flat()
+        .sort((a, b) => b.first - a.first)
+        .slice(0, limit);
+      return { candidates, rows };
+    },
+
+    async morganStage(fp, dbNames, k) {
+      const hits = await deps.pool.knn({ catalogs: dbNames, query: fp, k });
+      return hits.map((h) => ({ db: h.catalog, shard: h.shard, row: h.row, first: h.similarity }));
+    },
+
+    async exact(queries, fps, candidates) {
+      const sets = await Promise.all(
+        candidates.map(async (c) => molecule3d((await shards3d(c.db))[c.shard], c.row)),
+      );
+      const withConf = sets.flatMap((s, i) => (s ? [i] : []));
+      const shape = queries.map(() => new Float64Array(candidates.length));
+      const esp = queries.map(() => new Float64Array(candidates.length));
+      await Promise.all(
+        queries.map(async (q, qi) => {
+          const hits = await deps.shapePool.scoreShortlist(
+            q,
+            withConf.map((i) => sets[i]!),
+            { metric: 'shape', k: Math.max(1, withConf.length) },
+          );
+          for (const h of hits) {
+            shape[qi][withConf[h.index]] = h.shape;
+            esp[qi][withConf[h.index]] = h.esp;
+          }
+        }),
+      );
+      const meanShape = meanOverQueries(shape);
+      const meanEsp = meanOverQueries(esp);
+      const morgan = meanOverQueries(
+        fps.map((q) => Float64Array.from(candidates, (c) => tanimoto(q, fingerprint(c)))),
+      );
+      return candidates.map((c, i) => ({
+        ...c,
+        shape: sets[i] ? meanShape[i] : null,
+        esp: sets[i] ? meanEsp[i] : null,
+        morgan: morgan[i],
+      }));
+    },
+
+    morgan: (fp, c) => tanimoto(fp, fingerprint(c)),
+    shard: (c) => deps.pool.shard(c.db, c.shard) as ShardData,
+
+    globalRow: (c) => offsetsOf(c.db)[c.shard] + c.row,
+
+    fromGlobalRow(db, row) {
+      const o = offsetsOf(db);
+      let shard = 0;
+      while (shard + 1 < o.length - 1 && o[shard + 1] <= row) shard++;
+      return { db, shard, row: row - o[shard], first: NaN };
+    },
+  };
+}
