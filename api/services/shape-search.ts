@@ -35,6 +35,8 @@ export interface ShapeSearchService {
   /** 4xx naming `db_names` unless every database is 3D-ready (with its stage's progress). */
   checkReady(dbNames: string[]): Promise<void>;
   search(req: ShapeSearchRequest): Promise<SimilarityResult>;
+  /** 422 naming `loc` when the chem3d worker cannot embed `smiles`, 503 when none answers. */
+  checkQuery(smiles: string, loc?: (string | number)[]): Promise<void>;
 }
 
 /**
@@ -93,6 +95,10 @@ export function createShapeSearch(deps: {
           'value_error.not_ready',
         );
       }
+    },
+
+    async checkQuery(smiles, loc) {
+      await deps.embedder.embed(smiles, loc);
     },
 
     async search(req) {
