@@ -2,6 +2,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
 import type { Store } from '../store/index.ts';
 import type { LibraryRegistry, SelectionPool } from '../engine/selection/index.ts';
+import type { ShapePool } from '../engine/shape/index.ts';
 import { createJobActivities } from './jobs.ts';
 import { createShardCache, type ShardCache } from './jobs-shards.ts';
 import { createJob3dActivities } from './jobs-3d.ts';
@@ -27,6 +28,8 @@ export interface ActivityDeps {
   libraries: LibraryRegistry;
   /** Threads for run items' selections; absent, they run on the activity's thread (tests). */
   selectionPool?: SelectionPool;
+  /** Threads of 3D job scans (absent: a pool of 2 made on first use). */
+  shapePool?: ShapePool;
 }
 
 /** The worker's activities, as plain async functions. Workflows type them with ReturnType<>. */
@@ -42,7 +45,13 @@ export function createActivities(deps: ActivityDeps) {
       shards,
       fleet: deps.fleet,
     }),
-    ...createJob3dActivities({ log: deps.log, objects: deps.objects, catalogDir: deps.catalogDir, shards }),
+    ...createJob3dActivities({
+      log: deps.log,
+      objects: deps.objects,
+      catalogDir: deps.catalogDir,
+      shards,
+      shapePool: deps.shapePool,
+    }),
     ...createExportActivities({ log: deps.log, downloads: deps.store.downloads, objects: deps.objects }),
     ...createRunActivities({
       log: deps.log,
