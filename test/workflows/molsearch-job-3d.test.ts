@@ -239,6 +239,28 @@ print(json.dumps({'n': len(mols), 'res': res}))`,
     }
   }, 180_000);
 
+  it('keeps job history small: the query conformers once in each direction, otherwise keys and counts', async () => {
+    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    try {
+      const history = await new Client({ connection }).workflow.getHandle(job).fetchHistory();
+      const bytes = JSON.stringify(history).length;
+      // 41 rows, 3 shards: the embedded query (~10 conformers of 21 atoms, base64) dominates.
+      expect(bytes).toBeLessThan(120_000);
+      expect(JSON.stringify(history)).not.toContain('coords_3d');
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('serves the default search type (espsim_shape) on the 3D-ready database when none is named', async () => {
+    const r = await submit(`search_input=${q(ASPIRIN)}&n_neighbors=3`);
+    expect(r.status, r.raw).toBe(200);
+    expect(await waitStatus(s, s.keyA, r.body, 180_000)).toBe('SUCCESS');
+    const info = (await call(s, 'GET', `/job_info?job_name=${r.body}`, s.keyA)).body;
+    expect(info.parameters).toMatchObject({ search_type: 'espsim_shape', db_names: ['drugs3d'] });
+    expect((await page(r.body, 0, 30)).id).toEqual((await page(job, 0, 3)).id);
+  }, 240_000);
+
   it('ranks by the electrostatic score with espsim_electrostatic at very_accurate', async () => {
     const r = await submit(
       `search_input=${q(ASPIRIN)}&search_type=espsim_electrostatic&search_quality=very_accurate&db_names=drugs3d&n_neighbors=5`,
