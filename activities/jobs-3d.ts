@@ -19,7 +19,6 @@ import {
   conformerCoords,
   createShapePool,
   describeConformers,
-  scanShortlist,
   type ScoredCandidate,
   type ShapeMetric,
   type ShapePool,
@@ -93,7 +92,12 @@ export function createJob3dActivities(deps: Job3dActivityDeps) {
   let pool = deps.shapePool;
   const shapePool = () => (pool ??= createShapePool({ threads: 2 }));
   const queries = createLru<Promise<Molecule3d>>({ maxBytes: 64 * 2 ** 20, maxEntries: 32, size: () => 1 });
-  const sidecars = createLru<Promise<Shard3d>>({ maxBytes: 2 ** 40, maxEntries: 64, size: () => 1 });
+  // Sidecars by their file's bytes (one shared buffer each), bounded like the shard cache.
+  const sidecars = createLru<Promise<Shard3d>>({
+    maxBytes: 1.5 * 2 ** 30,
+    maxEntries: 256,
+    size: (s) => s.coords.buffer.byteLength,
+  });
 
   const query3d = (key: string): Promise<Molecule3d> => {
     let p = queries.get(key);
@@ -156,7 +160,7 @@ export function createJob3dActivities(deps: Job3dActivityDeps) {
       let cands: Int32Array | Uint32Array;
       if (input.shortlist > 0 && input.shortlist < s.rows) {
         // The synchronous search's first stage, per shard: its shortlist is a subset of ours.
-        const sl = scanShortlist(describeConformers(query), s.table, input.shortlist);
+        const sl = await shapePool().scanShortlist(describeConformers(query), s.table, input.shortlist);
         cands = sl.rows.filter((row) => s.confCounts[row] > 0);
       } else cands = Int32Array.from({ length: s.rows }, (_, r) => r).filter((r) => s.confCounts[r] > 0);
       const scored: (ScoredCandidate & { row: number })[] = [];
