@@ -347,6 +347,17 @@ print(json.dumps({'n': len(mols), 'res': res}))`,
     expect(r.body.results[0].neighbors[0]).toMatchObject({ id: 'ASPIRIN' });
     expect(r.body.results[1].neighbors[0]).toMatchObject({ id: DRUGS[3][1] });
     expect(r.body.results[0].neighbors[0].Shapesim).toBeCloseTo(1, 3);
+    const acct = (await s.stack.store.accounts.authenticate(s.keyA)) as { ok: true; account: { id: string } };
+    const csv = Buffer.from(
+      await s.stack.objects.getBytes(`users/${acct.account.id}/files/${r.body.output_file}`),
+    )
+      .toString()
+      .trim()
+      .split(/\r\n/);
+    expect(csv[0]).toBe('query_smiles,rank,smiles,id,database,db_id,similarity,Shapesim,Espsim');
+    expect(csv).toHaveLength(1 + 6);
+    const first = csv[1].split(',');
+    expect(Number(first[7])).toBe(r.body.results[0].neighbors[0].Shapesim);
     const bad = await s.stack.app.inject({
       method: 'POST',
       url: '/upload_file?path=inputs/bad3d.csv',
