@@ -15,6 +15,7 @@ import {
   EXPORT_CONTENT_TYPES,
   exportStream,
   PROPERTY_KEYS,
+  SCORE_COLUMNS_3D,
   resultView,
   type ExportColumn,
   type ExportFormat,
@@ -23,6 +24,7 @@ import {
   type ResultFilter,
 } from '../engine/export/index.ts';
 import { round5 } from '../engine/export/result-view.ts';
+import { sdf3dRecords } from './exports-3d.ts';
 import { INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
 
 export interface ExportOptionsInput extends ResultFilter {
@@ -63,12 +65,17 @@ export interface ExportActivityDeps {
 /** Columns of an export: the page columns (in page order), properties and metadata when asked. */
 export function exportColumns(
   opts: Pick<ExportOptionsInput, 'includeProperties' | 'includeMetadata'>,
+  threeD: { sdf: boolean } | false = false,
 ): ExportColumn[] {
   const cols: ExportColumn[] = BASE_COLUMNS.map((name) => ({
     name,
     type: name === 'similarity' ? 'number' : 'string',
   }));
   cols.push({ name: 'in_prop_range', type: 'boolean' });
+  // 3D results: both scores as the page names them; the SDF also says which query conformer
+  // (a "Query Molecule" record) each hit is aligned onto.
+  if (threeD) for (const name of SCORE_COLUMNS_3D) cols.push({ name, type: 'number' });
+  if (threeD && threeD.sdf) cols.push({ name: 'query_conformer', type: 'number' });
   if (opts.includeProperties) for (const k of PROPERTY_KEYS) cols.push({ name: k, type: 'number' });
   if (opts.includeMetadata)
     cols.push({ name: 'job_name', type: 'string' }, { name: 'query_smiles', type: 'string' });
@@ -94,7 +101,7 @@ export async function writeExport(
 ): Promise<ExportResult> {
   let result: JobResult;
   try {
-    result = decodeJobResult(await store.getBytes(input.resultKey));
+    result = decodeJobResult(await store.getBytes(input.resultKey), { conformers: input.format === 'sdf' });
   } catch (err) {
     if ((await store.head(input.resultKey)) === undefined)
       throw ApplicationFailure.create({
@@ -107,8 +114,13 @@ export async function writeExport(
   const view = resultView(result, input.options);
   const query = result.metadata['molsearch.query'] ?? '';
   const { includeProperties, includeMetadata } = input.options;
-  const columns = exportColumns(input.options);
+  const t3 = result.threeD;
+  const sdf = input.format === 'sdf';
+  const columns = exportColumns(input.options, t3 ? { sdf } : false);
+  const sdf3d = sdf && t3 ? await sdf3dRecords(result, view.indices) : undefined;
   function* rows(): Generator<ExportValue[]> {
+    // The query's conformers first, so a viewer shows the hits over them.
+    if (sdf3d) yield* sdf3d.queryRows(columns, input.jobName);
     for (let j = 0; j < view.indices.length; j++) {
       const i = view.indices[j];
       const row: ExportValue[] = [
@@ -119,6 +131,8 @@ export async function writeExport(
         round5(result.similarity[i]),
         view.inRange[j] === 1,
       ];
+      if (t3) row.push(t3.shape[i], t3.esp[i]);
+      if (t3 && sdf) row.push(t3.queryConf[i]);
       if (includeProperties) for (const col of result.props) row.push(col[i]);
       if (includeMetadata) row.push(input.jobName, query);
       if ((j & 4095) === 4095) heartbeat({ row: j });
@@ -138,7 +152,7 @@ export async function writeExport(
       }
     };
   }
-  const stream = exportStream(input.format, columns, rows(), { molblock });
+  const stream = exportStream(input.format, columns, rows(), { molblock, molblockAt: sdf3d?.molblockAt });
   const { bytes } = await store.putStream(input.key, stream, EXPORT_CONTENT_TYPES[input.format]);
   log.info(
     { download: input.downloadId, format: input.format, rows: view.indices.length, bytes },

@@ -2,8 +2,10 @@ import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
 import type { Store } from '../store/index.ts';
 import type { LibraryRegistry, SelectionPool } from '../engine/selection/index.ts';
+import type { ShapePool } from '../engine/shape/index.ts';
 import { createJobActivities } from './jobs.ts';
-import type { ShardCache } from './jobs-shards.ts';
+import { createShardCache, type ShardCache } from './jobs-shards.ts';
+import { createJob3dActivities } from './jobs-3d.ts';
 import type { FleetMember } from '../engine/fleet/members.ts';
 import { createExportActivities } from './exports.ts';
 import { createRunActivities } from './runs.ts';
@@ -29,18 +31,29 @@ export interface ActivityDeps {
   selectionPool?: SelectionPool;
   /** Synthon spaces run items may name (absent: none). */
   spaces?: SpacePool;
+  /** Threads of 3D job scans (absent: a pool of 2 made on first use). */
+  shapePool?: ShapePool;
 }
 
 /** The worker's activities, as plain async functions. Workflows type them with ReturnType<>. */
 export function createActivities(deps: ActivityDeps) {
+  // One shard cache for Morgan and 3D jobs, so a worker holds each shard once.
+  const shards = deps.shards ?? createShardCache(deps.catalogDir);
   return {
     ...createJobActivities({
       log: deps.log,
       jobs: deps.store.jobs,
       objects: deps.objects,
       catalogDir: deps.catalogDir,
-      shards: deps.shards,
+      shards,
       fleet: deps.fleet,
+    }),
+    ...createJob3dActivities({
+      log: deps.log,
+      objects: deps.objects,
+      catalogDir: deps.catalogDir,
+      shards,
+      shapePool: deps.shapePool,
     }),
     ...createExportActivities({ log: deps.log, downloads: deps.store.downloads, objects: deps.objects }),
     ...createRunActivities({

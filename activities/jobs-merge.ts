@@ -11,7 +11,8 @@ export interface MergePart {
   catalog: string;
   shard: number;
   rows: Int32Array;
-  scores: Float32Array;
+  /** Sorted descending; 3D parts rank by their doubles. */
+  scores: Float32Array | Float64Array;
 }
 
 export interface MergedRows {
@@ -116,8 +117,22 @@ function exactOrder(
  * property columns (NaN where a catalog has no value); sorted by similarity desc.
  */
 export function joinResult(merged: MergedRows, sources: JoinSource[], queryFp: Uint8Array): JobResult {
-  const n = merged.row.length;
   const { order, exact } = exactOrder(merged, sources, queryFp);
+  return fillResult(merged, order, exact, sources);
+}
+
+/**
+ * The job result of merged rows in the order `order` (positions in `merged`), similarity of merged
+ * row m being `similarity[m]`: the catalog columns joined from each part's shard table.
+ */
+export function fillResult(
+  merged: MergedRows,
+  order: Int32Array,
+  similarity: Float64Array,
+  sources: Pick<JoinSource, 'catalog' | 'table'>[],
+): JobResult {
+  const n = order.length;
+  const exact = similarity;
   const r = allocJobResult(n);
   const getters = sources.map((s) => ({
     id: s.table.getChild('product_id')!,

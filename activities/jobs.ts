@@ -101,7 +101,7 @@ const invalid = (msg: string) =>
  * A shard whose stored bytes do not match their published SHA-256 (after one refetch) is
  * reported, never scored: retrying would fetch the same bytes, so the job fails naming it.
  */
-async function verifiedShard(cache: ShardCache, catalog: string, shard: number) {
+export async function verifiedShard(cache: ShardCache, catalog: string, shard: number) {
   try {
     return await cache.shard(catalog, shard);
   } catch (err) {
@@ -117,7 +117,7 @@ async function verifiedShard(cache: ShardCache, catalog: string, shard: number) 
 }
 
 /** Heartbeats when running inside an activity; a no-op when called directly (tests, benches). */
-function beat(details?: unknown): void {
+export function beat(details?: unknown): void {
   try {
     Context.current().heartbeat(details);
   } catch {
@@ -125,7 +125,7 @@ function beat(details?: unknown): void {
   }
 }
 
-function cancelled(): boolean {
+export function cancelled(): boolean {
   try {
     return Context.current().cancellationSignal.aborted;
   } catch {

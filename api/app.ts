@@ -141,10 +141,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   if (deps.legacyJobs) {
     const { jobs, synthonJobs, downloads, files } = deps.legacyJobs;
-    registerJobRoutes(app, { jobs, search: deps.search });
+    registerJobRoutes(app, { jobs, search: deps.search, shape: deps.shape });
     registerSynthonJobRoute(app, synthonJobs);
     registerDownloadRoutes(app, downloads);
-    registerFileRoutes(app, { files, search: deps.search });
+    registerFileRoutes(app, { files, search: deps.search, shape: deps.shape });
   }
   if (deps.v2) registerV2Routes(app, deps.v2, { eventPollMs: deps.eventPollMs });
   await registerWebApp(app);

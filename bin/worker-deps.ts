@@ -20,6 +20,7 @@ import {
 import { createActivities, type Activities } from '../activities/index.ts';
 import type { SpacePool } from '../engine/synthons/space-pool.ts';
 import { createShardCache } from '../activities/jobs-shards.ts';
+import { createShapePool } from '../engine/shape/index.ts';
 import {
   createPublishedShardCache,
   layeredShardCache,
@@ -72,9 +73,13 @@ export async function openWorkerDeps(
           cache: { ...config.shardCache, dir: join(config.shardCache.dir, 'scan') },
         })
       : undefined;
+    // 3D job scans align on these threads (idle threads do not hold the process open).
+    const shapePool = createShapePool({ threads: Math.min(2, config.engineThreads) });
+    opened.push(shapePool.close);
     const activities = createActivities({
       log,
       store,
+      shapePool,
       objects,
       catalogDir: config.catalogDir,
       shards: published && layeredShardCache(createShardCache(config.catalogDir), published),

@@ -14,6 +14,9 @@ export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['SUCCESS', 'FAILURE', '
 export interface JobProgress {
   shardsDone?: number;
   shardsTotal?: number;
+  /** 3D jobs: rows aligned and scored so far, and rows skipped for want of a 3D model. */
+  rowsScored?: number;
+  rowsRejected?: number;
 }
 
 export interface JobRecord {

@@ -67,6 +67,13 @@ export interface MolsearchJobInput {
   queues: JobQueues;
   /** Shard scans running at once (default 4). */
   concurrency?: number;
+  /** espsim jobs: the query is embedded on `chem3dQueue`, shards are scored by 3D alignment. */
+  threeD?: {
+    metric: 'shape' | 'esp';
+    /** First-stage shortlist per shard; 0 = every row scored exactly (very_accurate). */
+    shortlist: number;
+    chem3dQueue: string;
+  };
 }
 
 export interface MolsearchJobResult {

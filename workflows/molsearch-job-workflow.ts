@@ -13,6 +13,7 @@ import {
   type MolsearchJobInput,
   type MolsearchJobResult,
 } from './contracts.ts';
+import { runMolsearch3dJob } from './molsearch-3d-job.ts';
 
 /** The reason a job failed, for the job info: the innermost application failure's message. */
 export function failureReason(err: unknown): string {
@@ -35,7 +36,8 @@ function isFinal(err: unknown): boolean {
  * A legacy molsearch job (workflow id = job name): parses the query, scans every shard of the
  * named catalogs (bounded concurrency, one activity per shard, each writing a small top-k part to
  * the object store), merges the parts into result.arrow and records SUCCESS with the row count.
- * An input error fails at once (FAILURE with the reason); cancellation records REVOKED.
+ * An input error fails at once (FAILURE with the reason); cancellation records REVOKED. With
+ * `threeD` the shards are scored by 3D alignment instead (molsearch-3d-job.ts).
  * Only keys and counts pass through history.
  */
 export async function molsearchJobWorkflow(input: MolsearchJobInput): Promise<MolsearchJobResult> {
@@ -75,6 +77,7 @@ export async function molsearchJobWorkflow(input: MolsearchJobInput): Promise<Mo
     });
     const total = prep.shards.length;
     await record({ status: 'STARTED', progress: { shardsDone: 0, shardsTotal: total } });
+    if (input.threeD) return await runMolsearch3dJob(input, prep, record);
     // Placement (docs/scaling.md); jobs started before it existed replay without it.
     const placed = patched('fleet-placement')
       ? (await scan.jobPlace({ shards: prep.shards })).queues

@@ -91,7 +91,8 @@ export function readSmilesColumn(text: string, col: string): { smiles: string[];
 
 /** A bad SMILES of a file's row names the file, line and column, not the search's own parameter. */
 function inFile(err: unknown, file: string, col: string, lines: number[]): unknown {
-  if (!(err instanceof DomainError) || err.code !== 'invalid_smiles') return err;
+  // Unparsable SMILES, and (3D types) molecules the chem3d worker cannot embed.
+  if (!(err instanceof DomainError) || !['invalid_smiles', 'validation_error'].includes(err.code)) return err;
   const issues = err.issues.map((i) => {
     const row = typeof i.loc[2] === 'number' ? i.loc[2] : undefined;
     if (i.loc[1] !== 'search_input' || row === undefined) return i;
@@ -151,6 +152,11 @@ export function createFileService(deps: FileServiceDeps) {
         searchType: string;
         /** Said in the answer's `remarks` (a capped n_neighbors). */
         remarks?: string[];
+        /**
+         * Searches the file's SMILES (3D types: the shape search, one input at a time); the
+         * default is the Morgan batch search. Errors name query.search_input[i].
+         */
+        run?: (smiles: string[]) => Promise<SimilarityResult[]>;
       },
     ) {
       const input = checkUserPath(req.inputFile, 'input_file');
@@ -169,24 +175,41 @@ export function createFileService(deps: FileServiceDeps) {
       if (size > MAX_UPLOAD_BYTES) throw validationError(['query', 'input_file'], 'file too large');
       const text = decodeTextFile(await deps.objects.getBytes(key), input);
       const { smiles, lines: lineNumbers } = readSmilesColumn(text, req.smilesCol);
-      const results: SimilarityResult[] = await deps.search
-        .batch({
-          smiles,
-          dbNames: req.dbNames,
-          k: req.k,
-          descriptors: false,
-          properties: false,
-          filters: [],
-          ordering: ['Similarity'],
-        })
-        .catch((err: unknown) => {
-          throw inFile(err, input, req.smilesCol, lineNumbers);
-        });
-      const lines = ['query_smiles,rank,smiles,id,database,db_id,similarity'];
+      const run =
+        req.run ??
+        ((all: string[]) =>
+          deps.search.batch({
+            smiles: all,
+            dbNames: req.dbNames,
+            k: req.k,
+            descriptors: false,
+            properties: false,
+            filters: [],
+            ordering: ['Similarity'],
+          }));
+      const results: SimilarityResult[] = await run(smiles).catch((err: unknown) => {
+        throw inFile(err, input, req.smilesCol, lineNumbers);
+      });
+      // 3D results carry both scores (as /molsearch names them) after the similarity.
+      const scores = results.some((r) => r.rows.some((n) => 'Shapesim' in n)) ? ['Shapesim', 'Espsim'] : [];
+      const lines = [
+        ['query_smiles', 'rank', 'smiles', 'id', 'database', 'db_id', 'similarity', ...scores].join(','),
+      ];
       results.forEach((r, q) =>
         r.rows.forEach((n, rank) =>
           lines.push(
-            [smiles[q], rank + 1, n.smiles, n.id, n.database, n.db_id, n.similarity].map(csvCell).join(','),
+            [
+              smiles[q],
+              rank + 1,
+              n.smiles,
+              n.id,
+              n.database,
+              n.db_id,
+              n.similarity,
+              ...scores.map((c) => (n as Record<string, unknown>)[c]),
+            ]
+              .map(csvCell)
+              .join(','),
           ),
         ),
       );

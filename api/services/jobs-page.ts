@@ -55,6 +55,7 @@ export function checkPropRanges(
 export function jobResultBytes(r: JobResult): number {
   let n = r.similarity.byteLength;
   for (const p of r.props) n += p.byteLength;
+  if (r.threeD) n += r.threeD.shape.byteLength * 2 + r.threeD.queryConf.byteLength;
   // Strings: V8's header (~24 B) plus one byte a character (SMILES and ids are ASCII).
   for (const col of [r.smiles, r.id, r.database, r.dbId]) for (const v of col) n += 24 + (v?.length ?? 0);
   return n;
@@ -90,8 +91,10 @@ export interface PageRequest extends ResultFilter {
 export type Page = Record<string, (string | number | boolean | null)[]>;
 
 /** The empty page: every column present with no rows (a job that is still running). */
-export function emptyPage(includeProperties: boolean): Page {
+export function emptyPage(includeProperties: boolean, threeD = false): Page {
   const page: Page = { smiles: [], id: [], database: [], db_id: [], similarity: [], in_prop_range: [] };
+  // 3D results: both scores at the best alignment, as /molsearch names them.
+  if (threeD) Object.assign(page, { Shapesim: [], Espsim: [] });
   if (includeProperties) for (const k of PROPERTY_KEYS) page[k] = [];
   return page;
 }
@@ -118,7 +121,7 @@ function pageRows(
 
 /** One page (0-based) of a result, column-oriented, filters applied on read. */
 export function buildPage(r: JobResult, req: PageRequest, view: ResultView = resultView(r, req)): Page {
-  const page = emptyPage(req.includeProperties);
+  const page = emptyPage(req.includeProperties, r.threeD !== undefined);
   const { indices, flags } = pageRows(r, req, view);
   const props = req.includeProperties ? PROPERTY_KEYS.map((k, j) => ({ k, col: r.props[j] })) : [];
   for (let j = 0; j < indices.length; j++) {
@@ -129,6 +132,10 @@ export function buildPage(r: JobResult, req: PageRequest, view: ResultView = res
     page.db_id.push(r.dbId[i]);
     page.similarity.push(round5(r.similarity[i]));
     page.in_prop_range.push(flags[j] === 1);
+    if (r.threeD) {
+      page.Shapesim.push(r.threeD.shape[i]);
+      page.Espsim.push(r.threeD.esp[i]);
+    }
     for (const p of props) {
       const v = p.col[i];
       page[p.k].push(Number.isNaN(v) ? null : v);
@@ -191,6 +198,12 @@ export function pageJson(r: JobResult, req: PageRequest, view: ResultView = resu
     ',"in_prop_range":[';
   for (let j = 0; j < flags.length; j++) out += (j ? ',' : '') + (flags[j] === 1 ? 'true' : 'false');
   out += ']';
+  if (r.threeD)
+    out +=
+      ',"Shapesim":' +
+      numberColumn(r.threeD.shape, indices, false) +
+      ',"Espsim":' +
+      numberColumn(r.threeD.esp, indices, false);
   if (req.includeProperties)
     for (let k = 0; k < PROPERTY_KEYS.length; k++)
       out += ',' + PROPERTY_KEYS_JSON[k] + ':' + numberColumn(r.props[k], indices, false);

@@ -11,7 +11,9 @@ import type { ObjectStore } from '../../platform/object-store/index.ts';
 import { FINAL_JOB_STATUSES, type JobRecord, type Jobs, type JobStatus } from '../../store/jobs.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import { resultView, type JobResult, type ResultView } from '../../engine/export/index.ts';
+import { shortlistSize, THREE_D_TYPES } from './shape-search.ts';
 import {
+  chem3dQueue,
   JOB_WORKFLOWS,
   taskQueue,
   type JobQueues,
@@ -61,7 +63,13 @@ export interface JobView {
   finished_at: string | null;
   rows: number | null;
   error: string | null;
-  progress: { shards_done: number | null; shards_total: number | null };
+  progress: {
+    shards_done: number | null;
+    shards_total: number | null;
+    /** 3D jobs: rows aligned and scored, and rows without a 3D model (skipped). */
+    rows_scored?: number;
+    rows_rejected?: number;
+  };
 }
 
 const toView = (j: JobRecord): JobView => ({
@@ -74,7 +82,13 @@ const toView = (j: JobRecord): JobView => ({
   finished_at: j.finishedAt ? j.finishedAt.toISOString() : null,
   rows: j.rows,
   error: j.error,
-  progress: { shards_done: j.progress.shardsDone ?? null, shards_total: j.progress.shardsTotal ?? null },
+  progress: {
+    shards_done: j.progress.shardsDone ?? null,
+    shards_total: j.progress.shardsTotal ?? null,
+    ...(j.progress.rowsScored !== undefined
+      ? { rows_scored: j.progress.rowsScored, rows_rejected: j.progress.rowsRejected ?? 0 }
+      : {}),
+  },
 });
 
 /** Temporal's terminal states → the legacy status a job in that state must show. */
@@ -165,6 +179,16 @@ export function createJobService(deps: JobServiceDeps) {
         k: req.k,
         queues,
         concurrency: deps.scanConcurrency,
+        threeD: (THREE_D_TYPES as readonly string[]).includes(req.searchType)
+          ? {
+              metric: req.searchType === 'espsim_electrostatic' ? 'esp' : 'shape',
+              // Per shard, as the synchronous search's first stage; very_accurate (Infinity) scores every row.
+              shortlist: Number.isFinite(shortlistSize(req.searchQuality, req.k))
+                ? shortlistSize(req.searchQuality, req.k)
+                : 0,
+              chem3dQueue: chem3dQueue(deps.taskQueuePrefix, 'query'),
+            }
+          : undefined,
       };
       try {
         await deps.workflows.start(JOB_WORKFLOWS.molsearch, {

@@ -66,6 +66,8 @@ export interface ShapeSearchService {
   rerank: ShapeRerank;
   /** Candidates and exact scores of the 3D objectives of a v2 selection. */
   objectives: ShapeObjectives;
+  /** 422 naming `loc` when the chem3d worker cannot embed `smiles`, 503 when none answers. */
+  checkQuery(smiles: string, loc?: (string | number)[]): Promise<void>;
 }
 
 const ms = (a: number, b: number) => Math.round(b - a);
@@ -144,6 +146,10 @@ export function createShapeSearch(deps: {
     },
 
     checkReady,
+
+    async checkQuery(smiles, loc) {
+      await deps.embedder.embed(smiles, loc);
+    },
 
     async search(req) {
       const loc = req.loc ?? ['query', 'search_input'];

@@ -24,6 +24,12 @@ export {
   decodeJobResult,
   type JobResult,
 } from './job-result.ts';
+export {
+  SCORE_COLUMNS_3D,
+  METADATA_QUERY_3D,
+  type JobResult3d,
+  type Query3dMetadata,
+} from './job-result-3d.ts';
 export { resultView, inRange, type ResultFilter, type ResultView } from './result-view.ts';
 export {
   xlsxWriterStream,

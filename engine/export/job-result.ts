@@ -19,6 +19,7 @@ import {
 } from 'apache-arrow';
 import { DESCRIPTOR_NAMES } from '../chem/descriptors.ts';
 import { ADMET_NAMES } from '../catalog/schema.ts';
+import { decode3dColumns, encode3dColumns, type JobResult3d } from './job-result-3d.ts';
 
 export const JOB_RESULT_FORMAT = 'molsearch-job-result/1';
 
@@ -39,6 +40,8 @@ export interface JobResult {
   /** PROPERTY_KEYS[i] → column i. */
   props: Float64Array[];
   metadata: Record<string, string>;
+  /** espsim jobs only: the 3D scores and aligned conformers (job-result-3d.ts). */
+  threeD?: JobResult3d;
 }
 
 /** An empty result with room for `rows` rows (property columns filled with NaN). */
@@ -99,6 +102,8 @@ export function encodeJobResult(r: JobResult): Uint8Array {
     new Field('similarity', new Float64(), false),
     ...PROPERTY_KEYS.map((k) => new Field(k, new Float64(), true)),
   ];
+  const extra = r.threeD ? encode3dColumns(r.threeD) : { fields: [], vectors: [] };
+  fields.push(...extra.fields);
   const metadata = new Map(Object.entries({ ...r.metadata, 'molsearch.format': JOB_RESULT_FORMAT }));
   const schema = new Schema(fields, metadata);
   const columns: Vector[] = [
@@ -108,6 +113,7 @@ export function encodeJobResult(r: JobResult): Uint8Array {
     utf8Vector(r.dbId),
     makeVector(r.similarity),
     ...r.props.map(nullableFloat),
+    ...extra.vectors,
   ];
   const children = columns.map((v) => (v.data.length === 1 ? v.data[0] : makeVector(v.toArray()).data[0]));
   const batch = new RecordBatch(
@@ -161,8 +167,11 @@ function strings(v: Vector | null): string[] {
   return out;
 }
 
-/** Decodes a job result file; throws when the bytes are not a result of this format. */
-export function decodeJobResult(bytes: Uint8Array): JobResult {
+/**
+ * Decodes a job result file; throws when the bytes are not a result of this format. The aligned
+ * conformers of a 3D result are decoded only when asked (SDF export): paging never needs them.
+ */
+export function decodeJobResult(bytes: Uint8Array, opts: { conformers?: boolean } = {}): JobResult {
   const table = tableFromIPC(bytes);
   const format = table.schema.metadata.get('molsearch.format');
   if (format !== JOB_RESULT_FORMAT) throw new Error(`not a job result file (format ${format ?? 'missing'})`);
@@ -176,5 +185,6 @@ export function decodeJobResult(bytes: Uint8Array): JobResult {
     similarity: floats(table.getChild('similarity'), rows),
     props: PROPERTY_KEYS.map((k) => floats(table.getChild(k), rows)),
     metadata: Object.fromEntries(table.schema.metadata),
+    threeD: decode3dColumns(table, opts.conformers ?? false),
   };
 }

@@ -12,6 +12,8 @@ export type RowSource = Iterable<ExportValue[]> | AsyncIterable<ExportValue[]>;
 export interface ExportOptions {
   /** SDF only: the V2000 mol block of a SMILES, or undefined when it cannot be parsed. */
   molblock?: (smiles: string) => string | undefined;
+  /** SDF only: the mol block of the n-th row (0-based), e.g. a 3D conformer; else `molblock` of its SMILES. */
+  molblockAt?: (n: number) => string | undefined;
   /** SDF only: the column holding the SMILES (default 'smiles'). */
   smilesColumn?: string;
   /** SDF only: the column used as the record title (default 'id'). */
@@ -99,8 +101,9 @@ export function sdfStream(columns: ExportColumn[], rows: RowSource, opts: Export
   const si = columns.findIndex((c) => c.name === (opts.smilesColumn ?? 'smiles'));
   const ti = columns.findIndex((c) => c.name === (opts.titleColumn ?? 'id'));
   if (si < 0) throw new Error('SDF export needs a smiles column');
+  let n = 0;
   const line = (r: ExportValue[]) => {
-    const mb = molblock(String(r[si])) ?? EMPTY_MOLBLOCK;
+    const mb = opts.molblockAt?.(n++) ?? molblock(String(r[si])) ?? EMPTY_MOLBLOCK;
     const title = ti >= 0 && !isMissing(r[ti]) ? String(r[ti]).replace(/[\r\n]/g, ' ') : '';
     const body = mb.slice(mb.indexOf('\n')); // replace RDKit's (empty) title line by the id
     let out = title + body + (body.endsWith('\n') ? '' : '\n');

@@ -5,6 +5,8 @@ import { validationError } from '../../../platform/errors.ts';
 import type { SearchService, SearchType } from '../../services/search-service.ts';
 import { MAX_UPLOAD_BYTES, type FileService } from '../../services/jobs-files.ts';
 import { isMultipart, multipartFile } from './multipart.ts';
+import { THREE_D_TYPES, type ShapeSearchService, type ThreeDType } from '../../services/shape-search.ts';
+import { databases3d } from './search.ts';
 import { checkDatabases, capNeighbors, INT32_MAX, SearchQualitySchema, SearchTypeSchema } from './params.ts';
 
 const UploadQuery = Type.Object({
@@ -28,7 +30,10 @@ const SearchFileQuery = Type.Object({
 });
 
 /** Uploads into the caller's file area and /search_file over a file there. */
-export function registerFileRoutes(app: App, deps: { files: FileService; search: SearchService }): void {
+export function registerFileRoutes(
+  app: App,
+  deps: { files: FileService; search: SearchService; shape?: ShapeSearchService },
+): void {
   const tags = ['legacy files'];
   app.register(async (instance) => {
     const scope = instance.withTypeProvider<TypeBoxTypeProvider>();
@@ -76,12 +81,31 @@ export function registerFileRoutes(app: App, deps: { files: FileService; search:
       const q = request.query;
       // Capped like /molsearch (a client asking for more gets rows and a remark, not a 422).
       const { k, remark } = capNeighbors(q.n_neighbors);
-      const dbNames = checkDatabases(
-        deps.search,
-        q.db_names !== undefined ? q.db_names.split(',') : undefined,
-        [q.search_type as SearchType],
-      );
+      const names = q.db_names !== undefined ? q.db_names.split(',') : undefined;
+      const types = [q.search_type as SearchType];
+      const shape = (THREE_D_TYPES as readonly string[]).includes(q.search_type) ? deps.shape : undefined;
+      const dbNames = shape
+        ? await databases3d(deps.search, shape, names, types)
+        : checkDatabases(deps.search, names, types);
+      // 3D: one input at a time (each embedding and exact stage already uses the worker and pool).
+      const run3d = async (smiles: string[]) => {
+        const out = [];
+        for (const [i, s] of smiles.entries())
+          out.push(
+            await shape!.search({
+              smiles: s,
+              dbNames,
+              k,
+              types: [q.search_type as ThreeDType],
+              quality: q.search_quality,
+              descriptors: false,
+              loc: ['query', 'search_input', i],
+            }),
+          );
+        return out;
+      };
       return deps.files.searchFile(request.account.id, {
+        run: shape ? run3d : undefined,
         inputFile: q.input_file,
         outputFile: q.output_file,
         smilesCol: q.smiles_col,

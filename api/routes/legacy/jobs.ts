@@ -4,6 +4,8 @@ import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import type { SearchService, SearchType } from '../../services/search-service.ts';
 import type { JobService } from '../../services/jobs.ts';
+import { THREE_D_TYPES, type ShapeSearchService } from '../../services/shape-search.ts';
+import { databases3d } from './search.ts';
 import { MAX_JOB_NEIGHBORS } from '../../services/jobs.ts';
 import { checkPropRanges } from '../../services/jobs-page.ts';
 import {
@@ -26,7 +28,8 @@ const SubmitQuery = Type.Object({
   search_input: Type.String({ default: SAMPLE_SMILES, description: 'Query molecule (SMILES)' }),
   search_type: Type.Union([SearchTypeSchema], {
     default: 'espsim_shape',
-    description: 'Jobs scan Morgan fingerprints: only morgan is served by jobs now',
+    description:
+      'morgan, or espsim_shape / espsim_electrostatic on 3D-ready databases (every shard aligned and scored; docs/search.md)',
   }),
   search_quality: Type.Union([SearchQualitySchema], { default: 'fast' }),
   db_names: Type.Optional(
@@ -56,6 +59,10 @@ export const JobViewSchema = Type.Object({
   progress: Type.Object({
     shards_done: Type.Union([Type.Integer(), Type.Null()]),
     shards_total: Type.Union([Type.Integer(), Type.Null()]),
+    rows_scored: Type.Optional(Type.Integer({ description: '3D jobs: rows aligned and scored so far' })),
+    rows_rejected: Type.Optional(
+      Type.Integer({ description: '3D jobs: rows skipped for want of a 3D model (see the rejects file)' }),
+    ),
   }),
 });
 
@@ -123,21 +130,30 @@ const PageSchema = Type.Unsafe<string>(
     Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])),
     {
       description:
-        'Column-oriented page: smiles, id, database, db_id, similarity, in_prop_range (+ 33 property lists); all lists of equal length',
+        'Column-oriented page: smiles, id, database, db_id, similarity, in_prop_range (3D jobs: + Shapesim, Espsim) (+ 33 property lists); all lists of equal length',
     },
   ),
 );
 
-/** Checks the databases of a job and that the search type is one jobs serve. */
-export function checkJobSearch(
+/**
+ * Checks the databases of a job and that the search type is one jobs serve: morgan, and the 3D
+ * types on 3D-ready databases (a 422 saying when a database will be ready; without `db_names`
+ * the largest 3D-ready one).
+ */
+export async function checkJobSearch(
   search: SearchService,
   dbNames: string[] | undefined,
   searchType: string,
-): string[] {
+  shape?: ShapeSearchService,
+): Promise<string[]> {
+  if ((THREE_D_TYPES as readonly string[]).includes(searchType) && shape) {
+    const names = await databases3d(search, shape, dbNames, [searchType as SearchType]);
+    return checkDatabases(search, names, [searchType as SearchType], MAX_JOB_DATABASES);
+  }
   if (searchType !== 'morgan') {
     throw validationError(
       ['query', 'search_type'],
-      `jobs scan Morgan fingerprints: search_type must be morgan (got ${searchType}); shape and electrostatic jobs are not available`,
+      `jobs serve morgan${shape ? ', espsim_shape and espsim_electrostatic' : ''} (got ${searchType})`,
       'value_error.unavailable',
     );
   }
@@ -145,8 +161,11 @@ export function checkJobSearch(
 }
 
 /** Legacy job routes: submit, status, info, list, revoke and pages. */
-export function registerJobRoutes(app: App, deps: { jobs: JobService; search: SearchService }): void {
-  const { jobs, search } = deps;
+export function registerJobRoutes(
+  app: App,
+  deps: { jobs: JobService; search: SearchService; shape?: ShapeSearchService },
+): void {
+  const { jobs, search, shape } = deps;
   const tags = ['legacy jobs'];
   // A bare JSON string: Fastify sends string payloads as-is, so encode it and set the type.
   const bareString = (reply: FastifyReply, value: string) =>
@@ -163,8 +182,11 @@ export function registerJobRoutes(app: App, deps: { jobs: JobService; search: Se
     },
     async (request, reply) => {
       const q = request.query;
-      const dbNames = checkJobSearch(search, q.db_names, q.search_type);
+      const dbNames = await checkJobSearch(search, q.db_names, q.search_type, shape);
       if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
+      // An unembeddable query is a 422 now, not a failed job later (503 without a 3D worker).
+      if ((THREE_D_TYPES as readonly string[]).includes(q.search_type))
+        await shape!.checkQuery(q.search_input.trim());
       const name = await jobs.submit(request.account.id, {
         smiles: q.search_input.trim(),
         dbNames,

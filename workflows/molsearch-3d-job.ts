@@ -1,0 +1,101 @@
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { JobActivities, JobPrepareResult } from '../activities/jobs.ts';
+import type { Job3dActivities, JobScan3dResult } from '../activities/jobs-3d.ts';
+import type { Chem3dActivities } from './chem3d-contracts.ts';
+import { INVALID_INPUT_FAILURE, type MolsearchJobInput, type MolsearchJobResult } from './contracts.ts';
+
+type Record = (u: Omit<Parameters<JobActivities['jobRecord']>[0], 'jobName'>) => Promise<void>;
+
+/**
+ * The 3D part of molsearchJobWorkflow (docs/search.md, "3D jobs"): the query is embedded once on
+ * the chem3d worker's query queue, its conformers are written to the object store (the shard
+ * scans get the key), every shard is scored by 3D alignment on the scan queue, and the parts are
+ * merged into the result. History holds the query's conformers once (tens of KB) and keys and
+ * counts otherwise. An unembeddable query fails the job with the chem3d worker's reason.
+ */
+export async function runMolsearch3dJob(
+  input: MolsearchJobInput,
+  prep: JobPrepareResult,
+  record: Record,
+): Promise<MolsearchJobResult> {
+  const threeD = input.threeD!;
+  const chem3d = proxyActivities<Chem3dActivities>({
+    taskQueue: threeD.chem3dQueue,
+    // A job may wait for a 3D worker to come back; the embedding itself takes seconds.
+    scheduleToStartTimeout: '10 minutes',
+    startToCloseTimeout: '2 minutes',
+    retry: { initialInterval: '2s', maximumAttempts: 5 },
+  });
+  const book = proxyActivities<Job3dActivities>({
+    taskQueue: input.queues.scan,
+    startToCloseTimeout: '2 minutes',
+    retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 20 },
+  });
+  const scan = proxyActivities<Job3dActivities>({
+    taskQueue: input.queues.scan,
+    startToCloseTimeout: '2 hours',
+    heartbeatTimeout: '30 seconds',
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '20s',
+      maximumAttempts: 8,
+      nonRetryableErrorTypes: [INVALID_INPUT_FAILURE],
+    },
+  });
+  const embedded = await chem3d.chem3dEmbedQuery({ smiles: input.smiles, confs: 10, seed: 42 });
+  if (!embedded.molecule.ok)
+    throw ApplicationFailure.create({
+      message: `cannot embed the query in 3D: ${embedded.molecule.reason}`,
+      type: INVALID_INPUT_FAILURE,
+      nonRetryable: true,
+    });
+  const query = await book.jobStoreQuery3d({
+    jobName: input.jobName,
+    smiles: input.smiles,
+    molecule: embedded.molecule,
+  });
+  const total = prep.shards.length;
+  const results: JobScan3dResult[] = new Array(total);
+  let next = 0;
+  let done = 0;
+  let scored = 0;
+  let rejected = 0;
+  const progress = () => ({
+    shardsDone: done,
+    shardsTotal: total,
+    rowsScored: scored,
+    rowsRejected: rejected,
+  });
+  const lane = async (): Promise<void> => {
+    while (next < total) {
+      const i = next++;
+      const s = prep.shards[i];
+      results[i] = await scan.jobScanShard3d({
+        jobName: input.jobName,
+        catalog: s.catalog,
+        shard: s.shard,
+        queryKey: query.key,
+        k: input.k,
+        metric: threeD.metric,
+        shortlist: threeD.shortlist,
+      });
+      done++;
+      scored += results[i].scored;
+      rejected += results[i].rejected;
+      if (done < total) await record({ progress: progress() });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency ?? 4, total)) }, lane));
+  await record({ progress: progress() });
+  const merged = await scan.jobMerge3d({
+    jobName: input.jobName,
+    parts: prep.shards.map((s, i) => ({ ...s, key: results[i].key })),
+    k: input.k,
+    metric: threeD.metric,
+    query: prep.canonical,
+    queryKey: query.key,
+  });
+  await record({ status: 'SUCCESS', resultKey: merged.key, rows: merged.rows });
+  return { status: 'SUCCESS', resultKey: merged.key, rows: merged.rows };
+}
