@@ -109,7 +109,8 @@ const RerankResult = Open({
   metric: Type.String({ description: 'cheese.shape, cheese.electrostatic or rdkit.ecfp4_tanimoto' }),
   engine_version: Type.String(),
   model_version: Type.Union([Type.String(), Type.Null()], {
-    description: 'The proposal model (3D descriptors and conformer recipe, or Morgan); null on synthon spaces',
+    description:
+      'The proposal model (3D descriptors and conformer recipe, or Morgan); null on synthon spaces',
   }),
   query_smiles: Type.String(),
   effective_shortlist: Type.Integer({ description: 'Rows actually proposed and scored exactly' }),
