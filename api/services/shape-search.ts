@@ -2,7 +2,15 @@ import { openCatalog, rowRecord, type Catalog, type ShardData } from '../../engi
 import { loadShard3d, molecule3d, type Shard3d } from '../../engine/catalog/three-d-reader.ts';
 import { DESCRIPTOR_NAMES } from '../../engine/chem/index.ts';
 import type { SearchPool } from '../../engine/search/index.ts';
-import { describeConformers, type ShapePool } from '../../engine/shape/index.ts';
+import {
+  chargeGridDescriptors,
+  describeConformers,
+  gridConformers,
+  gridDescriptors,
+  prepareShape,
+  type GridTables,
+  type ShapePool,
+} from '../../engine/shape/index.ts';
 import { validationError } from '../../platform/errors.ts';
 import type { QueryEmbedder } from './query-embedder.ts';
 import type { NeighborRow, SimilarityResult } from './search-service.ts';
@@ -17,6 +25,16 @@ export function shortlistSize(quality: string | undefined, k: number): number {
   const n = quality === 'accurate' ? 1000 : /^\d+$/.test(quality ?? '') ? Number(quality) : 100;
   return Math.max(n, k);
 }
+
+/**
+ * Catalogs with at most this many conformers get grid tables for the first stage (2 × 540 bytes
+ * per conformer: ~108 MB at the limit); larger ones are screened by the sidecars' USRCAT-style
+ * descriptors, which recall the exact ranking far less (bench/shape/README.md).
+ */
+export const GRID_MAX_CONFORMERS = 100_000;
+
+/** A loaded shard: its sidecar and, for catalogs within GRID_MAX_CONFORMERS, its grid tables. */
+type LoadedShard = Shard3d & { grids?: GridTables };
 
 export interface ShapeSearchRequest {
   smiles: string;
@@ -51,13 +69,17 @@ export function createShapeSearch(deps: {
   threeD: ThreeDStatusService;
 }): ShapeSearchService {
   const byId = new Map(deps.catalogs.map((c) => [c.manifest.id, c]));
-  const loaded = new Map<string, Promise<Shard3d[]>>();
-  const shards3d = (id: string): Promise<Shard3d[]> => {
+  const loaded = new Map<string, Promise<LoadedShard[]>>();
+  const shards3d = (id: string): Promise<LoadedShard[]> => {
     let p = loaded.get(id);
     if (!p) {
       p = (async () => {
         const c = await openCatalog(byId.get(id)!.dir);
-        return Promise.all(c.manifest.shards.map((_, i) => loadShard3d(c, i)));
+        const shards: LoadedShard[] = await Promise.all(c.manifest.shards.map((_, i) => loadShard3d(c, i)));
+        if (shards.reduce((n, s) => n + gridConformers(s), 0) <= GRID_MAX_CONFORMERS)
+          // Built once per catalog on the pool's threads (~2 ms per conformer), never this event loop.
+          await Promise.all(shards.map(async (s) => (s.grids = await deps.shapePool.gridTables(s))));
+        return shards;
       })();
       p.catch(() => loaded.delete(id));
       loaded.set(id, p);
@@ -99,18 +121,35 @@ export function createShapeSearch(deps: {
       const t0 = performance.now();
       const query = await deps.embedder.embed(req.smiles, req.loc);
       const t1 = performance.now();
-      const qd = describeConformers(query);
+      const metric = req.types[0] === 'espsim_electrostatic' ? 'esp' : 'shape';
       const limit = shortlistSize(req.quality, req.k);
+      const loadedDbs = await Promise.all(
+        req.dbNames.map(async (db) => ({ db, shards: await shards3d(db) })),
+      );
+      // Grid first stage (shape grid for espsim_shape, charge grid for espsim_electrostatic) when
+      // every database has grid tables, so the shards' first-stage scores compare when merged.
+      const grid = loadedDbs.every((d) => d.shards.every((s) => s.grids));
+      const qd = !grid
+        ? describeConformers(query)
+        : metric === 'esp'
+          ? chargeGridDescriptors(prepareShape(query))
+          : gridDescriptors(prepareShape(query));
       type Cand = { db: string; shard: number; row: number; score: number };
       let cands: Cand[] = [];
       let rows = 0;
       // The first stage scans every shard on the shape pool's threads, never this event loop;
       // candidates are gathered in shard order so ties rank as in a serial scan.
       const scans: Promise<Cand[]>[] = [];
-      for (const db of req.dbNames) {
-        for (const s of await shards3d(db)) {
+      for (const { db, shards } of loadedDbs) {
+        for (const s of shards) {
           rows += s.rows;
-          const scan = deps.shapePool.scanShortlist(qd, s.table, Math.min(limit, s.rows));
+          const k = Math.min(limit, s.rows);
+          const scan =
+            grid && s.grids
+              ? metric === 'esp'
+                ? deps.shapePool.scanGrid(qd, s.grids.charge, k, 'cosine')
+                : deps.shapePool.scanGrid(qd, s.grids.shape, k, 'tanimoto')
+              : deps.shapePool.scanShortlist(qd, s.table, k);
           scans.push(
             scan.then((sl) =>
               Array.from(sl.rows, (row, i) => ({ db, shard: s.index, row, score: sl.scores[i] })).filter(
@@ -126,7 +165,6 @@ export function createShapeSearch(deps: {
       const sets = await Promise.all(
         cands.map(async (c) => molecule3d((await shards3d(c.db))[c.shard], c.row)!),
       );
-      const metric = req.types[0] === 'espsim_electrostatic' ? 'esp' : 'shape';
       const hits = await deps.shapePool.scoreShortlist(query, sets, { metric, k: req.k });
       const t3 = performance.now();
       const out: NeighborRow[] = hits.map((h) => {
@@ -155,7 +193,7 @@ export function createShapeSearch(deps: {
         rows: out,
         remarks: [
           `3D ${metric} search: query embedded with ${query.confCount} conformer(s) in ${ms(t0, t1)} ms; ` +
-            `first stage screened ${rows} rows in ${ms(t1, t2)} ms, ${cands.length} aligned and scored exactly in ${ms(t2, t3)} ms.`,
+            `first stage (${grid ? (metric === 'esp' ? 'charge grid' : 'shape grid') : 'USRCAT descriptors'}) screened ${rows} rows in ${ms(t1, t2)} ms, ${cands.length} aligned and scored exactly in ${ms(t2, t3)} ms.`,
         ],
       };
     },
