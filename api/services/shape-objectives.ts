@@ -7,7 +7,6 @@
  * /molsearch and /api/v2/search_cheese for the same pairs).
  */
 import type { ExternalObjectiveScores } from '../../engine/selection/index.ts';
-import { describeConformers } from '../../engine/shape/index.ts';
 import type { Molecule3d } from '../../engine/catalog/three-d-schema.ts';
 import type { ParsedMolecule } from '../../engine/chem/index.ts';
 import type { QueryEmbedder } from './query-embedder.ts';
@@ -42,7 +41,7 @@ export function createShapeObjectives(deps: {
       }
     let candidates: Candidate[] = [];
     for (const { q } of refs.values()) {
-      const first = await deps.stages.firstStage([describeConformers(q)], [req.dbName], req.shortlist);
+      const first = await deps.stages.firstStage([q], [req.dbName], req.shortlist);
       candidates = unionCandidates(candidates, first.candidates);
     }
     const extra = Array.from(req.extraRows, (r) => deps.stages.fromGlobalRow(req.dbName, r));

@@ -5,7 +5,6 @@
  * double Tanimoto) and the best `limit` are returned. Synthon spaces are reranked elsewhere
  * (v2-space-search wraps the v2 service's `cheese`); this is the catalog path only.
  */
-import { describeConformers } from '../../engine/shape/index.ts';
 import type { ParsedMolecule } from '../../engine/chem/index.ts';
 import type { QueryEmbedder } from './query-embedder.ts';
 import type { ShapeStages } from './shape-stages.ts';
@@ -85,7 +84,12 @@ export function createShapeRerank(deps: {
     await deps.checkReady([req.dbName], ['body', 'database_id']);
     const query = await deps.embedder.embed(req.smiles, ['body', 'query_smiles']);
     const t1 = performance.now();
-    const { candidates } = await deps.stages.firstStage([describeConformers(query)], [req.dbName], shortlist);
+    const { candidates } = await deps.stages.firstStage(
+      [query],
+      [req.dbName],
+      shortlist,
+      req.scorer === 'esp' ? 'esp' : 'shape',
+    );
     const t2 = performance.now();
     const scored = await deps.stages.exact([query], [q.fp], candidates);
     const key = req.scorer === 'esp' ? 'esp' : 'shape';

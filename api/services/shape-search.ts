@@ -1,7 +1,7 @@
 import { rowRecord, type Catalog } from '../../engine/catalog/index.ts';
 import { DESCRIPTOR_NAMES, getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import type { SearchPool } from '../../engine/search/index.ts';
-import { describeConformers, type ShapePool } from '../../engine/shape/index.ts';
+import type { ShapePool } from '../../engine/shape/index.ts';
 import { invalidSmiles, validationError } from '../../platform/errors.ts';
 import type { QueryEmbedder } from './query-embedder.ts';
 import type { NeighborRow, OrderingName, SimilarityResult } from './search-service.ts';
@@ -163,10 +163,17 @@ export function createShapeSearch(deps: {
       // Morgan ranks (its top k then equals a morgan search's); both for the consensus.
       let candidates: Candidate[] = [];
       let rows = 0;
+      let method = '';
       if (primary !== 'morgan') {
-        const first = await stages.firstStage([describeConformers(query)], req.dbNames, limit);
+        const first = await stages.firstStage(
+          [query],
+          req.dbNames,
+          limit,
+          primary === 'espsim_electrostatic' ? 'esp' : 'shape',
+        );
         candidates = first.candidates;
         rows = first.rows;
+        method = first.method;
       }
       if (primary === 'morgan' || primary === 'consensus')
         candidates = unionCandidates(
@@ -187,7 +194,7 @@ export function createShapeSearch(deps: {
         rows: toRows(ranked, req.types, orderings, req.descriptors),
         remarks: [
           `3D search ranked by ${primary}: query embedded with ${query.confCount} conformer(s) in ${ms(t0, t1)} ms; ` +
-            (primary === 'morgan' ? '' : `first stage screened ${rows} rows; `) +
+            (primary === 'morgan' ? '' : `first stage (${method}) screened ${rows} rows; `) +
             `${candidates.length} candidates proposed in ${ms(t1, t2)} ms, aligned and scored exactly in ${ms(t2, t3)} ms.`,
           ...(req.types.includes('consensus')
             ? [
@@ -214,10 +221,11 @@ export function createShapeSearch(deps: {
       );
       const t1 = performance.now();
       const limit = shortlistSize(req.quality, req.k);
-      const { candidates, rows } = await stages.firstStage(
-        queries.map(describeConformers),
+      const { candidates, rows, method } = await stages.firstStage(
+        queries,
         req.dbNames,
         limit,
+        req.type === 'espsim_electrostatic' ? 'esp' : 'shape',
       );
       const t2 = performance.now();
       const scored = withConsensus(
@@ -235,7 +243,7 @@ export function createShapeSearch(deps: {
         remarks: [
           `3D centroid of ${queries.length} queries: each row scores the mean of its ${req.type} similarity to every query ` +
             `(Shapesim, Espsim and Morgan Tanimoto are means too). Queries embedded in ${ms(t0, t1)} ms; first stage ` +
-            `(mean descriptor similarity) screened ${rows} rows in ${ms(t1, t2)} ms; ${candidates.length} aligned onto ` +
+            `(mean ${method} similarity) screened ${rows} rows in ${ms(t1, t2)} ms; ${candidates.length} aligned onto ` +
             `every query and scored in ${ms(t2, t3)} ms.`,
         ],
       };

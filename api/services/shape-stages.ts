@@ -11,7 +11,28 @@ import type { Molecule3d } from '../../engine/catalog/three-d-schema.ts';
 import { FP_BYTES, tanimoto } from '../../engine/chem/index.ts';
 import { meanOverQueries } from '../../engine/search/fusion.ts';
 import type { SearchPool } from '../../engine/search/index.ts';
-import type { ShapePool } from '../../engine/shape/index.ts';
+import {
+  chargeGridDescriptors,
+  describeConformers,
+  gridConformers,
+  gridDescriptors,
+  prepareShape,
+  type GridTables,
+  type ShapePool,
+} from '../../engine/shape/index.ts';
+
+/**
+ * Catalogs with at most this many conformers get grid tables for the first stage (2 × 540 bytes
+ * per conformer: ~108 MB at the limit); larger ones are screened by the sidecars' USRCAT-style
+ * descriptors, which recall the exact ranking far less (bench/shape/README.md).
+ */
+export const GRID_MAX_CONFORMERS = 100_000;
+
+/** A loaded shard: its sidecar and, for catalogs within GRID_MAX_CONFORMERS, its grid tables. */
+type LoadedShard = Shard3d & { grids?: GridTables };
+
+/** Which first-stage score ranks: the shape grid (shape, consensus) or the charge grid (ESP). */
+export type FirstStageMetric = 'shape' | 'esp';
 
 /** A catalog row on the way through the stages. */
 export interface Candidate {
@@ -36,14 +57,17 @@ export interface ShapeStages {
   /** The rows of each shard of a 3D-ready catalog (loaded once, kept). */
   shards3d(db: string): Promise<Shard3d[]>;
   /**
-   * The `limit` best rows by first-stage score, over every shard of `dbNames`; with several
-   * queries a row scores the mean of its per-query scores. Rows without conformers are skipped.
+   * The `limit` best rows by first-stage score, over every shard of `dbNames`: the shape grid (or
+   * the charge grid for `esp`) when every shard has grid tables, else the USRCAT-style
+   * descriptors; with several queries a row scores the mean of its per-query scores. Rows without
+   * conformers are skipped.
    */
   firstStage(
-    queries: Float32Array[],
+    queries: Molecule3d[],
     dbNames: string[],
     limit: number,
-  ): Promise<{ candidates: Candidate[]; rows: number }>;
+    metric?: FirstStageMetric,
+  ): Promise<{ candidates: Candidate[]; rows: number; method: string }>;
   /** The k best rows by Morgan Tanimoto (search pool, f32 scores and order), as candidates. */
   morganStage(fp: Uint8Array, dbNames: string[], k: number): Promise<Candidate[]>;
   /**
@@ -75,14 +99,18 @@ export function createShapeStages(deps: {
   shapePool: ShapePool;
 }): ShapeStages {
   const byId = new Map(deps.catalogs.map((c) => [c.manifest.id, c]));
-  const loaded = new Map<string, Promise<Shard3d[]>>();
+  const loaded = new Map<string, Promise<LoadedShard[]>>();
   const offsets = new Map<string, number[]>();
-  const shards3d = (id: string): Promise<Shard3d[]> => {
+  const shards3d = (id: string): Promise<LoadedShard[]> => {
     let p = loaded.get(id);
     if (!p) {
       p = (async () => {
         const c = await openCatalog(byId.get(id)!.dir);
-        return Promise.all(c.manifest.shards.map((_, i) => loadShard3d(c, i)));
+        const shards: LoadedShard[] = await Promise.all(c.manifest.shards.map((_, i) => loadShard3d(c, i)));
+        if (shards.reduce((n, x) => n + gridConformers(x), 0) <= GRID_MAX_CONFORMERS)
+          // Built once per catalog on the pool's threads (~2 ms per conformer), never this event loop.
+          await Promise.all(shards.map(async (x) => (x.grids = await deps.shapePool.gridTables(x))));
+        return shards;
       })();
       p.catch(() => loaded.delete(id));
       loaded.set(id, p);
@@ -107,17 +135,33 @@ export function createShapeStages(deps: {
   return {
     shards3d,
 
-    async firstStage(queries, dbNames, limit) {
+    async firstStage(molecules, dbNames, limit, metric = 'shape') {
       let rows = 0;
+      const loadedDbs = await Promise.all(dbNames.map(async (db) => ({ db, shards: await shards3d(db) })));
+      // The grid first stage when every database has grid tables, so merged shard scores compare.
+      const grid = loadedDbs.every((d) => d.shards.every((x) => x.grids));
+      const queries = molecules.map((m) =>
+        !grid
+          ? describeConformers(m)
+          : metric === 'esp'
+            ? chargeGridDescriptors(prepareShape(m))
+            : gridDescriptors(prepareShape(m)),
+      );
+      const scanOf = (q: Float32Array, s: LoadedShard, k: number) =>
+        grid && s.grids
+          ? metric === 'esp'
+            ? deps.shapePool.scanGrid(q, s.grids.charge, k, 'cosine')
+            : deps.shapePool.scanGrid(q, s.grids.shape, k, 'tanimoto')
+          : deps.shapePool.scanShortlist(q, s.table, k);
       // Every shard is scanned on the shape pool's threads, never this event loop; candidates are
       // gathered in shard order so ties rank as in a serial scan.
       const scans: Promise<Candidate[]>[] = [];
-      for (const db of dbNames) {
-        for (const s of await shards3d(db)) {
+      for (const { db, shards } of loadedDbs) {
+        for (const s of shards) {
           rows += s.rows;
           const keep = (row: number) => s.confCounts[row] > 0;
           if (queries.length === 1) {
-            const scan = deps.shapePool.scanShortlist(queries[0], s.table, Math.min(limit, s.rows));
+            const scan = scanOf(queries[0], s, Math.min(limit, s.rows));
             scans.push(
               scan.then((sl) =>
                 Array.from(sl.rows, (row, i) => ({ db, shard: s.index, row, first: sl.scores[i] })).filter(
@@ -128,7 +172,7 @@ export function createShapeStages(deps: {
             continue;
           }
           // Several queries: every row's score per query (a full scan returns all rows), then the mean.
-          const all = queries.map((q) => deps.shapePool.scanShortlist(q, s.table, s.rows));
+          const all = queries.map((q) => scanOf(q, s, s.rows));
           scans.push(
             Promise.all(all).then((lists) => {
               const perQuery = lists.map((sl) => {
@@ -149,7 +193,8 @@ export function createShapeStages(deps: {
         .flat()
         .sort((a, b) => b.first - a.first)
         .slice(0, limit);
-      return { candidates, rows };
+      const method = grid ? (metric === 'esp' ? 'charge grid' : 'shape grid') : 'USRCAT descriptors';
+      return { candidates, rows, method };
     },
 
     async morganStage(fp, dbNames, k) {

@@ -97,6 +97,8 @@ describe('GET /molsearch with 3D search types', () => {
     expect(r.body.neighbors).toHaveLength(5);
     const sims = r.body.neighbors.map((n: { similarity: number }) => n.similarity);
     expect([...sims].sort((a, b) => b - a)).toEqual(sims);
+    // A small catalog is screened by its grid tables (bench/shape/README.md: recall per quality).
+    expect(r.body.remarks).toMatch(/first stage \(shape grid\) screened 41 rows/);
   });
 
   it('ranks by the electrostatic score with espsim_electrostatic', async () => {
@@ -109,6 +111,7 @@ describe('GET /molsearch with 3D search types', () => {
     expect(r.status, r.raw).toBe(200);
     expect(r.body.neighbors[0].id).toBe('ASPIRIN');
     expect(r.body.neighbors[0].Espsim).toBeCloseTo(1, 3);
+    expect(r.body.remarks).toMatch(/first stage \(charge grid\)/);
     expect(
       r.body.neighbors.every((n: { similarity: number; Espsim: number }) => n.similarity === n.Espsim),
     ).toBe(true);
