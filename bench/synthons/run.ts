@@ -18,6 +18,7 @@ import { buildSpace } from '../../engine/synthons/build-space.ts';
 import { openSpace } from '../../engine/synthons/space.ts';
 import { sampleSpace } from '../../engine/synthons/sample.ts';
 import { similaritySearch } from '../../engine/synthons/similarity.ts';
+import { substructureSearch } from '../../engine/synthons/substructure.ts';
 
 const { values } = parseArgs({
   options: {
@@ -27,6 +28,9 @@ const { values } = parseArgs({
     cutoff: { type: 'string', default: '0.5' },
     'brute-force': { type: 'boolean', default: false },
     python: { type: 'string', default: '.tools/pysyn/bin/python' },
+    // Space-separated SMARTS (they may hold commas and semicolons); both sides search each.
+    sss: { type: 'string', default: 'c1ccncc1 C(=O)N FC(F)F' },
+    'skip-substructure': { type: 'boolean', default: false },
   },
 });
 const cutoff = Number(values.cutoff);
@@ -45,7 +49,7 @@ const openS = (performance.now() - t) / 1000;
 const queries = sampleSpace(rd, space, Number(values.queries), Number(values.seed)).products.map(
   (p) => p.smiles,
 );
-const substructure = ['c1ccncc1', 'C(=O)N', 'FC(F)F'];
+const substructure = values['skip-substructure'] ? [] : values.sss!.split(/\s+/).filter(Boolean);
 writeFileSync(join(out, 'queries.json'), JSON.stringify({ similarity: queries, substructure }));
 console.log(
   `${id}: ${built.manifest.counts.products} products; our build ${buildS.toFixed(1)} s, open ${openS.toFixed(2)} s`,
@@ -61,6 +65,7 @@ const peer = JSON.parse(readFileSync(join(out, 'peer.json'), 'utf8')) as {
   read_s: number;
   synthon_fps_s: number;
   similarity: Array<{ query: string; seconds: number; hits: string[] }>;
+  substructure: Array<{ query: string; seconds: number; hits: string[] }>;
   brute_force?: { products: number; seconds: number; above_cutoff: string[][] };
 };
 console.log(
@@ -103,6 +108,19 @@ queries.forEach((q, i) => {
   );
 });
 for (const r of rows) console.log(r);
+// Substructure: hit counts compared (RDKit's hit SMILES differ from its own enumeration for products
+// keeping an unpaired connector, so sets are compared by count; the tests compare sets).
+const sssRows = peer.substructure.map((p) => {
+  const t0 = performance.now();
+  const res = substructureSearch(rd, space, p.query, { maxHits: 1e7, maxProducts: 1e7 });
+  const s = (performance.now() - t0) / 1000;
+  const n = new Set(res.hits.map((h) => h.smiles)).size;
+  console.log(
+    `sss ${p.query} ours ${s.toFixed(3)} s (${n} hits, ${res.examined} assembled) | ` +
+      `RDKit ${p.seconds.toFixed(3)} s (${p.hits.length} hits) | ratio ${(p.seconds / s).toFixed(2)}x`,
+  );
+  return { query: p.query, ours: s, rdkit: p.seconds, oursHits: n, rdkitHits: p.hits.length };
+});
 const summary = {
   space: id,
   products: built.manifest.counts.products,
@@ -114,6 +132,7 @@ const summary = {
   rdkitSecondsPerQuery: peerTotal / queries.length,
   ratio: peerTotal / oursTotal,
   rdkitHitsAlsoFoundByOurs: `${agreeOursHasPeer}/${peerHits}`,
+  substructure: sssRows,
   recall: peer.brute_force
     ? { bruteForceHits: bruteWant, ours: oursFound / bruteWant, rdkit: peerFound / bruteWant }
     : undefined,
