@@ -29,7 +29,15 @@ export interface ExportOptionsInput extends ResultFilter {
   includeProperties: boolean;
   /** Adds the job name, query and database columns of provenance to every row. */
   includeMetadata: boolean;
+  /**
+   * Synthon-space results: adds product_id, reaction_id and synthon_<n>_id / synthon_<n>_smiles
+   * (n = 1..4) columns. Default true; results of enumerated catalogs have none.
+   */
+  includeSynthons?: boolean;
 }
+
+/** Most slots of a reaction (the synthon format's limit), so every export has the same columns. */
+export const SYNTHON_SLOTS = 4;
 
 export interface ExportInput {
   downloadId: string;
@@ -63,6 +71,7 @@ export interface ExportActivityDeps {
 /** Columns of an export: the page columns (in page order), properties and metadata when asked. */
 export function exportColumns(
   opts: Pick<ExportOptionsInput, 'includeProperties' | 'includeMetadata'>,
+  synthons = false,
 ): ExportColumn[] {
   const cols: ExportColumn[] = BASE_COLUMNS.map((name) => ({
     name,
@@ -70,9 +79,22 @@ export function exportColumns(
   }));
   cols.push({ name: 'in_prop_range', type: 'boolean' });
   if (opts.includeProperties) for (const k of PROPERTY_KEYS) cols.push({ name: k, type: 'number' });
+  if (synthons) {
+    cols.push({ name: 'product_id', type: 'string' }, { name: 'reaction_id', type: 'string' });
+    for (let n = 1; n <= SYNTHON_SLOTS; n++)
+      cols.push({ name: `synthon_${n}_id`, type: 'string' }, { name: `synthon_${n}_smiles`, type: 'string' });
+  }
   if (opts.includeMetadata)
     cols.push({ name: 'job_name', type: 'string' }, { name: 'query_smiles', type: 'string' });
   return cols;
+}
+
+/** synthon_<n>_id, synthon_<n>_smiles for n = 1..4 from a row's synthons JSON (null past its slots). */
+function synthonCells(json: string): ExportValue[] {
+  const list = json ? (JSON.parse(json) as { slot: number; synthon_id: string; smiles: string }[]) : [];
+  const out: ExportValue[] = [];
+  for (let n = 0; n < SYNTHON_SLOTS; n++) out.push(list[n]?.synthon_id ?? null, list[n]?.smiles ?? null);
+  return out;
 }
 
 function heartbeat(details?: unknown): void {
@@ -107,7 +129,8 @@ export async function writeExport(
   const view = resultView(result, input.options);
   const query = result.metadata['molsearch.query'] ?? '';
   const { includeProperties, includeMetadata } = input.options;
-  const columns = exportColumns(input.options);
+  const syn = input.options.includeSynthons !== false ? result.synthon : undefined;
+  const columns = exportColumns(input.options, !!syn);
   function* rows(): Generator<ExportValue[]> {
     for (let j = 0; j < view.indices.length; j++) {
       const i = view.indices[j];
@@ -120,6 +143,7 @@ export async function writeExport(
         view.inRange[j] === 1,
       ];
       if (includeProperties) for (const col of result.props) row.push(col[i]);
+      if (syn) row.push(result.id[i], syn.reactionId[i], ...synthonCells(syn.synthons[i]));
       if (includeMetadata) row.push(input.jobName, query);
       if ((j & 4095) === 4095) heartbeat({ row: j });
       yield row;

@@ -3,6 +3,7 @@ import type { ObjectStore } from '../platform/object-store/index.ts';
 import type { Store } from '../store/index.ts';
 import type { LibraryRegistry, SelectionPool } from '../engine/selection/index.ts';
 import { createJobActivities } from './jobs.ts';
+import { createSynthonJobActivities } from './synthon-jobs.ts';
 import type { ShardCache } from './jobs-shards.ts';
 import type { FleetMember } from '../engine/fleet/members.ts';
 import { createExportActivities } from './exports.ts';
@@ -18,6 +19,8 @@ export interface ActivityDeps {
   objects: ObjectStore;
   /** Directory of the catalogs this worker scans (config.catalogDir). */
   catalogDir: string;
+  /** Directory of the built synthon spaces synthon jobs scan (DATA_DIR/spaces). */
+  spaceDir?: string;
   /** Shard source of job scans (default: the catalog directory). */
   shards?: ShardCache;
   /** Live fleet members, for job placement (absent: every scan goes to the shared queue). */
@@ -39,6 +42,7 @@ export function createActivities(deps: ActivityDeps) {
       shards: deps.shards,
       fleet: deps.fleet,
     }),
+    ...createSynthonJobActivities({ log: deps.log, objects: deps.objects, spaceDir: deps.spaceDir }),
     ...createExportActivities({ log: deps.log, downloads: deps.store.downloads, objects: deps.objects }),
     ...createRunActivities({
       log: deps.log,

@@ -243,13 +243,17 @@ export function createJobService(deps: JobServiceDeps) {
     /** One page of a job (the empty page while it runs); see pageSource. */
     async page(accountId: string, jobName: string, req: PageRequest): Promise<Page> {
       const src = await this.pageSource(accountId, jobName, req);
-      return src ? buildPage(src.result, req, src.view) : emptyPage(req.includeProperties);
+      return src
+        ? buildPage(src.result, req, src.view)
+        : emptyPage(req.includeProperties, req.includeSynthons);
     },
 
     /** The same page as JSON text, serialised straight from the result's columns. */
     async pageJson(accountId: string, jobName: string, req: PageRequest): Promise<string> {
       const src = await this.pageSource(accountId, jobName, req);
-      return src ? pageJson(src.result, req, src.view) : JSON.stringify(emptyPage(req.includeProperties));
+      return src
+        ? pageJson(src.result, req, src.view)
+        : JSON.stringify(emptyPage(req.includeProperties, req.includeSynthons));
     },
   };
 }

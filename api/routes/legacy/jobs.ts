@@ -77,7 +77,10 @@ const PageQuery = Type.Object({
     false,
     'Add one list per property key (33, in the order of the property-range table)',
   ),
-  include_synthons: BoolParam(false, 'Accepted; enumerated catalogs have no synthons'),
+  include_synthons: BoolParam(
+    false,
+    'Add product_id, reaction_id and synthons ([{slot, synthon_id, smiles}] per row; [] and null for catalog rows)',
+  ),
   sim_th: Type.Number({
     default: 0,
     minimum: 0,
@@ -120,10 +123,12 @@ export type PagingBodyT = Static<typeof PagingBody>;
 const PageSchema = Type.Unsafe<string>(
   Type.Record(
     Type.String(),
-    Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])),
+    Type.Array(
+      Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null(), Type.Array(Type.Unknown())]),
+    ),
     {
       description:
-        'Column-oriented page: smiles, id, database, db_id, similarity, in_prop_range (+ 33 property lists); all lists of equal length',
+        'Column-oriented page: smiles, id, database, db_id, similarity, in_prop_range (+ 33 property lists; + product_id, reaction_id, synthons with include_synthons); all lists of equal length',
     },
   ),
 );
@@ -250,6 +255,7 @@ export function registerJobRoutes(app: App, deps: { jobs: JobService; search: Se
         pageNum: q.page_num,
         pageSize: q.page_size,
         includeProperties: q.include_properties,
+        includeSynthons: q.include_synthons,
         simTh: q.sim_th,
         dMin: q.d_min,
         dMax: q.d_max,
