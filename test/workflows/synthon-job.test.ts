@@ -240,6 +240,50 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
     expect((await call(s, 'GET', `/job_status?job_name=${job}`, s.keyB)).status).toBe(404);
   });
 
+  it('search_type=synthongpt on the other legacy endpoints searches spaces', async () => {
+    const ref = JSON.parse(await readFile(join(FIX, 'idorsia-topk-reference.json'), 'utf8')) as {
+      entries: Array<{ query: string; top: Array<[string, number, string]> }>;
+    };
+    const e = ref.entries[0];
+    const sub = await call(
+      s,
+      'GET',
+      `/submit_molsearch?search_input=${encodeURIComponent(e.query)}&search_type=synthongpt&db_names=idorsia_toy_space&n_neighbors=5`,
+      s.keyA,
+    );
+    expect(sub.status, sub.raw).toBe(200);
+    expect(await waitStatus(s, s.keyA, sub.body, 120_000)).toBe('SUCCESS');
+    const p = await page(sub.body, '&include_synthons=true');
+    expect(p.similarity).toHaveLength(5);
+    p.similarity.forEach((x: number, i: number) => expect(Math.abs(x - e.top[i][1])).toBeLessThan(2e-5));
+    expect(p.reaction_id.every((r: string) => r.length > 0)).toBe(true);
+    const mixed = await call(
+      s,
+      'GET',
+      `/submit_molsearch?search_input=CCO&search_type=synthongpt&db_names=idorsia_toy_space&db_names=synth`,
+      s.keyA,
+    );
+    expect(mixed.status).toBe(422);
+
+    const batch = await call(
+      s,
+      'GET',
+      `/batch_search?search_type=synthongpt&search_mode=batch&db_names=idorsia_toy_space&n_neighbors=3&search_input=${encodeURIComponent(e.query)}&search_input=CCO`,
+      s.keyA,
+    );
+    expect(batch.status, batch.raw).toBe(200);
+    expect(batch.body).toHaveLength(2);
+    const first = JSON.stringify(batch.body[0]);
+    for (const [smiles] of e.top.slice(0, 3)) expect(first).toContain(canon(smiles));
+    const centroid = await call(
+      s,
+      'GET',
+      `/batch_search?search_type=synthongpt&search_mode=centroid&db_names=idorsia_toy_space&search_input=CCO&search_input=CCN`,
+      s.keyA,
+    );
+    expect(centroid.status).toBe(422);
+  }, 180_000);
+
   it('answers 422 naming the field for bad input, unknown spaces and limits', async () => {
     const cases: Array<[string, (string | number)[]]> = [
       ['search_input=C1CC&synthon_scorer=morgan&db_name=idorsia_toy_space', ['query', 'search_input']],

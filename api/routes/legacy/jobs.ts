@@ -4,6 +4,7 @@ import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import type { SearchService, SearchType } from '../../services/search-service.ts';
 import type { JobService } from '../../services/jobs.ts';
+import type { SynthonJobService } from '../../services/synthon-jobs.ts';
 import { MAX_JOB_NEIGHBORS } from '../../services/jobs.ts';
 import { checkPropRanges } from '../../services/jobs-page.ts';
 import {
@@ -26,7 +27,8 @@ const SubmitQuery = Type.Object({
   search_input: Type.String({ default: SAMPLE_SMILES, description: 'Query molecule (SMILES)' }),
   search_type: Type.Union([SearchTypeSchema], {
     default: 'espsim_shape',
-    description: 'Jobs scan Morgan fingerprints: only morgan is served by jobs now',
+    description:
+      'morgan scans catalogs (or a synthon space); synthongpt searches one synthon space (a synthon job, Morgan scorer)',
   }),
   search_quality: Type.Union([SearchQualitySchema], { default: 'fast' }),
   db_names: Type.Optional(
@@ -149,8 +151,60 @@ export function checkJobSearch(
   return checkDatabases(search, dbNames, [searchType as SearchType], MAX_JOB_DATABASES);
 }
 
+const SYNTHON_SIMILARITY_DEFAULTS = {
+  include_metadata: false,
+  include_synthons: false,
+  synthon_scorer: 'morgan',
+  search_mode: 'similarity',
+  structure_match_mode: 'fuzzy',
+  smarts_prefilter_pattern_id: '',
+  smarts_prefilter_pattern_label: '',
+  smarts_prefilter_pattern_smarts: '',
+  smarts_prefilter_mode: 'include',
+  synthon_search_backend: 'exact_sss',
+};
+
+/**
+ * The synthon space a /submit_molsearch names (search_type=synthongpt, or morgan on a space), or
+ * undefined for catalogs. A job searches one space alone: mixing it with others is a 422.
+ */
+function synthonTarget(
+  search: SearchService,
+  dbNames: string[] | undefined,
+  searchType: string,
+): { space?: string } | undefined {
+  const names = (dbNames ?? [])
+    .flatMap((n) => n.split(','))
+    .map((n) => n.trim())
+    .filter(Boolean);
+  const spaces = new Set(
+    search
+      .databases()
+      .filter((d) => d.kind === 'synthon')
+      .map((d) => d.id),
+  );
+  const named = names.filter((n) => spaces.has(n));
+  if (searchType !== 'synthongpt' && !named.length) return undefined;
+  if (searchType !== 'synthongpt' && searchType !== 'morgan')
+    throw validationError(
+      ['query', 'search_type'],
+      `synthon spaces are searched with morgan or synthongpt (got ${searchType})`,
+    );
+  // No database named: the default (largest) space.
+  if (!names.length) return {};
+  if (named.length !== 1 || names.length !== 1)
+    throw validationError(
+      ['query', 'db_names'],
+      `a synthongpt job searches exactly one synthon space (${[...spaces].join(', ') || 'none installed'}), got ${JSON.stringify(names)}`,
+    );
+  return { space: named[0] };
+}
+
 /** Legacy job routes: submit, status, info, list, revoke and pages. */
-export function registerJobRoutes(app: App, deps: { jobs: JobService; search: SearchService }): void {
+export function registerJobRoutes(
+  app: App,
+  deps: { jobs: JobService; search: SearchService; synthonJobs?: SynthonJobService },
+): void {
   const { jobs, search } = deps;
   const tags = ['legacy jobs'];
   // A bare JSON string: Fastify sends string payloads as-is, so encode it and set the type.
@@ -168,6 +222,23 @@ export function registerJobRoutes(app: App, deps: { jobs: JobService; search: Se
     },
     async (request, reply) => {
       const q = request.query;
+      const target = deps.synthonJobs && synthonTarget(search, q.db_names, q.search_type);
+      if (target && deps.synthonJobs) {
+        // A space is searched by a synthon job: Morgan similarity, n_neighbors as the hit count.
+        const name = await deps.synthonJobs.submit(
+          request.account.id,
+          {
+            ...SYNTHON_SIMILARITY_DEFAULTS,
+            search_input: q.search_input,
+            db_name: target.space,
+            search_quality: q.search_quality,
+            sample_size: q.n_neighbors,
+            include_properties: q.include_properties,
+          },
+          { searchQuality: false, sampleSize: true },
+        );
+        return bareString(reply, name);
+      }
       const dbNames = checkJobSearch(search, q.db_names, q.search_type);
       if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
       const name = await jobs.submit(request.account.id, {
