@@ -14,6 +14,8 @@ export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['SUCCESS', 'FAILURE', '
 export interface JobProgress {
   shardsDone?: number;
   shardsTotal?: number;
+  /** A synthon job slice stopped at its limits (time or products): the hits are the best found. */
+  timedOut?: boolean;
 }
 
 export interface JobRecord {

@@ -59,7 +59,8 @@ export async function synthonJobWorkflow(input: SynthonJobInput): Promise<Molsea
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency ?? 4, total)) }, lane));
-    await record({ progress: { shardsDone: done, shardsTotal: total } });
+    const timedOut = results.some((r) => r.timedOut);
+    await record({ progress: { shardsDone: done, shardsTotal: total, ...(timedOut ? { timedOut } : {}) } });
     const merged = await scan.synthonMerge({
       jobName: input.jobName,
       space: input.space,

@@ -61,7 +61,7 @@ export interface JobView {
   finished_at: string | null;
   rows: number | null;
   error: string | null;
-  progress: { shards_done: number | null; shards_total: number | null };
+  progress: { shards_done: number | null; shards_total: number | null; timed_out?: boolean };
 }
 
 const toView = (j: JobRecord): JobView => ({
@@ -74,7 +74,11 @@ const toView = (j: JobRecord): JobView => ({
   finished_at: j.finishedAt ? j.finishedAt.toISOString() : null,
   rows: j.rows,
   error: j.error,
-  progress: { shards_done: j.progress.shardsDone ?? null, shards_total: j.progress.shardsTotal ?? null },
+  progress: {
+    shards_done: j.progress.shardsDone ?? null,
+    shards_total: j.progress.shardsTotal ?? null,
+    ...(j.progress.timedOut ? { timed_out: true } : {}),
+  },
 });
 
 /** Temporal's terminal states → the legacy status a job in that state must show. */

@@ -2,9 +2,9 @@
  * One slice of a synthon job (`/submit_synthongpt_job`): a search restricted to some reactions of
  * a space, so a job fans out over reactions and merges the slices' hits (best `k` by similarity,
  * then product id). Modes:
- * - similarity: the exact Morgan top `k` of the slice (similarity.ts at falling thresholds), with
- *   the SMARTS prefilter applied to the exactly scored hits (the top `k` is widened until `k`
- *   products pass, so the filtered top `k` is still exact);
+ * - similarity: the exact Morgan top `k` of the slice (similarity.ts at falling thresholds down
+ *   to 0.05), with the SMARTS prefilter applied to the exactly scored hits (the top `k` is
+ *   widened until `k` products pass, so the filtered top `k` is still exact);
  * - substructure / superstructure: every product of the slice that contains the query / that the
  *   query contains, by assembling each tuple whose heavy-atom count allows it (bounded by
  *   `maxProducts` and `timeoutMs`), scored by Morgan Tanimoto to the query when it is a molecule.
@@ -15,6 +15,13 @@ import { MORGAN_DETAILS, tanimoto } from '../chem/fingerprint.ts';
 import { assembleWith } from './assemble.ts';
 import { similaritySearch, TOPK_THRESHOLDS, type SpaceHit } from './similarity.ts';
 import { reactionTuples, tupleId, tupleSmiles, type OpenSpace } from './space.ts';
+
+/**
+ * Thresholds a job's similarity slice tries in turn: the synchronous search's, then lower, since
+ * a job wants its k hits even when few products are similar (each step is still exact; the
+ * candidate limit of similarity.ts bounds the lowest on a large space, with `timedOut`).
+ */
+export const JOB_THRESHOLDS = [...TOPK_THRESHOLDS, 0.15, 0.05] as const;
 
 export const SYNTHON_JOB_MODES = ['similarity', 'substructure', 'superstructure'] as const;
 export type SynthonJobMode = (typeof SYNTHON_JOB_MODES)[number];
@@ -110,7 +117,7 @@ function similaritySlice(
   // k of its products pass (or it holds every product above the floor).
   for (let want = req.k; ; want *= 4) {
     let res: ReturnType<typeof similaritySearch> | undefined;
-    for (const threshold of TOPK_THRESHOLDS) {
+    for (const threshold of JOB_THRESHOLDS) {
       res = similaritySearch(rd, space, fp, {
         threshold,
         maxHits: want,

@@ -58,6 +58,9 @@ export const JobViewSchema = Type.Object({
   progress: Type.Object({
     shards_done: Type.Union([Type.Integer(), Type.Null()]),
     shards_total: Type.Union([Type.Integer(), Type.Null()]),
+    timed_out: Type.Optional(
+      Type.Boolean({ description: 'Synthon jobs: a slice stopped at its time or product limit' }),
+    ),
   }),
 });
 
