@@ -275,6 +275,24 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
     expect(batch.body).toHaveLength(2);
     const first = JSON.stringify(batch.body[0]);
     for (const [smiles] of e.top.slice(0, 3)) expect(first).toContain(canon(smiles));
+    // /search_file: every SMILES of an uploaded file searched on the space.
+    const up = await s.stack.app.inject({
+      method: 'POST',
+      url: '/upload_file?path=in/queries.csv',
+      headers: { 'x-api-key': s.keyA, 'content-type': 'text/csv' },
+      payload: `SMILES\n${e.query}\n`,
+    });
+    expect(up.statusCode, up.body).toBe(200);
+    const file = await call(
+      s,
+      'GET',
+      '/search_file?input_file=in/queries.csv&search_type=synthongpt&db_names=idorsia_toy_space&n_neighbors=3&output_file=out/hits.csv',
+      s.keyA,
+    );
+    expect(file.status, file.raw).toBe(200);
+    expect(file.body.results[0].neighbors.map((n: { smiles: string }) => n.smiles)).toEqual(
+      e.top.slice(0, 3).map((x) => canon(x[0])),
+    );
     const centroid = await call(
       s,
       'GET',
