@@ -31,7 +31,15 @@ export interface ExportOptionsInput extends ResultFilter {
   includeProperties: boolean;
   /** Adds the job name, query and database columns of provenance to every row. */
   includeMetadata: boolean;
+  /**
+   * Synthon-space results: adds product_id, reaction_id and synthon_<n>_id / synthon_<n>_smiles
+   * (n = 1..4) columns. Default true; results of enumerated catalogs have none.
+   */
+  includeSynthons?: boolean;
 }
+
+/** Most slots of a reaction (the synthon format's limit), so every export has the same columns. */
+export const SYNTHON_SLOTS = 4;
 
 export interface ExportInput {
   downloadId: string;
@@ -66,6 +74,7 @@ export interface ExportActivityDeps {
 export function exportColumns(
   opts: Pick<ExportOptionsInput, 'includeProperties' | 'includeMetadata'>,
   threeD: { sdf: boolean } | false = false,
+  synthons = false,
 ): ExportColumn[] {
   const cols: ExportColumn[] = BASE_COLUMNS.map((name) => ({
     name,
@@ -77,9 +86,22 @@ export function exportColumns(
   if (threeD) for (const name of SCORE_COLUMNS_3D) cols.push({ name, type: 'number' });
   if (threeD && threeD.sdf) cols.push({ name: 'query_conformer', type: 'number' });
   if (opts.includeProperties) for (const k of PROPERTY_KEYS) cols.push({ name: k, type: 'number' });
+  if (synthons) {
+    cols.push({ name: 'product_id', type: 'string' }, { name: 'reaction_id', type: 'string' });
+    for (let n = 1; n <= SYNTHON_SLOTS; n++)
+      cols.push({ name: `synthon_${n}_id`, type: 'string' }, { name: `synthon_${n}_smiles`, type: 'string' });
+  }
   if (opts.includeMetadata)
     cols.push({ name: 'job_name', type: 'string' }, { name: 'query_smiles', type: 'string' });
   return cols;
+}
+
+/** synthon_<n>_id, synthon_<n>_smiles for n = 1..4 from a row's synthons JSON (null past its slots). */
+function synthonCells(json: string): ExportValue[] {
+  const list = json ? (JSON.parse(json) as { slot: number; synthon_id: string; smiles: string }[]) : [];
+  const out: ExportValue[] = [];
+  for (let n = 0; n < SYNTHON_SLOTS; n++) out.push(list[n]?.synthon_id ?? null, list[n]?.smiles ?? null);
+  return out;
 }
 
 function heartbeat(details?: unknown): void {
@@ -116,7 +138,8 @@ export async function writeExport(
   const { includeProperties, includeMetadata } = input.options;
   const t3 = result.threeD;
   const sdf = input.format === 'sdf';
-  const columns = exportColumns(input.options, t3 ? { sdf } : false);
+  const syn = input.options.includeSynthons !== false ? result.synthon : undefined;
+  const columns = exportColumns(input.options, t3 ? { sdf } : false, !!syn);
   const sdf3d = sdf && t3 ? await sdf3dRecords(result, view.indices) : undefined;
   function* rows(): Generator<ExportValue[]> {
     // The query's conformers first, so a viewer shows the hits over them.
@@ -134,6 +157,7 @@ export async function writeExport(
       if (t3) row.push(t3.shape[i], t3.esp[i]);
       if (t3 && sdf) row.push(t3.queryConf[i]);
       if (includeProperties) for (const col of result.props) row.push(col[i]);
+      if (syn) row.push(result.id[i], syn.reactionId[i], ...synthonCells(syn.synthons[i]));
       if (includeMetadata) row.push(input.jobName, query);
       if ((j & 4095) === 4095) heartbeat({ row: j });
       yield row;

@@ -6,6 +6,7 @@ import type { ShapePool } from '../engine/shape/index.ts';
 import { createJobActivities } from './jobs.ts';
 import { createShardCache, type ShardCache } from './jobs-shards.ts';
 import { createJob3dActivities } from './jobs-3d.ts';
+import { createSynthonJobActivities } from './synthon-jobs.ts';
 import type { FleetMember } from '../engine/fleet/members.ts';
 import { createExportActivities } from './exports.ts';
 import { createRunActivities } from './runs.ts';
@@ -21,6 +22,8 @@ export interface ActivityDeps {
   objects: ObjectStore;
   /** Directory of the catalogs this worker scans (config.catalogDir). */
   catalogDir: string;
+  /** Directory of the built synthon spaces synthon jobs scan (DATA_DIR/spaces). */
+  spaceDir?: string;
   /** Shard source of job scans (default: the catalog directory). */
   shards?: ShardCache;
   /** Live fleet members, for job placement (absent: every scan goes to the shared queue). */
@@ -55,6 +58,7 @@ export function createActivities(deps: ActivityDeps) {
       shards,
       shapePool: deps.shapePool,
     }),
+    ...createSynthonJobActivities({ log: deps.log, objects: deps.objects, spaceDir: deps.spaceDir }),
     ...createExportActivities({ log: deps.log, downloads: deps.store.downloads, objects: deps.objects }),
     ...createRunActivities({
       log: deps.log,

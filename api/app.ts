@@ -141,7 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   if (deps.legacyJobs) {
     const { jobs, synthonJobs, downloads, files } = deps.legacyJobs;
-    registerJobRoutes(app, { jobs, search: deps.search, shape: deps.shape });
+    registerJobRoutes(app, { jobs, search: deps.search, shape: deps.shape, synthonJobs });
     registerSynthonJobRoute(app, synthonJobs);
     registerDownloadRoutes(app, downloads);
     registerFileRoutes(app, { files, search: deps.search, shape: deps.shape });

@@ -84,7 +84,13 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
   return {
     legacyJobs: {
       jobs,
-      synthonJobs: createSynthonJobService({ search }),
+      synthonJobs: createSynthonJobService({
+        search,
+        jobs: store.jobs,
+        workflows,
+        taskQueuePrefix,
+        log,
+      }),
       downloads: createDownloadService({
         downloads: store.downloads,
         objects,

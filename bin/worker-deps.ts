@@ -5,7 +5,7 @@
  * built over them. The stack passes what it already opened for the API (PGlite allows one handle
  * per process; the libraries share the API's search pool); close() closes only what was opened here.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { listMembers } from '../engine/fleet/members.ts';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -82,6 +82,7 @@ export async function openWorkerDeps(
       shapePool,
       objects,
       catalogDir: config.catalogDir,
+      spaceDir: resolve(config.dataDir, 'spaces'),
       shards: published && layeredShardCache(createShardCache(config.catalogDir), published),
       fleet: published
         ? async () => (await listMembers(objects, config.temporal.taskQueuePrefix, config.fleet.staleMs)).live

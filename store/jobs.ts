@@ -17,6 +17,8 @@ export interface JobProgress {
   /** 3D jobs: rows aligned and scored so far, and rows skipped for want of a 3D model. */
   rowsScored?: number;
   rowsRejected?: number;
+  /** A synthon job slice stopped at its limits (time or products): the hits are the best found. */
+  timedOut?: boolean;
 }
 
 export interface JobRecord {

@@ -49,6 +49,7 @@ export const workflowIds = {
 
 export const JOB_WORKFLOWS = {
   molsearch: 'molsearchJobWorkflow',
+  synthon: 'synthonJobWorkflow',
   download: 'prepareDownloadWorkflow',
 } as const;
 
@@ -76,6 +77,25 @@ export interface MolsearchJobInput {
   };
 }
 
+/** A synthon-space job (/submit_synthongpt_job): one space, a search mode, `k` hits wanted. */
+export interface SynthonJobInput {
+  jobName: string;
+  space: string;
+  mode: 'similarity' | 'substructure' | 'superstructure';
+  query: string;
+  /** Hits wanted (search_quality or sample_size). */
+  k: number;
+  matchMode: 'fuzzy' | 'exact';
+  prefilter?: { smarts: string; mode: 'include' | 'exclude' };
+  /** Compute the descriptors of the hits (include_properties). */
+  descriptors?: boolean;
+  queues: JobQueues;
+  /** Slices scanned at once (default 4). */
+  concurrency?: number;
+  /** Per-slice time budget of structure scans (default 10 minutes). */
+  sliceTimeoutMs?: number;
+}
+
 export interface MolsearchJobResult {
   status: 'SUCCESS';
   resultKey: string;
@@ -90,6 +110,8 @@ export interface DownloadOptions {
   propRanges: Record<string, { min: number; max: number }>;
   includeProperties: boolean;
   includeMetadata: boolean;
+  /** Synthon columns of synthon-space results (default true). */
+  includeSynthons?: boolean;
 }
 
 export interface PrepareDownloadInput {

@@ -84,18 +84,21 @@ export interface PageRequest extends ResultFilter {
   pageNum: number;
   pageSize: number;
   includeProperties: boolean;
+  /** Adds product_id, reaction_id and synthons ([{slot, synthon_id, smiles}]; [] and null for catalog rows). */
+  includeSynthons?: boolean;
   /** When non-empty, only these ids are paged. */
   neighborIds: string[];
 }
 
-export type Page = Record<string, (string | number | boolean | null)[]>;
+export type Page = Record<string, unknown[]>;
 
 /** The empty page: every column present with no rows (a job that is still running). */
-export function emptyPage(includeProperties: boolean, threeD = false): Page {
+export function emptyPage(includeProperties: boolean, includeSynthons = false, threeD = false): Page {
   const page: Page = { smiles: [], id: [], database: [], db_id: [], similarity: [], in_prop_range: [] };
   // 3D results: both scores at the best alignment, as /molsearch names them.
   if (threeD) Object.assign(page, { Shapesim: [], Espsim: [] });
   if (includeProperties) for (const k of PROPERTY_KEYS) page[k] = [];
+  if (includeSynthons) Object.assign(page, { product_id: [], reaction_id: [], synthons: [] });
   return page;
 }
 
@@ -121,7 +124,7 @@ function pageRows(
 
 /** One page (0-based) of a result, column-oriented, filters applied on read. */
 export function buildPage(r: JobResult, req: PageRequest, view: ResultView = resultView(r, req)): Page {
-  const page = emptyPage(req.includeProperties, r.threeD !== undefined);
+  const page = emptyPage(req.includeProperties, req.includeSynthons, r.threeD !== undefined);
   const { indices, flags } = pageRows(r, req, view);
   const props = req.includeProperties ? PROPERTY_KEYS.map((k, j) => ({ k, col: r.props[j] })) : [];
   for (let j = 0; j < indices.length; j++) {
@@ -139,6 +142,11 @@ export function buildPage(r: JobResult, req: PageRequest, view: ResultView = res
     for (const p of props) {
       const v = p.col[i];
       page[p.k].push(Number.isNaN(v) ? null : v);
+    }
+    if (req.includeSynthons) {
+      page.product_id.push(r.id[i]);
+      page.reaction_id.push(r.synthon ? r.synthon.reactionId[i] : null);
+      page.synthons.push(r.synthon?.synthons[i] ? JSON.parse(r.synthon.synthons[i]) : []);
     }
   }
   return page;
@@ -207,5 +215,16 @@ export function pageJson(r: JobResult, req: PageRequest, view: ResultView = resu
   if (req.includeProperties)
     for (let k = 0; k < PROPERTY_KEYS.length; k++)
       out += ',' + PROPERTY_KEYS_JSON[k] + ':' + numberColumn(r.props[k], indices, false);
+  if (req.includeSynthons) {
+    out += ',"product_id":' + stringColumn(r.id, indices) + ',"reaction_id":';
+    out += r.synthon
+      ? stringColumn(r.synthon.reactionId, indices)
+      : '[' + Array(indices.length).fill('null').join(',') + ']';
+    // The synthons column holds each row's JSON text as written by the job: spliced in as it is.
+    let syn = '[';
+    for (let j = 0; j < indices.length; j++)
+      syn += (j ? ',' : '') + (r.synthon?.synthons[indices[j]] || '[]');
+    out += ',"synthons":' + syn + ']';
+  }
   return out + '}';
 }

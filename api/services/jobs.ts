@@ -69,6 +69,8 @@ export interface JobView {
     /** 3D jobs: rows aligned and scored, and rows without a 3D model (skipped). */
     rows_scored?: number;
     rows_rejected?: number;
+    /** Synthon jobs: a slice stopped at its time or product limit. */
+    timed_out?: boolean;
   };
 }
 
@@ -88,6 +90,7 @@ const toView = (j: JobRecord): JobView => ({
     ...(j.progress.rowsScored !== undefined
       ? { rows_scored: j.progress.rowsScored, rows_rejected: j.progress.rowsRejected ?? 0 }
       : {}),
+    ...(j.progress.timedOut ? { timed_out: true } : {}),
   },
 });
 
@@ -267,13 +270,17 @@ export function createJobService(deps: JobServiceDeps) {
     /** One page of a job (the empty page while it runs); see pageSource. */
     async page(accountId: string, jobName: string, req: PageRequest): Promise<Page> {
       const src = await this.pageSource(accountId, jobName, req);
-      return src ? buildPage(src.result, req, src.view) : emptyPage(req.includeProperties);
+      return src
+        ? buildPage(src.result, req, src.view)
+        : emptyPage(req.includeProperties, req.includeSynthons);
     },
 
     /** The same page as JSON text, serialised straight from the result's columns. */
     async pageJson(accountId: string, jobName: string, req: PageRequest): Promise<string> {
       const src = await this.pageSource(accountId, jobName, req);
-      return src ? pageJson(src.result, req, src.view) : JSON.stringify(emptyPage(req.includeProperties));
+      return src
+        ? pageJson(src.result, req, src.view)
+        : JSON.stringify(emptyPage(req.includeProperties, req.includeSynthons));
     },
   };
 }

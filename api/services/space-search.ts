@@ -5,7 +5,7 @@
  * catalog hits by similarity. Product ids are `reaction;synthon;...` and rows carry `reaction_id`
  * and the synthons.
  */
-import { invalidSmiles } from '../../platform/errors.ts';
+import { invalidSmiles, validationError } from '../../platform/errors.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import type { SpacePool } from '../../engine/synthons/space-pool.ts';
 import type { SpaceManifest } from '../../engine/synthons/format.ts';
@@ -38,6 +38,15 @@ function spaceInfo(s: SpaceEntry): DatabaseInfo {
     license: s.license,
     source: m.source,
   };
+}
+
+/** A 422 naming db_names: what a synthon space cannot serve (its products are never enumerated). */
+function spaceUnsupported(what: string, spaces: string[]) {
+  return validationError(
+    ['query', 'db_names'],
+    `${what} is defined for enumerated catalogs; ${spaces.join(', ')} ${spaces.length > 1 ? 'are synthon spaces' : 'is a synthon space'}`,
+    'value_error.unavailable',
+  );
 }
 
 /** The search service with spaces added; `base` serves the catalogs. */
@@ -80,7 +89,7 @@ export async function withSynthonSpaces(
     return { rows, note };
   }
 
-  return {
+  const service: SearchService = {
     ...base,
     // Fresh per call: a catalog's 3D stage may complete while the service runs (its search types).
     databases: () => [...base.databases(), ...spaceInfos],
@@ -112,5 +121,24 @@ export async function withSynthonSpaces(
       );
       return { canonical: q.canonicalSmiles, rows: rows.slice(0, req.k), remarks };
     },
+    // Batch search (/batch_search batch mode, /search_file, /molsearch_array) over spaces: the
+    // space search per input, in input order; catalogs alone keep their batched scan.
+    async batch(req) {
+      if (!req.dbNames.some((d) => ids.has(d))) return base.batch(req);
+      const out: SimilarityResult[] = [];
+      for (const smiles of req.smiles) out.push(await service.similarity({ ...req, smiles }));
+      return out;
+    },
+    async centroid(req) {
+      const mine = req.dbNames.filter((d) => ids.has(d));
+      if (mine.length) throw spaceUnsupported('centroid search (use search_mode=batch)', mine);
+      return base.centroid(req);
+    },
+    async byEmbedding(req) {
+      const mine = req.dbNames.filter((d) => ids.has(d));
+      if (mine.length) throw spaceUnsupported('search by embedding', mine);
+      return base.byEmbedding(req);
+    },
   };
+  return service;
 }

@@ -1,71 +1,205 @@
 /**
- * Legacy synthon-space jobs (POST /submit_synthongpt_job): every parameter is judged now (the query
- * as SMILES, or SMILES/SMARTS in structure modes; the SMARTS prefilter; the database); then, while
- * no synthon database is installed, a clear capability_unavailable naming db_name.
+ * Legacy synthon-space jobs (POST /submit_synthongpt_job): every parameter is judged now (the
+ * query as SMILES, or SMILES/SMARTS in substructure mode; the scorer; the SMARTS prefilter by id,
+ * label or SMARTS; the space), then a job row and a synthonJobWorkflow whose id is the job name.
+ * Status, info, paging, downloads and revoke are the legacy job service's (api/services/jobs.ts).
  */
+import type { WorkflowClient } from '@temporalio/client';
 import { DomainError, invalidSmiles, validationError } from '../../platform/errors.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { Jobs } from '../../store/jobs.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
+import { functionalGroups } from '../../engine/filters/index.ts';
+import { queryMol } from '../../engine/synthons/job-search.ts';
+import { JOB_WORKFLOWS, taskQueue, type SynthonJobInput } from '../../workflows/contracts.ts';
+import { newJobName } from './jobs-ids.ts';
+import { MAX_JOB_NEIGHBORS } from './jobs.ts';
 import type { SearchService } from './search-service.ts';
 
 export interface SynthonJobRequest {
   search_input: string;
   db_name?: string;
+  search_quality: string;
+  include_properties: boolean;
+  include_metadata: boolean;
+  include_synthons: boolean;
+  synthon_scorer: string;
   /** similarity, substructure or superstructure (the route's schema checked it). */
   search_mode: string;
+  structure_match_mode: string;
+  smarts_prefilter_pattern_id: string;
+  smarts_prefilter_pattern_label: string;
   smarts_prefilter_pattern_smarts: string;
+  smarts_prefilter_mode: string;
+  synthon_search_backend: string;
+  sample_size: number;
 }
 
-export function createSynthonJobService(deps: { search: SearchService }) {
-  const { search } = deps;
-  return {
-    /** Validates a synthon job; until a synthon database exists, every valid job is capability_unavailable. */
-    async submit(q: SynthonJobRequest): Promise<never> {
-      const rd = await getRDKit();
-      const structureMode = q.search_mode !== 'similarity';
-      if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
-      if (structureMode) {
-        const qmol = rd.get_qmol(q.search_input.trim());
-        const ok = !!qmol && qmol.is_valid();
-        qmol?.delete();
-        if (!ok) throw invalidSmiles(['query', 'search_input'], q.search_input, 'SMILES/SMARTS');
-      } else if ('error' in parseMolecule(rd, q.search_input))
-        throw invalidSmiles(['query', 'search_input'], q.search_input);
-      if (q.smarts_prefilter_pattern_smarts.trim()) {
-        const p = rd.get_qmol(q.smarts_prefilter_pattern_smarts.trim());
-        const ok = !!p && p.is_valid();
-        p?.delete();
-        if (!ok)
-          throw invalidSmiles(
-            ['query', 'smarts_prefilter_pattern_smarts'],
-            q.smarts_prefilter_pattern_smarts,
-            'SMARTS',
-          );
-      }
-      const synthonDbs = search.databases().filter((d) => d.kind === 'synthon');
-      if (q.db_name && synthonDbs.length && !synthonDbs.some((d) => d.id === q.db_name)) {
-        throw validationError(
-          ['query', 'db_name'],
-          `unknown synthon database ${JSON.stringify(q.db_name)}; available: ${synthonDbs.map((d) => d.id).join(', ')}`,
-        );
-      }
-      throw new DomainError(
-        'capability_unavailable',
-        'synthon databases are not available on this server yet',
-        {
-          issues: [
-            {
-              loc: ['query', 'db_name'],
-              msg: `synthon-space jobs need a synthon database and none is installed on this server (available databases: ${
-                search
-                  .databases()
-                  .map((d) => d.id)
-                  .join(', ') || 'none'
-              }); use /submit_molsearch for enumerated catalogs`,
-              type: 'value_error.unavailable',
-            },
-          ],
-        },
+/** Which of search_quality and sample_size the client actually sent (both have defaults). */
+export interface SentParams {
+  searchQuality: boolean;
+  sampleSize: boolean;
+}
+
+/** search_quality as the wanted hit count: the numbers as they are, the named qualities as 100/1000/10000. */
+export const SYNTHON_QUALITY_HITS: Record<string, number> = {
+  fast: 100,
+  accurate: 1000,
+  very_accurate: 10_000,
+  '100': 100,
+  '1000': 1000,
+  '10000': 10_000,
+};
+
+export interface SynthonJobServiceDeps {
+  search: SearchService;
+  jobs?: Jobs;
+  workflows?: WorkflowClient;
+  taskQueuePrefix?: string;
+  log?: Logger;
+  /** Slices a job scans at once. */
+  concurrency?: number;
+}
+
+/** The wanted hit count: search_quality when sent, else sample_size (older clients), else 100. */
+export function wantedHits(
+  q: Pick<SynthonJobRequest, 'search_quality' | 'sample_size'>,
+  sent: SentParams,
+): number {
+  if (sent.searchQuality || !sent.sampleSize) return SYNTHON_QUALITY_HITS[q.search_quality] ?? 100;
+  return q.sample_size;
+}
+
+/** The prefilter SMARTS: the SMARTS itself, else the predefined pattern named by id, else by label. */
+function prefilterSmarts(q: SynthonJobRequest): string | undefined {
+  if (q.smarts_prefilter_pattern_smarts.trim()) return q.smarts_prefilter_pattern_smarts.trim();
+  const groups = functionalGroups();
+  const id = q.smarts_prefilter_pattern_id.trim();
+  if (id) {
+    const g = groups.find((p) => p.id === id);
+    if (!g)
+      throw validationError(
+        ['query', 'smarts_prefilter_pattern_id'],
+        `unknown pattern id ${JSON.stringify(id)}; GET /smarts_patterns lists them`,
       );
+    return g.smarts;
+  }
+  const label = q.smarts_prefilter_pattern_label.trim().toLowerCase();
+  if (label) {
+    const g = groups.find((p) => p.label.toLowerCase() === label);
+    if (!g)
+      throw validationError(
+        ['query', 'smarts_prefilter_pattern_label'],
+        `unknown pattern label ${JSON.stringify(q.smarts_prefilter_pattern_label)}; GET /smarts_patterns lists them`,
+      );
+    return g.smarts;
+  }
+  return undefined;
+}
+
+export function createSynthonJobService(deps: SynthonJobServiceDeps) {
+  const { search } = deps;
+
+  /** The space a job runs on: db_name when it names one, else the largest space. */
+  function spaceOf(dbName: string | undefined): string {
+    const spaces = search.databases().filter((d) => d.kind === 'synthon');
+    if (!spaces.length)
+      throw new DomainError('capability_unavailable', 'no synthon space is installed on this server', {
+        issues: [
+          {
+            loc: ['query', 'db_name'],
+            msg: 'synthon-space jobs need a synthon database and none is installed; use /submit_molsearch for enumerated catalogs',
+            type: 'value_error.unavailable',
+          },
+        ],
+      });
+    if (!dbName?.trim()) return [...spaces].sort((a, b) => b.molecules - a.molecules)[0].id;
+    const s = spaces.find((d) => d.id === dbName.trim());
+    if (s) return s.id;
+    const isCatalog = search.databases().some((d) => d.id === dbName.trim());
+    throw validationError(
+      ['query', 'db_name'],
+      `${isCatalog ? 'not a synthon space' : 'unknown synthon database'} ${JSON.stringify(dbName)}; synthon databases: ${spaces
+        .map((d) => d.id)
+        .join(', ')}${isCatalog ? ' (enumerated catalogs are searched by /submit_molsearch)' : ''}`,
+    );
+  }
+
+  return {
+    /** Validates a synthon job, records it and starts its workflow; answers the job name. */
+    async submit(accountId: string, q: SynthonJobRequest, sent: SentParams): Promise<string> {
+      const rd = await getRDKit();
+      const mode = q.search_mode as SynthonJobInput['mode'];
+      const query = q.search_input.trim();
+      if (!query) throw validationError(['query', 'search_input'], 'empty SMILES');
+      if (mode === 'substructure') {
+        const m = queryMol(rd, query, true);
+        if (!m) throw invalidSmiles(['query', 'search_input'], q.search_input, 'SMILES/SMARTS');
+        m.delete();
+      } else {
+        const parsed = parseMolecule(rd, query);
+        if ('error' in parsed) throw invalidSmiles(['query', 'search_input'], q.search_input);
+      }
+      const smarts = prefilterSmarts(q);
+      if (smarts) {
+        const p = queryMol(rd, smarts, true);
+        if (!p) throw invalidSmiles(['query', 'smarts_prefilter_pattern_smarts'], smarts, 'SMARTS');
+        p.delete();
+      }
+      if (mode === 'similarity' && q.synthon_scorer !== 'morgan')
+        throw new DomainError(
+          'capability_unavailable',
+          `synthon_scorer ${q.synthon_scorer} needs 3D synthon conformers, which synthon spaces do not have yet`,
+          {
+            issues: [
+              {
+                loc: ['query', 'synthon_scorer'],
+                msg: `the ${q.synthon_scorer} scorer is not available for synthon spaces yet (no 3D synthons); use synthon_scorer=morgan`,
+                type: 'value_error.unavailable',
+              },
+            ],
+          },
+        );
+      const space = spaceOf(q.db_name);
+      const k = wantedHits(q, sent);
+      if (k > MAX_JOB_NEIGHBORS)
+        throw validationError(['query', 'sample_size'], `at most ${MAX_JOB_NEIGHBORS} hits per job`);
+      if (!deps.jobs || !deps.workflows || !deps.taskQueuePrefix)
+        throw new DomainError('unavailable', 'the job service is not running on this server');
+      const jobName = newJobName();
+      await deps.jobs.create({
+        id: jobName,
+        accountId,
+        kind: 'synthon',
+        params: { ...q, db_name: space, n_neighbors: k, search_type: 'synthongpt', db_names: [space] },
+      });
+      const prefix = deps.taskQueuePrefix;
+      const input: SynthonJobInput = {
+        jobName,
+        space,
+        mode,
+        query,
+        k,
+        matchMode: q.structure_match_mode === 'exact' ? 'exact' : 'fuzzy',
+        prefilter: smarts
+          ? { smarts, mode: q.smarts_prefilter_mode === 'exclude' ? 'exclude' : 'include' }
+          : undefined,
+        descriptors: q.include_properties,
+        queues: { scan: taskQueue(prefix, 'scan'), export: taskQueue(prefix, 'export') },
+        concurrency: deps.concurrency,
+      };
+      try {
+        await deps.workflows.start(JOB_WORKFLOWS.synthon, {
+          workflowId: jobName,
+          taskQueue: taskQueue(prefix, 'orchestration'),
+          args: [input],
+        });
+      } catch (err) {
+        await deps.jobs.update(jobName, { status: 'FAILURE', error: 'the job could not be started' });
+        throw new DomainError('unavailable', 'the job service is unavailable; retry later', { cause: err });
+      }
+      deps.log?.info({ job: jobName, space, mode, k }, 'synthon job submitted');
+      return jobName;
     },
   };
 }

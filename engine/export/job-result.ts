@@ -39,6 +39,11 @@ export interface JobResult {
   similarity: Float64Array;
   /** PROPERTY_KEYS[i] → column i. */
   props: Float64Array[];
+  /**
+   * Synthon-space results only (optional columns `reaction_id`, `synthons`): the product's
+   * reaction, and its synthons as JSON text `[{"slot","synthon_id","smiles"}]` ('' for none).
+   */
+  synthon?: { reactionId: string[]; synthons: string[] };
   metadata: Record<string, string>;
   /** espsim jobs only: the 3D scores and aligned conformers (job-result-3d.ts). */
   threeD?: JobResult3d;
@@ -104,6 +109,8 @@ export function encodeJobResult(r: JobResult): Uint8Array {
   ];
   const extra = r.threeD ? encode3dColumns(r.threeD) : { fields: [], vectors: [] };
   fields.push(...extra.fields);
+  if (r.synthon)
+    fields.push(new Field('reaction_id', new Utf8(), false), new Field('synthons', new Utf8(), false));
   const metadata = new Map(Object.entries({ ...r.metadata, 'molsearch.format': JOB_RESULT_FORMAT }));
   const schema = new Schema(fields, metadata);
   const columns: Vector[] = [
@@ -115,6 +122,7 @@ export function encodeJobResult(r: JobResult): Uint8Array {
     ...r.props.map(nullableFloat),
     ...extra.vectors,
   ];
+  if (r.synthon) columns.push(utf8Vector(r.synthon.reactionId), utf8Vector(r.synthon.synthons));
   const children = columns.map((v) => (v.data.length === 1 ? v.data[0] : makeVector(v.toArray()).data[0]));
   const batch = new RecordBatch(
     schema,
@@ -184,6 +192,14 @@ export function decodeJobResult(bytes: Uint8Array, opts: { conformers?: boolean 
     dbId: strings(table.getChild('db_id')),
     similarity: floats(table.getChild('similarity'), rows),
     props: PROPERTY_KEYS.map((k) => floats(table.getChild(k), rows)),
+    ...(table.getChild('reaction_id')
+      ? {
+          synthon: {
+            reactionId: strings(table.getChild('reaction_id')),
+            synthons: strings(table.getChild('synthons')),
+          },
+        }
+      : {}),
     metadata: Object.fromEntries(table.schema.metadata),
     threeD: decode3dColumns(table, opts.conformers ?? false),
   };

@@ -427,11 +427,12 @@ describe('legacy molsearch jobs', () => {
     const ok = await call(
       s,
       'POST',
-      '/submit_synthongpt_job?search_input=CCO&search_quality=10000&include_properties=True&sample_size=100',
+      '/submit_synthongpt_job?search_input=CCO&search_quality=10000&include_properties=True&sample_size=100&synthon_scorer=morgan',
       s.keyA,
       {},
     );
     expect(ok.status).toBe(422);
+    expect(ok.body.detail[0].loc).toEqual(['query', 'db_name']);
     expect(ok.body.detail[0].msg).toMatch(/synthon/);
   });
 });

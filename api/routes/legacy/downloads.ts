@@ -17,6 +17,10 @@ const PrepareQuery = Type.Object({
   }),
   include_properties: BoolParam(false, 'Add the 33 property columns'),
   include_metadata: BoolParam(false, 'Add job_name and query_smiles columns'),
+  include_synthons: BoolParam(
+    true,
+    'Synthon-space jobs: add product_id, reaction_id and synthon_<n>_id / synthon_<n>_smiles (n = 1..4)',
+  ),
   sim_th: Type.Number({ default: 0, minimum: 0, maximum: 1 }),
   d_min: Type.Number({ default: 0, minimum: 0, maximum: 1 }),
   d_max: Type.Number({ default: 1, minimum: 0, maximum: 1 }),
@@ -58,6 +62,7 @@ export function registerDownloadRoutes(app: App, downloads: DownloadService): vo
       return downloads.prepare(request.account.id, q.job_name, formats, {
         includeProperties: q.include_properties,
         includeMetadata: q.include_metadata,
+        includeSynthons: q.include_synthons,
         simTh: q.sim_th,
         dMin: q.d_min,
         dMax: q.d_max,
@@ -78,6 +83,7 @@ export function registerDownloadRoutes(app: App, downloads: DownloadService): vo
           file_format: Type.String({ default: 'csv', description: 'csv, json, xlsx or sdf' }),
           include_properties: BoolParam(false, 'Add the 33 property columns'),
           include_metadata: BoolParam(false, 'Add job_name and query_smiles columns'),
+          include_synthons: BoolParam(true, 'Synthon-space jobs: add the synthon columns'),
           sim_th: Type.Number({ default: 0, minimum: 0, maximum: 1 }),
         }),
         body: Type.Optional(PagingBody),
@@ -111,6 +117,7 @@ export function registerDownloadRoutes(app: App, downloads: DownloadService): vo
       return downloads.link(request.account.id, q.job_name, format, {
         includeProperties: q.include_properties,
         includeMetadata: q.include_metadata,
+        includeSynthons: q.include_synthons,
         simTh: q.sim_th,
         dMin: 0,
         dMax: 1,

@@ -25,13 +25,27 @@ const SynthonQuery = Type.Object({
   search_quality: enumOf(SYNTHON_QUALITIES, '100', 'Wanted hit count (100, 1000, 10000) or a quality name'),
   include_properties: BoolParam(true, 'Include predicted properties'),
   include_metadata: BoolParam(false, 'Include reaction metadata'),
-  include_synthons: BoolParam(false, 'Include the synthons of each product'),
-  synthon_scorer: enumOf(SYNTHON_SCORERS, 'shape', 'Scorer of synthon similarity'),
+  include_synthons: BoolParam(false, 'Recorded; pages and downloads add the synthon columns on request'),
+  synthon_scorer: enumOf(
+    SYNTHON_SCORERS,
+    'shape',
+    'Scorer of similarity mode: morgan (shape and esp answer 422 until spaces have 3D synthons)',
+  ),
   search_mode: enumOf(SYNTHON_SEARCH_MODES, 'similarity', 'Search mode'),
-  structure_match_mode: enumOf(STRUCTURE_MATCH_MODES, 'fuzzy', 'Structure match mode'),
-  smarts_prefilter_pattern_id: Type.String({ default: '' }),
-  smarts_prefilter_pattern_label: Type.String({ default: '' }),
-  smarts_prefilter_pattern_smarts: Type.String({ default: '' }),
+  structure_match_mode: enumOf(
+    STRUCTURE_MATCH_MODES,
+    'fuzzy',
+    'exact: matches (substructure, superstructure, SMARTS prefilter) respect chirality; fuzzy: they do not',
+  ),
+  smarts_prefilter_pattern_id: Type.String({ default: '', description: 'A pattern id of /smarts_patterns' }),
+  smarts_prefilter_pattern_label: Type.String({
+    default: '',
+    description: 'A pattern label of /smarts_patterns (used when no id or SMARTS is given)',
+  }),
+  smarts_prefilter_pattern_smarts: Type.String({
+    default: '',
+    description: 'A SMARTS (wins over id and label)',
+  }),
   smarts_prefilter_mode: enumOf(
     SMARTS_PREFILTER_MODES,
     'include',
@@ -42,13 +56,14 @@ const SynthonQuery = Type.Object({
     default: 100,
     minimum: 1,
     maximum: 100_000,
-    description: 'Hits wanted (older clients)',
+    description: 'Hits wanted (older clients; used when search_quality is not sent)',
   }),
 });
 
 /**
- * POST /submit_synthongpt_job: every parameter is validated now (SMILES, SMARTS prefilter, enums,
- * ranges); then, while no synthon database exists, a clear 422 (capability_unavailable) says so.
+ * POST /submit_synthongpt_job: every parameter in the query string, `{}` body; answers the job
+ * name as a bare JSON string (like /submit_molsearch). The job runs as a Temporal workflow over
+ * the space's reactions; /job_status, /job_info, /get_molsearch_page and downloads serve it.
  */
 export function registerSynthonJobRoute(app: App, synthonJobs: SynthonJobService): void {
   app.post(
@@ -56,12 +71,21 @@ export function registerSynthonJobRoute(app: App, synthonJobs: SynthonJobService
     {
       schema: {
         tags: ['legacy jobs'],
-        summary: 'Submit a synthon-space job (422 until synthon databases exist)',
+        summary:
+          'Submit a synthon-space job (similarity, substructure or superstructure); answers the job name',
         querystring: SynthonQuery,
         body: Type.Optional(Type.Object({}, { additionalProperties: true })),
         response: { 200: Type.String() },
       },
     },
-    (request) => synthonJobs.submit(request.query),
+    async (request, reply) => {
+      // Both have defaults, so which one the client sent decides the wanted hit count.
+      const sent = new URLSearchParams((request.raw.url ?? '').split('?')[1] ?? '');
+      const name = await synthonJobs.submit(request.account.id, request.query, {
+        searchQuality: sent.has('search_quality'),
+        sampleSize: sent.has('sample_size'),
+      });
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify(name));
+    },
   );
 }

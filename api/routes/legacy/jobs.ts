@@ -6,6 +6,7 @@ import type { SearchService, SearchType } from '../../services/search-service.ts
 import type { JobService } from '../../services/jobs.ts';
 import { THREE_D_TYPES, type ShapeSearchService } from '../../services/shape-search.ts';
 import { databases3d } from './search.ts';
+import type { SynthonJobService } from '../../services/synthon-jobs.ts';
 import { MAX_JOB_NEIGHBORS } from '../../services/jobs.ts';
 import { checkPropRanges } from '../../services/jobs-page.ts';
 import {
@@ -29,7 +30,7 @@ const SubmitQuery = Type.Object({
   search_type: Type.Union([SearchTypeSchema], {
     default: 'espsim_shape',
     description:
-      'morgan, or espsim_shape / espsim_electrostatic on 3D-ready databases (every shard aligned and scored; docs/search.md)',
+      'morgan scans catalogs (or a synthon space); espsim_shape / espsim_electrostatic on 3D-ready databases (every shard aligned and scored; docs/search.md); synthongpt searches one synthon space (a synthon job, Morgan scorer)',
   }),
   search_quality: Type.Union([SearchQualitySchema], { default: 'fast' }),
   db_names: Type.Optional(
@@ -63,6 +64,9 @@ export const JobViewSchema = Type.Object({
     rows_rejected: Type.Optional(
       Type.Integer({ description: '3D jobs: rows skipped for want of a 3D model (see the rejects file)' }),
     ),
+    timed_out: Type.Optional(
+      Type.Boolean({ description: 'Synthon jobs: a slice stopped at its time or product limit' }),
+    ),
   }),
 });
 
@@ -84,7 +88,10 @@ const PageQuery = Type.Object({
     false,
     'Add one list per property key (33, in the order of the property-range table)',
   ),
-  include_synthons: BoolParam(false, 'Accepted; enumerated catalogs have no synthons'),
+  include_synthons: BoolParam(
+    false,
+    'Add product_id, reaction_id and synthons ([{slot, synthon_id, smiles}] per row; [] and null for catalog rows)',
+  ),
   sim_th: Type.Number({
     default: 0,
     minimum: 0,
@@ -127,10 +134,12 @@ export type PagingBodyT = Static<typeof PagingBody>;
 const PageSchema = Type.Unsafe<string>(
   Type.Record(
     Type.String(),
-    Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])),
+    Type.Array(
+      Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null(), Type.Array(Type.Unknown())]),
+    ),
     {
       description:
-        'Column-oriented page: smiles, id, database, db_id, similarity, in_prop_range (3D jobs: + Shapesim, Espsim) (+ 33 property lists); all lists of equal length',
+        'Column-oriented page: smiles, id, database, db_id, similarity, in_prop_range (3D jobs: + Shapesim, Espsim) (+ 33 property lists; + product_id, reaction_id, synthons with include_synthons); all lists of equal length',
     },
   ),
 );
@@ -160,10 +169,64 @@ export async function checkJobSearch(
   return checkDatabases(search, dbNames, [searchType as SearchType], MAX_JOB_DATABASES);
 }
 
+const SYNTHON_SIMILARITY_DEFAULTS = {
+  include_metadata: false,
+  include_synthons: false,
+  synthon_scorer: 'morgan',
+  search_mode: 'similarity',
+  structure_match_mode: 'fuzzy',
+  smarts_prefilter_pattern_id: '',
+  smarts_prefilter_pattern_label: '',
+  smarts_prefilter_pattern_smarts: '',
+  smarts_prefilter_mode: 'include',
+  synthon_search_backend: 'exact_sss',
+};
+
+/**
+ * The synthon space a /submit_molsearch names (search_type=synthongpt, or morgan on a space), or
+ * undefined for catalogs. A job searches one space alone: mixing it with others is a 422.
+ */
+function synthonTarget(
+  search: SearchService,
+  dbNames: string[] | undefined,
+  searchType: string,
+): { space?: string } | undefined {
+  const names = (dbNames ?? [])
+    .flatMap((n) => n.split(','))
+    .map((n) => n.trim())
+    .filter(Boolean);
+  const spaces = new Set(
+    search
+      .databases()
+      .filter((d) => d.kind === 'synthon')
+      .map((d) => d.id),
+  );
+  const named = names.filter((n) => spaces.has(n));
+  if (searchType !== 'synthongpt' && !named.length) return undefined;
+  if (searchType !== 'synthongpt' && searchType !== 'morgan')
+    throw validationError(
+      ['query', 'search_type'],
+      `synthon spaces are searched with morgan or synthongpt (got ${searchType})`,
+    );
+  // No database named: the default (largest) space.
+  if (!names.length) return {};
+  if (named.length !== 1 || names.length !== 1)
+    throw validationError(
+      ['query', 'db_names'],
+      `a synthongpt job searches exactly one synthon space (${[...spaces].join(', ') || 'none installed'}), got ${JSON.stringify(names)}`,
+    );
+  return { space: named[0] };
+}
+
 /** Legacy job routes: submit, status, info, list, revoke and pages. */
 export function registerJobRoutes(
   app: App,
-  deps: { jobs: JobService; search: SearchService; shape?: ShapeSearchService },
+  deps: {
+    jobs: JobService;
+    search: SearchService;
+    shape?: ShapeSearchService;
+    synthonJobs?: SynthonJobService;
+  },
 ): void {
   const { jobs, search, shape } = deps;
   const tags = ['legacy jobs'];
@@ -182,6 +245,23 @@ export function registerJobRoutes(
     },
     async (request, reply) => {
       const q = request.query;
+      const target = deps.synthonJobs && synthonTarget(search, q.db_names, q.search_type);
+      if (target && deps.synthonJobs) {
+        // A space is searched by a synthon job: Morgan similarity, n_neighbors as the hit count.
+        const name = await deps.synthonJobs.submit(
+          request.account.id,
+          {
+            ...SYNTHON_SIMILARITY_DEFAULTS,
+            search_input: q.search_input,
+            db_name: target.space,
+            search_quality: q.search_quality,
+            sample_size: q.n_neighbors,
+            include_properties: q.include_properties,
+          },
+          { searchQuality: false, sampleSize: true },
+        );
+        return bareString(reply, name);
+      }
       const dbNames = await checkJobSearch(search, q.db_names, q.search_type, shape);
       if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
       // An unembeddable query is a 422 now, not a failed job later (503 without a 3D worker).
@@ -272,6 +352,7 @@ export function registerJobRoutes(
         pageNum: q.page_num,
         pageSize: q.page_size,
         includeProperties: q.include_properties,
+        includeSynthons: q.include_synthons,
         simTh: q.sim_th,
         dMin: q.d_min,
         dMax: q.d_max,

@@ -70,6 +70,34 @@ describe('page JSON', () => {
     expect(JSON.parse(pageJson(r, { ...base, pageNum: 99 }))).toEqual(emptyPage(true));
   });
 
+  it('adds product_id, reaction_id and synthons with includeSynthons (null and [] for catalog rows), byte for byte', () => {
+    const cat = fussyResult(50);
+    const syn = fussyResult(50);
+    syn.synthon = {
+      reactionId: syn.id.map((_, i) => `r${i % 3}`),
+      synthons: syn.id.map((_, i) =>
+        JSON.stringify([
+          { slot: 0, synthon_id: `a${i}`, smiles: '[1*]C"' },
+          { slot: 1, synthon_id: `b${i}`, smiles: 'N[1*]' },
+        ]),
+      ),
+    };
+    for (const r of [cat, syn]) {
+      const req = { ...base, includeSynthons: true, pageNum: 1, pageSize: 20 };
+      const view = resultView(r, req);
+      const json = pageJson(r, req, view);
+      expect(json).toBe(JSON.stringify(buildPage(r, req, view)));
+      const page = JSON.parse(json);
+      expect(page.product_id).toEqual(page.id);
+      expect(page.synthons).toHaveLength(20);
+      if (r === cat) expect(page.reaction_id.every((x: unknown) => x === null)).toBe(true);
+      else expect(page.synthons[0][1].synthon_id).toBe(`b${view.indices[20]}`);
+    }
+    expect(JSON.parse(pageJson(cat, { ...base, includeSynthons: true, pageNum: 99 }))).toEqual(
+      emptyPage(true, true),
+    );
+  });
+
   it('pages every row exactly once in result order', () => {
     const r = fussyResult(1000);
     const ids: string[] = [];

@@ -1,0 +1,224 @@
+/**
+ * Activities of synthon-space jobs (/submit_synthongpt_job): prepare (check the query and the
+ * space, split its reactions into slices of similar product counts), scan one slice on an engine
+ * thread into a small JSON part in the object store, and merge the parts into result.arrow with
+ * the synthon columns. Input errors are non-retryable `invalid_input` failures; anything else is
+ * thrown plainly so Temporal retries it (a retried scan reuses a part already written).
+ */
+import { join } from 'node:path';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Logger } from '../platform/logger.ts';
+import type { ObjectStore } from '../platform/object-store/index.ts';
+import { getRDKit, parseMolecule } from '../engine/chem/index.ts';
+import { DESCRIPTOR_NAMES } from '../engine/chem/descriptors.ts';
+import { allocJobResult, decodeJobResult, encodeJobResult, PROPERTY_KEYS } from '../engine/export/index.ts';
+import { readManifest, type SpaceManifest } from '../engine/synthons/format.ts';
+import { compareHits, queryMol, type SynthonJobSlice } from '../engine/synthons/job-search.ts';
+import { createSynthonJobPool, type SynthonJobPool } from '../engine/synthons/job-pool.ts';
+import type { SpaceHit } from '../engine/synthons/similarity.ts';
+import { INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
+
+export interface SynthonActivityDeps {
+  log: Logger;
+  objects: ObjectStore;
+  /** Directory of the built spaces (DATA_DIR/spaces), one directory per space id; none: no spaces. */
+  spaceDir?: string;
+  /** Slices run at once on this worker (threads). */
+  threads?: number;
+}
+
+/** Most slices a job is split into: enough to spread over a fleet, few enough for history. */
+export const MAX_SYNTHON_SLICES = 16;
+
+export interface SynthonPrepareInput {
+  jobName: string;
+  space: string;
+  slice: Omit<SynthonJobSlice, 'reactions'>;
+}
+export interface SynthonPrepareResult {
+  /** Reaction ids per slice. */
+  slices: string[][];
+  products: number;
+}
+
+export interface SynthonScanInput {
+  jobName: string;
+  space: string;
+  index: number;
+  slice: SynthonJobSlice;
+}
+export interface SynthonScanResult {
+  key: string;
+  hits: number;
+  examined: number;
+  timedOut: boolean;
+}
+
+export interface SynthonMergeInput {
+  jobName: string;
+  space: string;
+  keys: string[];
+  k: number;
+  query: string;
+  /** Compute the 11 RDKit descriptors of the kept products (ADMET predictions stay null). */
+  descriptors?: boolean;
+}
+
+/** A part: one slice's hits, best first. */
+interface SynthonPart {
+  hits: SpaceHit[];
+  examined: number;
+  invalid: number;
+  prefiltered: number;
+  timedOut: boolean;
+}
+
+export const synthonJobKeys = {
+  part: (job: string, index: number) => `jobs/${job}/parts/synthon-${index}.json`,
+  result: (job: string) => `jobs/${job}/result.arrow`,
+};
+
+const invalid = (msg: string) =>
+  ApplicationFailure.create({ message: msg, type: INVALID_INPUT_FAILURE, nonRetryable: true });
+
+function beat(details?: unknown): void {
+  try {
+    Context.current().heartbeat(details);
+  } catch {
+    // not in an activity context (tests)
+  }
+}
+
+/** Splits reactions into at most `max` slices of similar product counts (largest first, greedy). */
+export function sliceReactions(manifest: SpaceManifest, max = MAX_SYNTHON_SLICES): string[][] {
+  const rs = [...manifest.reactions].sort((a, b) => b.products - a.products || a.id.localeCompare(b.id));
+  const n = Math.max(1, Math.min(max, rs.length));
+  const slices: { ids: string[]; products: number }[] = Array.from({ length: n }, () => ({
+    ids: [],
+    products: 0,
+  }));
+  for (const r of rs) {
+    let best = slices[0];
+    for (const s of slices) if (s.products < best.products) best = s;
+    best.ids.push(r.id);
+    best.products += r.products;
+  }
+  return slices.filter((s) => s.ids.length).map((s) => s.ids);
+}
+
+/** The 11 descriptor columns of a result from its SMILES; yields now and then so heartbeats go out. */
+async function fillDescriptors(r: ReturnType<typeof allocJobResult>): Promise<void> {
+  const rd = await getRDKit();
+  const cols = DESCRIPTOR_NAMES.map((n) => r.props[PROPERTY_KEYS.indexOf(n)]);
+  for (let i = 0; i < r.rows; i++) {
+    const p = parseMolecule(rd, r.smiles[i]);
+    if (!('error' in p)) DESCRIPTOR_NAMES.forEach((n, j) => (cols[j][i] = p.descriptors[n]));
+    if (i % 200 === 199) {
+      beat({ stage: 'descriptors', row: i });
+      await new Promise((ok) => setImmediate(ok));
+    }
+  }
+}
+
+export function createSynthonJobActivities(deps: SynthonActivityDeps) {
+  let pool: SynthonJobPool | undefined;
+  const slicePool = () =>
+    (pool ??= createSynthonJobPool({ spaceDir: deps.spaceDir ?? '.', threads: deps.threads }));
+
+  return {
+    /** Checks the query, the prefilter and the space (all non-retryable) and slices the reactions. */
+    async synthonPrepare(input: SynthonPrepareInput): Promise<SynthonPrepareResult> {
+      if (!deps.spaceDir || !/^[\w.-]+$/.test(input.space))
+        throw invalid(`unknown synthon space ${JSON.stringify(input.space)}`);
+      let manifest: SpaceManifest;
+      try {
+        manifest = await readManifest(join(deps.spaceDir, input.space));
+      } catch (err) {
+        throw invalid(`unknown synthon space ${JSON.stringify(input.space)}: ${(err as Error).message}`);
+      }
+      const rd = await getRDKit();
+      const q = queryMol(rd, input.slice.query, input.slice.mode === 'substructure');
+      if (!q) throw invalid(`invalid search_input ${JSON.stringify(input.slice.query.slice(0, 200))}`);
+      q.delete();
+      if (input.slice.prefilter?.smarts.trim()) {
+        const p = queryMol(rd, input.slice.prefilter.smarts, true);
+        if (!p) throw invalid('invalid smarts_prefilter_pattern_smarts');
+        p.delete();
+      }
+      return { slices: sliceReactions(manifest), products: manifest.counts.products };
+    },
+
+    /** Runs one slice on an engine thread and writes its hits as a part; reuses an earlier attempt's part. */
+    async synthonScan(input: SynthonScanInput): Promise<SynthonScanResult> {
+      const key = synthonJobKeys.part(input.jobName, input.index);
+      const store = deps.objects;
+      beat({ stage: 'start' });
+      if ((await store.head(key)) !== undefined) {
+        const part = JSON.parse(new TextDecoder().decode(await store.getBytes(key))) as SynthonPart;
+        return { key, hits: part.hits.length, examined: part.examined, timedOut: part.timedOut };
+      }
+      // The slice runs on a thread; this loop keeps the activity's heartbeat going meanwhile.
+      const timer = setInterval(() => beat({ stage: 'scanning' }), 2000);
+      let part: SynthonPart;
+      try {
+        part = await slicePool().run(input.space, input.slice);
+      } catch (err) {
+        const msg = (err as Error).message ?? String(err);
+        if (/^(search_input|smarts_prefilter_pattern_smarts):/.test(msg)) throw invalid(msg);
+        throw err;
+      } finally {
+        clearInterval(timer);
+      }
+      await store.put(key, new TextEncoder().encode(JSON.stringify(part)), 'application/json');
+      beat({ stage: 'written', hits: part.hits.length });
+      return { key, hits: part.hits.length, examined: part.examined, timedOut: part.timedOut };
+    },
+
+    /** Best `k` hits over the parts (unique by product id) → result.arrow with the synthon columns. */
+    async synthonMerge(input: SynthonMergeInput): Promise<{ key: string; rows: number }> {
+      const store = deps.objects;
+      const key = synthonJobKeys.result(input.jobName);
+      if ((await store.head(key)) !== undefined)
+        return { key, rows: decodeJobResult(await store.getBytes(key)).rows };
+      const all: SpaceHit[] = [];
+      let timedOut = false;
+      for (const k of input.keys) {
+        const part = JSON.parse(new TextDecoder().decode(await store.getBytes(k))) as SynthonPart;
+        all.push(...part.hits);
+        timedOut ||= part.timedOut;
+      }
+      all.sort(compareHits);
+      const seen = new Set<string>();
+      const kept = all.filter((h) => !seen.has(h.productId) && !!seen.add(h.productId)).slice(0, input.k);
+      const r = allocJobResult(kept.length);
+      r.synthon = { reactionId: [], synthons: [] };
+      kept.forEach((h, i) => {
+        r.smiles[i] = h.smiles;
+        r.id[i] = h.productId;
+        r.dbId[i] = h.productId;
+        r.database[i] = input.space;
+        r.similarity[i] = h.similarity;
+        r.synthon!.reactionId.push(h.reactionId);
+        r.synthon!.synthons.push(
+          JSON.stringify(
+            h.synthons.map((s) => ({ slot: s.slot, synthon_id: s.synthonId, smiles: s.smiles })),
+          ),
+        );
+      });
+      if (input.descriptors) await fillDescriptors(r);
+      r.metadata = {
+        'molsearch.job': input.jobName,
+        'molsearch.query': input.query,
+        'molsearch.k': String(input.k),
+        'molsearch.timed_out': String(timedOut),
+      };
+      await store.put(key, encodeJobResult(r), 'application/vnd.apache.arrow.file');
+      await Promise.all(input.keys.map((k) => store.delete(k).catch(() => {})));
+      deps.log.info({ job: input.jobName, rows: r.rows, timedOut }, 'synthon job merged');
+      return { key, rows: r.rows };
+    },
+  };
+}
+
+export type SynthonJobActivities = ReturnType<typeof createSynthonJobActivities>;

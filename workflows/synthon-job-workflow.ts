@@ -1,0 +1,84 @@
+import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import type { SynthonJobActivities, SynthonScanResult } from '../activities/synthon-jobs.ts';
+import type { JobActivities } from '../activities/jobs.ts';
+import { INVALID_INPUT_FAILURE, type MolsearchJobResult, type SynthonJobInput } from './contracts.ts';
+import { failureReason } from './molsearch-job-workflow.ts';
+
+/**
+ * A synthon-space job (workflow id = job name): checks the query and the space, scans the space's
+ * reactions in slices (bounded concurrency, one activity per slice, each writing its hits as a
+ * small part to the object store; progress counts slices), merges the parts into result.arrow and
+ * records SUCCESS with the row count. An input error fails at once (FAILURE with the reason);
+ * cancellation records REVOKED. Only keys, reaction ids and counts pass through history.
+ */
+export async function synthonJobWorkflow(input: SynthonJobInput): Promise<MolsearchJobResult> {
+  const book = proxyActivities<JobActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 20 },
+  });
+  const scan = proxyActivities<SynthonJobActivities>({
+    taskQueue: input.queues.scan,
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '10 seconds',
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '20s',
+      maximumAttempts: 8,
+      nonRetryableErrorTypes: [INVALID_INPUT_FAILURE],
+    },
+  });
+  const record = (u: Omit<Parameters<JobActivities['jobRecord']>[0], 'jobName'>) =>
+    book.jobRecord({ jobName: input.jobName, ...u });
+  const base = {
+    mode: input.mode,
+    query: input.query,
+    k: input.k,
+    matchMode: input.matchMode,
+    prefilter: input.prefilter,
+    timeoutMs: input.sliceTimeoutMs ?? 600_000,
+  };
+  try {
+    const prep = await scan.synthonPrepare({ jobName: input.jobName, space: input.space, slice: base });
+    const total = prep.slices.length;
+    await record({ status: 'STARTED', progress: { shardsDone: 0, shardsTotal: total } });
+    const results: SynthonScanResult[] = new Array(total);
+    let next = 0;
+    let done = 0;
+    const lane = async (): Promise<void> => {
+      while (next < total) {
+        const i = next++;
+        results[i] = await scan.synthonScan({
+          jobName: input.jobName,
+          space: input.space,
+          index: i,
+          slice: { ...base, reactions: prep.slices[i] },
+        });
+        done++;
+        if (done < total) await record({ progress: { shardsDone: done, shardsTotal: total } });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency ?? 4, total)) }, lane));
+    const timedOut = results.some((r) => r.timedOut);
+    await record({ progress: { shardsDone: done, shardsTotal: total, ...(timedOut ? { timedOut } : {}) } });
+    const merged = await scan.synthonMerge({
+      jobName: input.jobName,
+      space: input.space,
+      keys: results.map((r) => r.key),
+      k: input.k,
+      query: input.query,
+      descriptors: input.descriptors,
+    });
+    await record({ status: 'SUCCESS', resultKey: merged.key, rows: merged.rows });
+    return { status: 'SUCCESS', resultKey: merged.key, rows: merged.rows };
+  } catch (err) {
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(() =>
+        record({ status: 'REVOKED', error: 'revoked by the user' }),
+      );
+      throw err;
+    }
+    await record({ status: 'FAILURE', error: failureReason(err) });
+    throw err;
+  }
+}
