@@ -1,7 +1,7 @@
 /**
  * Does the 3-conformer first pass of the catalog 3D stage cost search quality? The same drugs
  * (bench/shape/confs_prep.py) as a library embedded with 3 and with 10 conformers; queries are the
- * first 8 of them with 10 conformers (the service's query recipe); every library molecule scored
+ * first 30 of them with 10 conformers (the service's query recipe); every library molecule scored
  * exactly (scoreShortlist, `alignShapes` defaults). Reports, per metric, the mean score difference
  * (10 − 3 conformers), the Spearman r of the two score lists and the overlap of their top 10.
  *
@@ -36,7 +36,7 @@ const lib3 = molecules.map((m) => set(m.c3));
 const lib10 = molecules.map((m) => set(m.c10));
 const TOP = 10;
 const acc = { shape: { diff: 0, rho: 0, overlap: 0 }, esp: { diff: 0, rho: 0, overlap: 0 } };
-const queries = molecules.slice(0, 8);
+const queries = molecules.slice(0, 30);
 const scores = (q: ConformerSet, lib: ConformerSet[]) => {
   const out = { shape: new Array<number>(lib.length), esp: new Array<number>(lib.length) };
   for (const h of scoreShortlist(q, lib, { metric: 'shape', k: lib.length }))
