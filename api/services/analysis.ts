@@ -22,7 +22,7 @@ import type { JobService } from './jobs.ts';
 import { ulid } from './jobs-ids.ts';
 
 /** The stated input limits, for the routes' 422s and descriptions. */
-export { ANALYSIS_LIMITS } from '../../engine/analysis/index.ts';
+export { ANALYSIS_LIMITS, syncMapLimit } from '../../engine/analysis/index.ts';
 
 export const CLUSTERING_ID_PATTERN = /^clu_[0-9A-HJKMNP-TV-Z]{26}$/;
 const clusteringPath = (id: string) => `clusterings/${id}.json`;

@@ -75,6 +75,8 @@ export {
 } from './map/pca.ts';
 export { umap2d, fingerprintKnn, vectorKnn, type UmapOptions } from './map/umap.ts';
 export { MAP_METHODS, mapMethod, type MapMethod } from './map/methods.ts';
+export { tsne2d, tsneDistances, jointProbabilities, klDivergence, type TsneOptions } from './map/tsne.ts';
+export { syncMapLimit } from './ops/map.ts';
 export {
   createHistogram,
   histogramOf,

@@ -22,9 +22,13 @@ export const ANALYSIS_LIMITS = {
   /** Molecules mapped synchronously by PCA / by UMAP. */
   syncPcaMolecules: 5000,
   syncUmapMolecules: 1000,
+  /** Molecules mapped synchronously by exact t-SNE (O(n²) per iteration, about 3 s at 1,000). */
+  syncTsneMolecules: 1000,
   /** Molecules a map workflow takes by PCA / by UMAP. */
   maxPcaMolecules: 1_000_000,
   maxUmapMolecules: 20_000,
+  /** Molecules a t-SNE map workflow takes (one n × n float64 matrix: 200 MB at 5,000). */
+  maxTsneMolecules: 5000,
   /** Embedding dimensions accepted by search by embedding and k-means. */
   maxDimensions: 4096,
   /** Bins of a histogram. */
