@@ -3,7 +3,8 @@ import type { ObjectStore } from '../platform/object-store/index.ts';
 import type { Store } from '../store/index.ts';
 import type { LibraryRegistry, SelectionPool } from '../engine/selection/index.ts';
 import { createJobActivities } from './jobs.ts';
-import type { ShardCache } from './jobs-shards.ts';
+import { createShardCache, type ShardCache } from './jobs-shards.ts';
+import { createAnalysisJobActivities } from './analysis-jobs.ts';
 import type { FleetMember } from '../engine/fleet/members.ts';
 import { createExportActivities } from './exports.ts';
 import { createRunActivities } from './runs.ts';
@@ -30,15 +31,18 @@ export interface ActivityDeps {
 
 /** The worker's activities, as plain async functions. Workflows type them with ReturnType<>. */
 export function createActivities(deps: ActivityDeps) {
+  // One shard cache for molsearch and analysis jobs: a worker reads each shard once.
+  const shards = deps.shards ?? createShardCache(deps.catalogDir);
   return {
     ...createJobActivities({
       log: deps.log,
       jobs: deps.store.jobs,
       objects: deps.objects,
       catalogDir: deps.catalogDir,
-      shards: deps.shards,
+      shards,
       fleet: deps.fleet,
     }),
+    ...createAnalysisJobActivities({ log: deps.log, objects: deps.objects, shards }),
     ...createExportActivities({ log: deps.log, downloads: deps.store.downloads, objects: deps.objects }),
     ...createRunActivities({
       log: deps.log,

@@ -217,6 +217,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
 
     const services = createApiServices({
       spaces: { entries: spaceEntries, pool: spacePool },
+      shape: shape.service,
       config,
       log,
       store,

@@ -2,8 +2,9 @@ import { openCatalog, rowRecord, type Catalog, type ShardData } from '../../engi
 import { loadShard3d, molecule3d, type Shard3d } from '../../engine/catalog/three-d-reader.ts';
 import { DESCRIPTOR_NAMES } from '../../engine/chem/index.ts';
 import type { SearchPool } from '../../engine/search/index.ts';
-import { describeConformers, type ShapePool } from '../../engine/shape/index.ts';
-import { validationError } from '../../platform/errors.ts';
+import { DESCRIPTOR_LENGTH, describeConformers, type ShapePool } from '../../engine/shape/index.ts';
+import type { Molecule3d } from '../../engine/catalog/three-d-schema.ts';
+import { DomainError, validationError } from '../../platform/errors.ts';
 import type { QueryEmbedder } from './query-embedder.ts';
 import type { NeighborRow, SimilarityResult } from './search-service.ts';
 import type { ThreeDStatusService } from './three-d-status.ts';
@@ -29,12 +30,31 @@ export interface ShapeSearchRequest {
   loc?: (string | number)[];
 }
 
+/** One molecule in 3D with its first-stage descriptors (60 floats per conformer), or why not. */
+export type Embedded3d =
+  { ok: true; molecule: Molecule3d; descriptors: Float32Array } | { ok: false; reason: string };
+
 export interface ShapeSearchService {
   /** The 3D-ready database a 3D request without `db_names` searches (largest ready), or undefined. */
   defaultDatabase(): Promise<string | undefined>;
   /** 4xx naming `db_names` unless every database is 3D-ready (with its stage's progress). */
   checkReady(dbNames: string[]): Promise<void>;
   search(req: ShapeSearchRequest): Promise<SimilarityResult>;
+  /**
+   * Each SMILES embedded by the chem3d worker (the catalog's recipe) with its first-stage
+   * descriptors; an unembeddable one gets its reason. 503 (`unavailable`) when no worker answers.
+   */
+  embedMany(smiles: string[], loc: (string | number)[]): Promise<Embedded3d[]>;
+  /**
+   * The first stage alone for a given descriptor vector (60 floats per conformer, one or more
+   * conformers): the k rows of 3D-ready databases with the best first-stage similarity.
+   */
+  searchDescriptors(req: {
+    vector: Float32Array;
+    dbNames: string[];
+    k: number;
+    descriptors: boolean;
+  }): Promise<SimilarityResult>;
 }
 
 /**
@@ -64,6 +84,49 @@ export function createShapeSearch(deps: {
     }
     return p;
   };
+
+  type Cand = { db: string; shard: number; row: number; score: number };
+  /**
+   * The first stage: every shard scanned on the shape pool's threads, never this event loop;
+   * candidates gathered in shard order so ties rank as in a serial scan; the `limit` best.
+   */
+  async function firstStage(qd: Float32Array, dbNames: string[], limit: number) {
+    let rows = 0;
+    const scans: Promise<Cand[]>[] = [];
+    for (const db of dbNames) {
+      for (const s of await shards3d(db)) {
+        rows += s.rows;
+        const scan = deps.shapePool.scanShortlist(qd, s.table, Math.min(limit, s.rows));
+        scans.push(
+          scan.then((sl) =>
+            Array.from(sl.rows, (row, i) => ({ db, shard: s.index, row, score: sl.scores[i] })).filter(
+              (c) => s.confCounts[c.row] > 0,
+            ),
+          ),
+        );
+      }
+    }
+    const cands = (await Promise.all(scans))
+      .flat()
+      .sort((a, b) => b.score - a.score)
+      .slice(0, limit);
+    return { cands, rows };
+  }
+
+  function neighborRow(c: Cand, similarity: number, descriptors: boolean, extra: object): NeighborRow {
+    const shard = deps.pool.shard(c.db, c.shard) as ShardData;
+    const rec = rowRecord(shard, c.row, ['product_id', 'smiles', ...(descriptors ? DESCRIPTOR_NAMES : [])]);
+    const { product_id, smiles, ...rest } = rec;
+    return {
+      smiles: String(smiles),
+      id: String(product_id),
+      database: c.db,
+      db_id: String(product_id),
+      similarity,
+      ...extra,
+      ...rest,
+    } as NeighborRow;
+  }
 
   return {
     async defaultDatabase() {
@@ -101,27 +164,7 @@ export function createShapeSearch(deps: {
       const t1 = performance.now();
       const qd = describeConformers(query);
       const limit = shortlistSize(req.quality, req.k);
-      type Cand = { db: string; shard: number; row: number; score: number };
-      let cands: Cand[] = [];
-      let rows = 0;
-      // The first stage scans every shard on the shape pool's threads, never this event loop;
-      // candidates are gathered in shard order so ties rank as in a serial scan.
-      const scans: Promise<Cand[]>[] = [];
-      for (const db of req.dbNames) {
-        for (const s of await shards3d(db)) {
-          rows += s.rows;
-          const scan = deps.shapePool.scanShortlist(qd, s.table, Math.min(limit, s.rows));
-          scans.push(
-            scan.then((sl) =>
-              Array.from(sl.rows, (row, i) => ({ db, shard: s.index, row, score: sl.scores[i] })).filter(
-                (c) => s.confCounts[c.row] > 0,
-              ),
-            ),
-          );
-        }
-      }
-      cands = (await Promise.all(scans)).flat();
-      cands = cands.sort((a, b) => b.score - a.score).slice(0, limit);
+      const { cands, rows } = await firstStage(qd, req.dbNames, limit);
       const t2 = performance.now();
       const sets = await Promise.all(
         cands.map(async (c) => molecule3d((await shards3d(c.db))[c.shard], c.row)!),
@@ -129,26 +172,12 @@ export function createShapeSearch(deps: {
       const metric = req.types[0] === 'espsim_electrostatic' ? 'esp' : 'shape';
       const hits = await deps.shapePool.scoreShortlist(query, sets, { metric, k: req.k });
       const t3 = performance.now();
-      const out: NeighborRow[] = hits.map((h) => {
-        const c = cands[h.index];
-        const shard = deps.pool.shard(c.db, c.shard) as ShardData;
-        const rec = rowRecord(shard, c.row, [
-          'product_id',
-          'smiles',
-          ...(req.descriptors ? DESCRIPTOR_NAMES : []),
-        ]);
-        const { product_id, smiles, ...rest } = rec;
-        return {
-          smiles: String(smiles),
-          id: String(product_id),
-          database: c.db,
-          db_id: String(product_id),
-          similarity: metric === 'esp' ? h.esp : h.shape,
+      const out = hits.map((h) =>
+        neighborRow(cands[h.index], metric === 'esp' ? h.esp : h.shape, req.descriptors, {
           Shapesim: h.shape,
           Espsim: h.esp,
-          ...rest,
-        } as NeighborRow;
-      });
+        }),
+      );
       const ms = (a: number, b: number) => Math.round(b - a);
       return {
         canonical: req.smiles,
@@ -156,6 +185,39 @@ export function createShapeSearch(deps: {
         remarks: [
           `3D ${metric} search: query embedded with ${query.confCount} conformer(s) in ${ms(t0, t1)} ms; ` +
             `first stage screened ${rows} rows in ${ms(t1, t2)} ms, ${cands.length} aligned and scored exactly in ${ms(t2, t3)} ms.`,
+        ],
+      };
+    },
+
+    async embedMany(smiles, loc) {
+      // Two at a time: the query queue's worker embeds one molecule per core.
+      const out: Embedded3d[] = new Array(smiles.length);
+      let next = 0;
+      const one = async (): Promise<void> => {
+        for (let i = next++; i < smiles.length; i = next++) {
+          try {
+            const molecule = await deps.embedder.embed(smiles[i], [...loc, i]);
+            out[i] = { ok: true, molecule, descriptors: describeConformers(molecule) };
+          } catch (err) {
+            if (!(err instanceof DomainError) || err.code !== 'validation_error') throw err;
+            out[i] = { ok: false, reason: err.issues[0]?.msg ?? err.message };
+          }
+        }
+      };
+      await Promise.all([one(), one()]);
+      return out;
+    },
+
+    async searchDescriptors(req) {
+      const t0 = performance.now();
+      const { cands, rows } = await firstStage(req.vector, req.dbNames, req.k);
+      const out = cands.map((c) => neighborRow(c, c.score, req.descriptors, {}));
+      return {
+        canonical: '',
+        rows: out,
+        remarks: [
+          `3D first stage by a given embedding (${req.vector.length / DESCRIPTOR_LENGTH} conformer(s)): ` +
+            `${rows} rows screened in ${Math.round(performance.now() - t0)} ms; similarity is the first-stage score.`,
         ],
       };
     },

@@ -97,3 +97,11 @@ export {
   type ClusterAnswer,
   type MapAnswer,
 } from './ops/index.ts';
+export {
+  embeddingsChunk,
+  matrixChunk,
+  nearestOfSmiles,
+  nearestScores,
+  parseChunk,
+  shardQueries,
+} from './ops/job-chunks.ts';

@@ -29,6 +29,12 @@ export const ANALYSIS_LIMITS = {
   maxUmapMolecules: 20_000,
   /** Molecules a t-SNE map workflow takes (one n × n float64 matrix: 200 MB at 5,000). */
   maxTsneMolecules: 5000,
+  /** Molecules embedded in 3D per synchronous request (chem3d worker, ~0.3 s each). */
+  sync3dMolecules: 20,
+  /** Rows of an uploaded file an analysis job takes (/embeddings_file, /similarity_matrix files, /database_similarity). */
+  maxFileMolecules: 100_000,
+  /** Molecules of a list (or file) /database_similarity compares in a job. */
+  maxDatabaseSimilarityMolecules: 100_000,
   /** Embedding dimensions accepted by search by embedding and k-means. */
   maxDimensions: 4096,
   /** Bins of a histogram. */

@@ -167,7 +167,7 @@ async function molsearch3d(
 }
 
 /** The databases of a 3D request: the named ones once 3D-ready, else the default 3D database. */
-async function databases3d(
+export async function databases3d(
   search: SearchService,
   shape: ShapeSearchService,
   dbNames: string[] | undefined,
