@@ -10,6 +10,13 @@ import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
 import { getRDKit } from '../engine/chem/index.ts';
 import {
+  AnalysisError,
+  cluster,
+  map2d,
+  maxMapMolecules,
+  type ClusterParams,
+  type MapAnswer,
+  type MapParams,
   embeddingsChunk,
   matrixChunk,
   nearestOfSmiles,
@@ -84,6 +91,9 @@ export function createAnalysisJobActivities(deps: { log: Logger; objects: Object
           return { chunks: chunks(req.list1.length) };
         case 'embeddings_file':
           return { chunks: chunks(req.smiles.length) };
+        case 'cluster':
+        case 'visualize_file':
+          return { chunks: 1 };
         case 'database_similarity': {
           for (const db of req.dbNames) await catalog(db);
           if (req.sourceDb) return { chunks: (await catalog(req.sourceDb)).manifest.shards.length };
@@ -108,6 +118,11 @@ export function createAnalysisJobActivities(deps: { log: Logger; objects: Object
         part = req.sourceDb
           ? nearestScores(shardQueries(await deps.shards.shard(req.sourceDb, input.chunk)), shards)
           : nearestOfSmiles(rd, chunkOf(req.smiles!, input.chunk), shards);
+      } else if (req.op === 'cluster' || req.op === 'visualize_file') {
+        // one step over every molecule: its answer (JSON) is the part
+        const answer = analysisOnce(rd, req);
+        await deps.objects.put(key, JSON.stringify(answer), 'application/json');
+        return { key };
       } else {
         const r = embeddingsChunk(rd, chunkOf(req.smiles, input.chunk), req.kind);
         part = r.values;
@@ -125,6 +140,13 @@ export function createAnalysisJobActivities(deps: { log: Logger; objects: Object
     }): Promise<{ resultKey: string; rows: number }> {
       const req = await request(input.jobName);
       const job = input.jobName;
+      if (req.op === 'cluster' || req.op === 'visualize_file') {
+        const answer = JSON.parse(Buffer.from(await deps.objects.getBytes(input.parts[0])).toString('utf8'));
+        const summary = await finishOnce(deps.objects, job, req, answer);
+        const resultKey = keys.result(job);
+        await deps.objects.put(resultKey, JSON.stringify(summary), 'application/json');
+        return { resultKey, rows: req.smiles.length };
+      }
       const parts: Float32Array[] = [];
       for (const k of input.parts) {
         beat({ part: k });
@@ -197,6 +219,54 @@ export function createAnalysisJobActivities(deps: { log: Logger; objects: Object
       deps.log.info({ job, op: req.op, rows }, 'analysis job finished');
       return { resultKey, rows };
     },
+  };
+}
+
+type OnceRequest = Extract<AnalysisJobRequest, { op: 'cluster' | 'visualize_file' }>;
+
+/** Clustering or map of every molecule at the job limits; an input error fails the job. */
+function analysisOnce(rd: Awaited<ReturnType<typeof getRDKit>>, req: OnceRequest): unknown {
+  try {
+    if (req.op === 'cluster') return cluster(rd, req.smiles, req.params as unknown as ClusterParams);
+    const p = req.params as unknown as MapParams;
+    return map2d(rd, req.smiles, { ...p, maxMolecules: maxMapMolecules(p.method) }, 'input_file');
+  } catch (err) {
+    if (err instanceof AnalysisError) throw invalid(`${err.field}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Writes what a clustering or map job leaves: the stored clustering or the coordinates CSV. */
+async function finishOnce(objects: ObjectStore, job: string, req: OnceRequest, answer: unknown) {
+  if (req.op === 'cluster') {
+    const { model, ...rest } = answer as { model: string; method: string; clusters: unknown[] };
+    await objects.put(req.modelKey, model, 'application/json');
+    await objects.put(keys.file(job, 'clusters.json'), JSON.stringify(rest), 'application/json');
+    return {
+      op: 'cluster',
+      clustering_id: req.clusteringId,
+      method: rest.method,
+      n_clusters: rest.clusters.length,
+      molecules: req.smiles.length,
+      files: ['clusters.json'],
+    };
+  }
+  const r = answer as MapAnswer;
+  const csv = ['smiles,canonical_smiles,x,y,error'].concat(
+    req.smiles.map((s, i) =>
+      [s, r.smiles[i], r.coordinates[i]?.[0], r.coordinates[i]?.[1], r.errors[i]].map(csvCell).join(','),
+    ),
+  );
+  await objects.put(req.csvKey, csv.join('\r\n') + '\r\n', 'text/csv; charset=utf-8');
+  return {
+    op: 'visualize_file',
+    input_file: req.inputFile,
+    dest_folder: req.destFolder,
+    visualisation_method: r.visualisation_method,
+    count: req.smiles.length,
+    errors: r.errors.filter((e) => e !== null).length,
+    explained_variance_ratio: r.explained_variance_ratio,
+    output_files: [req.csvPath],
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Contracts of analysis jobs (issue 11): the heavy analysis operations — similarity matrices above
  * the synchronous limit, database similarity (a large list, or a whole database, against another
- * database), Morgan embeddings of large files — run as `analysisJobWorkflow`, a legacy job (the
+ * database), Morgan embeddings of large files, clustering and 2D maps of large files — run as `analysisJobWorkflow`, a legacy job (the
  * same job row, /job_status, /job_info, /user_jobs, /revoke_job) whose request and result live in
  * the object store under `analysis-jobs/<job>/`. Only keys and counts pass through history.
  */
@@ -9,7 +9,13 @@
 export const ANALYSIS_JOB_WORKFLOW = 'analysisJobWorkflow';
 
 /** The operations a job runs; the job row's kind is `analysis_<op>`. */
-export const ANALYSIS_JOB_OPS = ['matrix', 'database_similarity', 'embeddings_file'] as const;
+export const ANALYSIS_JOB_OPS = [
+  'matrix',
+  'database_similarity',
+  'embeddings_file',
+  'cluster',
+  'visualize_file',
+] as const;
 export type AnalysisJobOp = (typeof ANALYSIS_JOB_OPS)[number];
 
 /** What the API writes to `analysisJobKeys.request(job)` before starting the workflow. */
@@ -29,6 +35,25 @@ export type AnalysisJobRequest =
       indexKey: string;
       inputFile: string;
       destFolder: string;
+    }
+  | {
+      op: 'cluster';
+      smiles: string[];
+      /** The engine's cluster parameters (method, threshold, n_clusters, seed, …). */
+      params: Record<string, unknown>;
+      clusteringId: string;
+      /** Object key of the stored clustering in the caller's area (for /nearest_cluster). */
+      modelKey: string;
+    }
+  | {
+      op: 'visualize_file';
+      smiles: string[];
+      /** The engine's map parameters (method, seed, perplexity, …). */
+      params: Record<string, unknown>;
+      inputFile: string;
+      destFolder: string;
+      csvPath: string;
+      csvKey: string;
     };
 
 export const analysisJobKeys = {

@@ -16,10 +16,18 @@ import {
   type AnalysisJobInput,
   type AnalysisJobRequest,
 } from '../../workflows/contracts.ts';
-import { ANALYSIS_LIMITS, analysisToDomain, embeddingKind } from '../../engine/analysis/index.ts';
+import {
+  ANALYSIS_LIMITS,
+  AnalysisError,
+  analysisToDomain,
+  CLUSTER_METHODS,
+  embeddingKind,
+  mapMethod,
+  maxMapMolecules,
+} from '../../engine/analysis/index.ts';
 import { outputPath, readInputSmiles } from './analysis-files.ts';
 import { userFileKey } from './jobs-files.ts';
-import { newJobName } from './jobs-ids.ts';
+import { newJobName, ulid } from './jobs-ids.ts';
 import type { JobService, JobView } from './jobs.ts';
 
 /** What a route answers when it started a job instead of answering at once. */
@@ -31,6 +39,16 @@ export interface JobStarted {
 }
 
 const FILE_NAME = /^[\w.-]{1,64}$/;
+
+/** Checks a clustering method as the engine does (its 422 lists the methods). */
+function oneOfMethods(method: string): void {
+  if (!(CLUSTER_METHODS as readonly string[]).includes(method))
+    throw new AnalysisError(
+      'invalid_parameter',
+      'method',
+      `${JSON.stringify(method)} is not a method; allowed: ${CLUSTER_METHODS.join(', ')}`,
+    );
+}
 
 export function createAnalysisJobService(deps: {
   jobs: Jobs;
@@ -148,6 +166,80 @@ export function createAnalysisJobService(deps: {
           rows: req.smiles.length,
           embedding_type: req.kind,
           output_files: [npyPath, indexPath],
+        },
+      );
+    },
+
+    /** A clustering of more molecules than the synchronous limit; stored as a clustering like /cluster's. */
+    cluster(accountId: string, smiles: string[], params: Record<string, unknown> & { method: string }) {
+      const max =
+        params.method === 'kmedoids'
+          ? ANALYSIS_LIMITS.maxMedoidMolecules
+          : ANALYSIS_LIMITS.maxClusterMolecules;
+      if (smiles.length > max)
+        throw validationError(
+          ['query', 'input_file'],
+          `at most ${max} molecules for a ${params.method} clustering job, got ${smiles.length}`,
+          'value_error.too_large',
+        );
+      try {
+        oneOfMethods(params.method);
+      } catch (err) {
+        throw analysisToDomain(err);
+      }
+      const clusteringId = `clu_${ulid()}`;
+      return this.submit(
+        accountId,
+        {
+          op: 'cluster',
+          smiles,
+          params: { ...params, maxMolecules: max },
+          clusteringId,
+          modelKey: userFileKey(accountId, `clusterings/${clusteringId}.json`),
+        },
+        { molecules: smiles.length, method: params.method, clustering_id: clusteringId },
+      );
+    },
+
+    /** 2D map of a file above the synchronous limit: the coordinates CSV in the caller's area. */
+    visualizeFile(
+      accountId: string,
+      req: {
+        input: string;
+        smiles: string[];
+        destFolder: string;
+        params: Record<string, unknown> & { method: string };
+      },
+    ) {
+      try {
+        mapMethod(req.params.method);
+      } catch (err) {
+        throw analysisToDomain(err);
+      }
+      const max = maxMapMolecules(req.params.method);
+      if (req.smiles.length > max)
+        throw validationError(
+          ['query', 'input_file'],
+          `at most ${max} molecules for a ${req.params.method} map job, got ${req.smiles.length}`,
+          'value_error.too_large',
+        );
+      const csvPath = outputPath(req.destFolder, req.input, `_${req.params.method}_coords.csv`);
+      return this.submit(
+        accountId,
+        {
+          op: 'visualize_file',
+          smiles: req.smiles,
+          params: req.params,
+          inputFile: req.input,
+          destFolder: req.destFolder,
+          csvPath,
+          csvKey: userFileKey(accountId, csvPath),
+        },
+        {
+          input_file: req.input,
+          rows: req.smiles.length,
+          visualisation_method: req.params.method,
+          output_files: [csvPath],
         },
       );
     },

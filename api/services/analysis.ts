@@ -66,6 +66,9 @@ export function createAnalysisService(deps: AnalysisServiceDeps) {
         );
       return deps.analysisJobs;
     },
+    /** The SMILES of an uploaded file, up to the synchronous file limit. */
+    readFile: (accountId: string, inputFile: string, smilesCol: string) =>
+      readInputSmiles(objects, accountId, inputFile, smilesCol),
     /** Job mode where configured, else undefined (inputs above the synchronous limits stay a 422). */
     jobModeIfAny: (): AnalysisJobService | undefined => deps.analysisJobs,
     /** Embeddings, centroid and file variant for espsim_shape / espsim_electrostatic. */

@@ -57,6 +57,16 @@ async function resultFile(job: string, name: string): Promise<Buffer> {
   return r.rawPayload;
 }
 
+async function upload(path: string, rows: string[]): Promise<void> {
+  const up = await s.stack.app.inject({
+    method: 'POST',
+    url: `/upload_file?path=${path}`,
+    headers: { 'x-api-key': s.keyA, 'content-type': 'text/csv' },
+    payload: rows.join('\n') + '\n',
+  });
+  expect(up.statusCode, up.body).toBe(200);
+}
+
 async function finished(job: string) {
   expect(await waitStatus(s, s.keyA, job, 240_000)).toBe('SUCCESS');
   const r = await call(s, 'GET', `/analysis_result?job_name=${job}`, s.keyA);
@@ -184,6 +194,58 @@ describe('analysis jobs: inputs above the synchronous limits', () => {
     expect(index[8]).toMatch(/^7,C1CC,,.+/);
   }, 300_000);
 
+  it('clusters an uploaded file above 2,000 molecules as a job and stores the clustering for /nearest_cluster', async () => {
+    const rows = Array.from({ length: 2_200 }, (_, i) => MOLS[i % MOLS.length]);
+    await upload('clu.smi', rows);
+    const r = await call(s, 'GET', '/cluster?input_file=clu.smi&method=butina&threshold=0.4', s.keyA);
+    expect(r.status, r.raw).toBe(202);
+    const out = await finished(r.body.job_name);
+    expect(out.result).toMatchObject({
+      op: 'cluster',
+      method: 'butina',
+      molecules: 2200,
+      files: ['clusters.json'],
+    });
+    const clusters = JSON.parse((await resultFile(r.body.job_name, 'clusters.json')).toString());
+    expect(clusters.labels).toHaveLength(2200);
+    // the same molecule repeated falls in the same cluster; every molecule is in exactly one
+    for (let i = 0; i < 550; i++) expect(clusters.labels[i + 550]).toBe(clusters.labels[i]);
+    expect(clusters.clusters.reduce((n: number, c: { size: number }) => n + c.size, 0)).toBe(2200);
+    const near = await call(
+      s,
+      'GET',
+      `/nearest_cluster?clustering_id=${out.result.clustering_id}&${list('search_input', [MOLS[3]])}`,
+      s.keyA,
+    );
+    expect(near.status, near.raw).toBe(200);
+    expect(near.body.cluster[0]).toBe(clusters.labels[3]);
+  }, 300_000);
+
+  it('/visualize_file above 1,000 rows is a job writing the coordinates CSV (PCA)', async () => {
+    const rows = Array.from({ length: 1_100 }, (_, i) => MOLS[i % MOLS.length]);
+    await upload('map.smi', rows);
+    const r = await call(s, 'GET', '/visualize_file?input_file=map.smi', s.keyA);
+    expect(r.status, r.raw).toBe(202);
+    const out = await finished(r.body.job_name);
+    expect(out.result).toMatchObject({
+      visualisation_method: 'pca',
+      count: 1100,
+      errors: 0,
+      output_files: ['visualization_coords/map_pca_coords.csv'],
+    });
+    expect(out.result.explained_variance_ratio).toHaveLength(2);
+    const keys = await s.stack.objects.list('users/');
+    const csvKey = keys.find((k) => k.endsWith('visualization_coords/map_pca_coords.csv'))!;
+    const lines = Buffer.from(await s.stack.objects.getBytes(csvKey))
+      .toString()
+      .trim()
+      .split('\r\n');
+    expect(lines).toHaveLength(1101);
+    const xy = (i: number) => lines[i + 1].split(',').slice(-3, -1).map(Number);
+    expect(xy(600)).toEqual(xy(50)); // the same molecule, the same point
+    expect(xy(0).every(Number.isFinite)).toBe(true);
+  }, 300_000);
+
   it('refuses bad input with 422 before a job starts, and unknown or foreign jobs and files', async () => {
     const both = await call(
       s,
@@ -209,6 +271,21 @@ describe('analysis jobs: inputs above the synchronous limits', () => {
     const kind = await call(s, 'GET', '/embeddings_file?input_file=many.smi&embedding_type=fancy', s.keyA);
     expect(kind.status).toBe(422);
     expect(kind.body.detail[0].loc).toEqual(['query', 'embedding_type']);
+    const method = await call(s, 'GET', '/cluster?input_file=clu.smi&method=ward', s.keyA);
+    expect(method.status).toBe(422);
+    expect(method.body.detail[0].loc).toEqual(['query', 'method']);
+    await upload('huge.smi', Array(5_001).fill('CCO'));
+    const tooBig = await call(
+      s,
+      'GET',
+      '/visualize_file?input_file=huge.smi&visualisation_method=tsne',
+      s.keyA,
+    );
+    expect(tooBig.status).toBe(422);
+    expect(tooBig.body.detail[0]).toMatchObject({
+      loc: ['query', 'input_file'],
+      type: 'value_error.too_large',
+    });
     const tooMany = await call(
       s,
       'GET',

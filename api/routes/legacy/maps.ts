@@ -7,7 +7,7 @@ import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import { ANALYSIS_LIMITS, syncMapLimit, type AnalysisService } from '../../services/analysis.ts';
 import { MAX_FILE_MOLECULES } from '../../services/analysis-files.ts';
-import { ex, nonEmptyList, SearchTypeParam, SmilesList, TAGS } from './analysis-params.ts';
+import { ex, JobStartedSchema, nonEmptyList, SearchTypeParam, SmilesList, TAGS } from './analysis-params.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -131,7 +131,10 @@ export function registerMapRoutes(app: App, analysis: AnalysisService): void {
       schema: {
         tags: TAGS.maps,
         summary: '2D map coordinates of an uploaded file, written to your file area as CSV',
-        description: `At most ${MAX_FILE_MOLECULES} molecules per file, answered when written.`,
+        description:
+          `Up to ${MAX_FILE_MOLECULES} molecules answered when written; larger files run as a job ` +
+          `(PCA up to ${ANALYSIS_LIMITS.maxFileMolecules} rows, UMAP ${ANALYSIS_LIMITS.maxUmapMolecules}, t-SNE ${ANALYSIS_LIMITS.maxTsneMolecules}): ` +
+          '{status: PENDING, job_name}; /analysis_result then lists the CSV written to your area.',
         querystring: Type.Object({
           input_file: Type.String({ description: 'An uploaded .csv/.tsv (with smiles_col) or .smi file' }),
           smiles_col: Type.String({ default: 'SMILES' }),
@@ -139,6 +142,7 @@ export function registerMapRoutes(app: App, analysis: AnalysisService): void {
           ...mapParams,
         }),
         response: {
+          202: JobStartedSchema,
           200: ex(Type.Object({}, { additionalProperties: true }), {
             status: 'SUCCESS',
             input_file: 'drugs.csv',
@@ -153,8 +157,20 @@ export function registerMapRoutes(app: App, analysis: AnalysisService): void {
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
+      const jobs = analysis.jobModeIfAny();
+      const file = jobs ? await jobs.readFile(request.account.id, q.input_file, q.smiles_col) : undefined;
+      // above the synchronous limit (and up to the method's job limit) the map is a job's work
+      if (jobs && file && file.smiles.length > MAX_FILE_MOLECULES)
+        return reply.code(202).send(
+          await jobs.visualizeFile(request.account.id, {
+            input: file.input,
+            smiles: file.smiles,
+            destFolder: q.dest_folder,
+            params: mapOf(q),
+          }),
+        );
       return analysis.visualizeFile(request.account.id, {
         inputFile: q.input_file,
         destFolder: q.dest_folder,

@@ -22,6 +22,15 @@ export interface MapParams {
   /** t-SNE perplexity (5-50, default 30) and iterations (250-5000, default 1000). */
   perplexity?: number;
   nIter?: number;
+  /** Molecules accepted: the method's synchronous limit unless a job sets its own. */
+  maxMolecules?: number;
+}
+
+/** Molecules a map job takes by each method (the engine functions enforce the same). */
+export function maxMapMolecules(method: string): number {
+  if (method === 'umap') return ANALYSIS_LIMITS.maxUmapMolecules;
+  if (method === 'tsne') return ANALYSIS_LIMITS.maxTsneMolecules;
+  return ANALYSIS_LIMITS.maxPcaMolecules;
 }
 
 /** Molecules mapped synchronously by each method. */
@@ -57,7 +66,7 @@ function mapOf(rd: RDKitModule, smiles: string[], p: MapParams): MapAnswer {
   metricFor(p.searchType);
   const method = mapMethod(p.method);
   const kind = embeddingKind(p.embeddingType);
-  const list = parseList(rd, smiles, 'search_input', syncMapLimit(method), kind);
+  const list = parseList(rd, smiles, 'search_input', p.maxMolecules ?? syncMapLimit(method), kind);
   const coordinates: MapAnswer['coordinates'] = smiles.map(() => null);
   const out: MapAnswer = {
     visualisation_method: method,
