@@ -10,13 +10,8 @@ import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
 import { getRDKit } from '../engine/chem/index.ts';
 import {
-  AnalysisError,
-  cluster,
-  map2d,
-  maxMapMolecules,
-  type ClusterParams,
-  type MapAnswer,
-  type MapParams,
+  createAnalysisPool,
+  type AnalysisPool,
   embeddingsChunk,
   matrixChunk,
   nearestOfSmiles,
@@ -33,6 +28,7 @@ import {
   type AnalysisJobRequest,
 } from '../workflows/contracts.ts';
 import type { ShardCache } from './jobs-shards.ts';
+import { analysisOnce, finishOnce, whileBeating } from './analysis-jobs-once.ts';
 
 const invalid = (msg: string) =>
   ApplicationFailure.create({ message: msg, type: INVALID_INPUT_FAILURE, nonRetryable: true });
@@ -45,6 +41,14 @@ function beat(details?: unknown): void {
   }
 }
 
+/** The shards, heartbeating before each is scanned (a long chunk shows it is alive per shard). */
+function* beating<T>(shards: readonly T[]): Generator<T> {
+  for (const [i, shard] of shards.entries()) {
+    beat({ scanning: i });
+    yield shard;
+  }
+}
+
 const floats = (bytes: Uint8Array) => {
   const copy = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
   return new Float32Array(copy.buffer, copy.byteOffset, copy.byteLength / 4);
@@ -54,6 +58,10 @@ const chunkOf = <T>(list: readonly T[], i: number) =>
   list.slice(i * ANALYSIS_CHUNK_ROWS, (i + 1) * ANALYSIS_CHUNK_ROWS);
 
 export function createAnalysisJobActivities(deps: { log: Logger; objects: ObjectStore; shards: ShardCache }) {
+  // One analysis thread for clusterings and maps, started on first use (idle threads do not keep
+  // the worker process alive).
+  let pool: AnalysisPool | undefined;
+  const threads = () => (pool ??= createAnalysisPool({ threads: 1, maxQueue: 8 }));
   const request = async (job: string): Promise<AnalysisJobRequest> =>
     JSON.parse(
       Buffer.from(await deps.objects.getBytes(keys.request(job))).toString('utf8'),
@@ -116,11 +124,11 @@ export function createAnalysisJobActivities(deps: { log: Logger; objects: Object
       } else if (req.op === 'database_similarity') {
         const shards = await collect(targetShards(req.dbNames));
         part = req.sourceDb
-          ? nearestScores(shardQueries(await deps.shards.shard(req.sourceDb, input.chunk)), shards)
-          : nearestOfSmiles(rd, chunkOf(req.smiles!, input.chunk), shards);
+          ? nearestScores(shardQueries(await deps.shards.shard(req.sourceDb, input.chunk)), beating(shards))
+          : nearestOfSmiles(rd, chunkOf(req.smiles!, input.chunk), beating(shards));
       } else if (req.op === 'cluster' || req.op === 'visualize_file') {
         // one step over every molecule: its answer (JSON) is the part
-        const answer = analysisOnce(rd, req);
+        const answer = await whileBeating(() => analysisOnce(threads(), req));
         await deps.objects.put(key, JSON.stringify(answer), 'application/json');
         return { key };
       } else {
@@ -219,54 +227,6 @@ export function createAnalysisJobActivities(deps: { log: Logger; objects: Object
       deps.log.info({ job, op: req.op, rows }, 'analysis job finished');
       return { resultKey, rows };
     },
-  };
-}
-
-type OnceRequest = Extract<AnalysisJobRequest, { op: 'cluster' | 'visualize_file' }>;
-
-/** Clustering or map of every molecule at the job limits; an input error fails the job. */
-function analysisOnce(rd: Awaited<ReturnType<typeof getRDKit>>, req: OnceRequest): unknown {
-  try {
-    if (req.op === 'cluster') return cluster(rd, req.smiles, req.params as unknown as ClusterParams);
-    const p = req.params as unknown as MapParams;
-    return map2d(rd, req.smiles, { ...p, maxMolecules: maxMapMolecules(p.method) }, 'input_file');
-  } catch (err) {
-    if (err instanceof AnalysisError) throw invalid(`${err.field}: ${err.message}`);
-    throw err;
-  }
-}
-
-/** Writes what a clustering or map job leaves: the stored clustering or the coordinates CSV. */
-async function finishOnce(objects: ObjectStore, job: string, req: OnceRequest, answer: unknown) {
-  if (req.op === 'cluster') {
-    const { model, ...rest } = answer as { model: string; method: string; clusters: unknown[] };
-    await objects.put(req.modelKey, model, 'application/json');
-    await objects.put(keys.file(job, 'clusters.json'), JSON.stringify(rest), 'application/json');
-    return {
-      op: 'cluster',
-      clustering_id: req.clusteringId,
-      method: rest.method,
-      n_clusters: rest.clusters.length,
-      molecules: req.smiles.length,
-      files: ['clusters.json'],
-    };
-  }
-  const r = answer as MapAnswer;
-  const csv = ['smiles,canonical_smiles,x,y,error'].concat(
-    req.smiles.map((s, i) =>
-      [s, r.smiles[i], r.coordinates[i]?.[0], r.coordinates[i]?.[1], r.errors[i]].map(csvCell).join(','),
-    ),
-  );
-  await objects.put(req.csvKey, csv.join('\r\n') + '\r\n', 'text/csv; charset=utf-8');
-  return {
-    op: 'visualize_file',
-    input_file: req.inputFile,
-    dest_folder: req.destFolder,
-    visualisation_method: r.visualisation_method,
-    count: req.smiles.length,
-    errors: r.errors.filter((e) => e !== null).length,
-    explained_variance_ratio: r.explained_variance_ratio,
-    output_files: [req.csvPath],
   };
 }
 
