@@ -286,6 +286,12 @@ describe('analysis jobs: inputs above the synchronous limits', () => {
       loc: ['query', 'input_file'],
       type: 'value_error.too_large',
     });
+    // an input error only the engine finds fails the job at once (non-retryable), with the reason
+    const k = await call(s, 'GET', '/cluster?input_file=clu.smi&method=kmeans&n_clusters=1500', s.keyA);
+    expect(k.status, k.raw).toBe(202);
+    expect(await waitStatus(s, s.keyA, k.body.job_name, 120_000)).toBe('FAILURE');
+    const failed = await call(s, 'GET', `/job_info?job_name=${k.body.job_name}`, s.keyA);
+    expect(failed.body.error).toMatch(/n_clusters/);
     const tooMany = await call(
       s,
       'GET',

@@ -86,7 +86,7 @@ export function registerMapRoutes(app: App, analysis: AnalysisService): void {
       job_name: Type.Optional(Type.String({ description: 'A finished job: its top rows are mapped' })),
       max_molecules: Type.Optional(
         Type.Integer({
-          description: 'Rows of the job mapped, best first (default 2,000; UMAP and t-SNE at most 1,000)',
+          description: 'Rows of the job mapped, best first (default 2,000; UMAP at most 1,000, t-SNE 500)',
         }),
       ),
       ...mapParams,
@@ -132,7 +132,7 @@ export function registerMapRoutes(app: App, analysis: AnalysisService): void {
         tags: TAGS.maps,
         summary: '2D map coordinates of an uploaded file, written to your file area as CSV',
         description:
-          `Up to ${MAX_FILE_MOLECULES} molecules answered when written; larger files run as a job ` +
+          `Up to ${MAX_FILE_MOLECULES} molecules (t-SNE ${ANALYSIS_LIMITS.syncTsneMolecules}) answered when written; larger files run as a job ` +
           `(PCA up to ${ANALYSIS_LIMITS.maxFileMolecules} rows, UMAP ${ANALYSIS_LIMITS.maxUmapMolecules}, t-SNE ${ANALYSIS_LIMITS.maxTsneMolecules}): ` +
           '{status: PENDING, job_name}; /analysis_result then lists the CSV written to your area.',
         querystring: Type.Object({
@@ -162,7 +162,11 @@ export function registerMapRoutes(app: App, analysis: AnalysisService): void {
       const jobs = analysis.jobModeIfAny();
       const file = jobs ? await jobs.readFile(request.account.id, q.input_file, q.smiles_col) : undefined;
       // above the synchronous limit (and up to the method's job limit) the map is a job's work
-      if (jobs && file && file.smiles.length > MAX_FILE_MOLECULES)
+      if (
+        jobs &&
+        file &&
+        file.smiles.length > Math.min(MAX_FILE_MOLECULES, syncMapLimit(q.visualisation_method))
+      )
         return reply.code(202).send(
           await jobs.visualizeFile(request.account.id, {
             input: file.input,

@@ -89,7 +89,7 @@ describe('GET /visualize', () => {
     expect422(await get('/visualize', { ...tsne, perplexity: 5, n_iter: 100 }), 'n_iter');
     expect422(
       await get('/visualize', {
-        search_input: Array.from({ length: 1001 }, () => 'C'),
+        search_input: Array.from({ length: 501 }, () => 'C'),
         visualisation_method: 'tsne',
       }),
       'search_input',
