@@ -7,6 +7,7 @@ import { createJobActivities } from './jobs.ts';
 import { createShardCache, type ShardCache } from './jobs-shards.ts';
 import { createJob3dActivities } from './jobs-3d.ts';
 import { createSynthonJobActivities } from './synthon-jobs.ts';
+import { createAnalysisJobActivities } from './analysis-jobs.ts';
 import type { FleetMember } from '../engine/fleet/members.ts';
 import { createExportActivities } from './exports.ts';
 import { createRunActivities } from './runs.ts';
@@ -40,7 +41,7 @@ export interface ActivityDeps {
 
 /** The worker's activities, as plain async functions. Workflows type them with ReturnType<>. */
 export function createActivities(deps: ActivityDeps) {
-  // One shard cache for Morgan and 3D jobs, so a worker holds each shard once.
+  // One shard cache for Morgan, 3D and analysis jobs, so a worker holds each shard once.
   const shards = deps.shards ?? createShardCache(deps.catalogDir);
   return {
     ...createJobActivities({
@@ -59,6 +60,7 @@ export function createActivities(deps: ActivityDeps) {
       shapePool: deps.shapePool,
     }),
     ...createSynthonJobActivities({ log: deps.log, objects: deps.objects, spaceDir: deps.spaceDir }),
+    ...createAnalysisJobActivities({ log: deps.log, objects: deps.objects, shards }),
     ...createExportActivities({ log: deps.log, downloads: deps.store.downloads, objects: deps.objects }),
     ...createRunActivities({
       log: deps.log,

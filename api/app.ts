@@ -32,6 +32,7 @@ import { registerPredictRoutes } from './routes/legacy/predict.ts';
 import { registerSimilarityRoutes } from './routes/legacy/similarity.ts';
 import { registerArraySearchRoutes } from './routes/legacy/search-array.ts';
 import { registerEmbeddingRoutes } from './routes/legacy/embeddings.ts';
+import { registerAnalysisJobRoutes } from './routes/legacy/analysis-jobs.ts';
 import { registerClusterRoutes } from './routes/legacy/clustering.ts';
 import { registerMapRoutes } from './routes/legacy/maps.ts';
 import { registerHistogramRoutes } from './routes/legacy/histograms.ts';
@@ -132,12 +133,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.admet) registerPredictRoutes(app, deps.admet);
   if (deps.installation) registerInstallationRoutes(app, deps.installation);
   if (deps.analysis) {
-    registerArraySearchRoutes(app, deps.analysis, deps.search);
+    registerArraySearchRoutes(app, deps.analysis, deps.search, deps.shape);
     registerSimilarityRoutes(app, deps.analysis, deps.search);
     registerEmbeddingRoutes(app, deps.analysis);
     registerClusterRoutes(app, deps.analysis);
     registerMapRoutes(app, deps.analysis);
     registerHistogramRoutes(app, deps.analysis);
+    registerAnalysisJobRoutes(app, deps.analysis);
   }
   if (deps.legacyJobs) {
     const { jobs, synthonJobs, downloads, files } = deps.legacyJobs;

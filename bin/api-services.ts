@@ -19,6 +19,7 @@ import { createSynthonJobService } from '../api/services/synthon-jobs.ts';
 import { createAdmetService, type AdmetService } from '../api/services/admet.ts';
 import { createAnalysisService, type AnalysisService } from '../api/services/analysis.ts';
 import { createAnalysisPool } from '../engine/analysis/index.ts';
+import { createAnalysisJobService } from '../api/services/analysis-jobs.ts';
 import { createInstallationService, type InstallationService } from '../api/services/installation.ts';
 import { createV2SearchService } from '../api/services/v2-search.ts';
 import type { ShapeSearchService } from '../api/services/shape-search.ts';
@@ -42,7 +43,7 @@ export interface ApiServiceDeps {
   selectionPool: SelectionPool;
   substructure: SubstructureRunner;
   threeD?: ThreeDStatusService;
-  /** The 3D search path (its rerank serves /api/v2/search_cheese on catalogs; absent: unavailable). */
+  /** The 3D search path: its rerank serves /api/v2/search_cheese on catalogs, and the 3D embedding operations use it (absent: unavailable). */
   shape?: ShapeSearchService;
   /** Synthon spaces and the pool that searches them (absent: none served). */
   spaces?: { entries: SpaceEntry[]; pool: SpacePool };
@@ -103,7 +104,21 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
       files: createFileService({ uploads: store.uploads, objects, search }),
     },
     admet,
-    analysis: createAnalysisService({ pool: analysisPool, search, objects, jobs }),
+    analysis: createAnalysisService({
+      pool: analysisPool,
+      search,
+      objects,
+      jobs,
+      shape: deps.shape,
+      analysisJobs: createAnalysisJobService({
+        jobs: store.jobs,
+        jobService: jobs,
+        objects,
+        workflows,
+        taskQueuePrefix,
+        log,
+      }),
+    }),
     installation: createInstallationService({
       dataDir: config.dataDir,
       installationId: process.env.LICENSE_KEY_ID || undefined,

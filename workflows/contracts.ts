@@ -134,3 +134,6 @@ export * from './run-contracts.ts';
 
 // The Python 3D worker's queues and payloads, query embedding and catalog 3D stages (issue 9).
 export * from './chem3d-contracts.ts';
+
+// Analysis jobs (issue 11): the heavy analysis operations as legacy jobs.
+export * from './analysis-job-contracts.ts';

@@ -6,3 +6,4 @@ export { runWorkflow } from './run-workflow.ts';
 export { purgeExpiredRunsWorkflow } from './purge-runs-workflow.ts';
 export { embedQueryWorkflow } from './embed-query-workflow.ts';
 export { catalog3dWorkflow } from './catalog3d-workflow.ts';
+export { analysisJobWorkflow } from './analysis-job-workflow.ts';

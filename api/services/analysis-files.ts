@@ -22,6 +22,7 @@ export async function readInputSmiles(
   accountId: string,
   rawInput: string,
   smilesCol: string,
+  max = MAX_FILE_MOLECULES,
 ): Promise<{ input: string; smiles: string[] }> {
   const input = checkUserPath(rawInput, 'input_file');
   const key = userFileKey(accountId, input);
@@ -34,16 +35,16 @@ export async function readInputSmiles(
     );
   if (size > MAX_UPLOAD_BYTES) throw validationError(['query', 'input_file'], 'file too large');
   const text = Buffer.from(await objects.getBytes(key)).toString('utf8');
-  if (!/\.smi$/i.test(input)) return { input, smiles: readSmilesColumn(text, smilesCol).smiles };
+  if (!/\.smi$/i.test(input)) return { input, smiles: readSmilesColumn(text, smilesCol, max).smiles };
   const smiles = text
     .split(/\r?\n/)
     .map((l) => l.trim().split(/\s+/)[0] ?? '')
     .filter(Boolean);
   if (!smiles.length) throw validationError(['query', 'input_file'], 'no SMILES in the file');
-  if (smiles.length > MAX_FILE_MOLECULES)
+  if (smiles.length > max)
     throw validationError(
       ['query', 'input_file'],
-      `at most ${MAX_FILE_MOLECULES} molecules per file (got ${smiles.length})`,
+      `at most ${max} molecules per file (got ${smiles.length})`,
       'value_error.too_large',
     );
   return { input, smiles };
@@ -56,23 +57,4 @@ export function outputPath(rawDest: string, input: string, suffix: string): stri
   return `${dest}/${stem}${suffix}`;
 }
 
-/** A NumPy .npy (format 1.0) of a row-major little-endian float32 matrix, readable by numpy.load. */
-export function npyFloat32(rows: number, cols: number, values: Float32Array): Uint8Array {
-  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${rows}, ${cols}), }`;
-  // magic (6) + version (2) + header length (2) + header, padded with spaces to a multiple of 64, '\n' last.
-  const total = Math.ceil((10 + header.length + 1) / 64) * 64;
-  header = header.padEnd(total - 10 - 1, ' ') + '\n';
-  const out = new Uint8Array(total + values.byteLength);
-  out.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0], 0);
-  new DataView(out.buffer).setUint16(8, header.length, true);
-  out.set(Buffer.from(header, 'latin1'), 10);
-  const body = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-  out.set(body, total);
-  return out;
-}
-
-/** One CSV cell (quoted when needed). */
-export const csvCell = (v: unknown): string => {
-  const s = v === null || v === undefined ? '' : String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
+export { csvCell, npyFloat32 } from '../../engine/export/npy.ts';

@@ -20,9 +20,12 @@ import { csvCell, npyFloat32, outputPath, readInputSmiles } from './analysis-fil
 import { createAnalysisResults } from './analysis-results.ts';
 import type { JobService } from './jobs.ts';
 import { ulid } from './jobs-ids.ts';
+import { createAnalysis3d } from './analysis-3d.ts';
+import type { ShapeSearchService } from './shape-search.ts';
+import type { AnalysisJobService } from './analysis-jobs.ts';
 
 /** The stated input limits, for the routes' 422s and descriptions. */
-export { ANALYSIS_LIMITS } from '../../engine/analysis/index.ts';
+export { ANALYSIS_LIMITS, syncMapLimit } from '../../engine/analysis/index.ts';
 
 export const CLUSTERING_ID_PATTERN = /^clu_[0-9A-HJKMNP-TV-Z]{26}$/;
 const clusteringPath = (id: string) => `clusterings/${id}.json`;
@@ -33,6 +36,10 @@ export interface AnalysisServiceDeps {
   objects: ObjectStore;
   /** The legacy jobs, for the operations that take a `job_name` (histograms, maps of results). */
   jobs?: JobService;
+  /** The 3D search (chem3d worker, 3D-ready catalogs), for the 3D embedding operations. */
+  shape?: ShapeSearchService;
+  /** Job mode of the heavy operations (absent: inputs above the synchronous limits are a 422). */
+  analysisJobs?: AnalysisJobService;
 }
 
 /** The parameters of a 2D map (AnalysisRequest `map` without the molecules). */
@@ -50,6 +57,22 @@ export function createAnalysisService(deps: AnalysisServiceDeps) {
   return {
     run,
     results,
+    /** Job mode: the heavy operations as legacy jobs (capability_unavailable where not configured). */
+    jobMode(): AnalysisJobService {
+      if (!deps.analysisJobs)
+        throw new DomainError(
+          'capability_unavailable',
+          'analysis jobs are not configured on this deployment',
+        );
+      return deps.analysisJobs;
+    },
+    /** The SMILES of an uploaded file, up to the synchronous file limit. */
+    readFile: (accountId: string, inputFile: string, smilesCol: string) =>
+      readInputSmiles(objects, accountId, inputFile, smilesCol),
+    /** Job mode where configured, else undefined (inputs above the synchronous limits stay a 422). */
+    jobModeIfAny: (): AnalysisJobService | undefined => deps.analysisJobs,
+    /** Embeddings, centroid and file variant for espsim_shape / espsim_electrostatic. */
+    threeD: createAnalysis3d({ shape: deps.shape, objects }),
 
     /** 2D coordinates of a list, or of a finished job's first `maxMolecules` rows. */
     async visualize(

@@ -62,7 +62,11 @@ export function decodeTextFile(
 }
 
 /** The SMILES of column `col` of a CSV/TSV text (header row required), with their 1-based line numbers. */
-export function readSmilesColumn(text: string, col: string): { smiles: string[]; lines: number[] } {
+export function readSmilesColumn(
+  text: string,
+  col: string,
+  max = MAX_FILE_MOLECULES,
+): { smiles: string[]; lines: number[] } {
   const rows = text
     .split(/\r?\n/)
     .map((l, i) => ({ l, n: i + 1 }))
@@ -80,10 +84,12 @@ export function readSmilesColumn(text: string, col: string): { smiles: string[];
     .slice(1)
     .map((r) => ({ s: (splitQuoted(r.l, sep)[idx] ?? '').trim(), n: r.n }))
     .filter((c) => c.s);
-  if (cells.length > MAX_FILE_MOLECULES)
+  if (cells.length > max)
     throw validationError(
       ['query', 'input_file'],
-      `at most ${MAX_FILE_MOLECULES} molecules per file (got ${cells.length}); use /submit_molsearch per molecule for larger work`,
+      `at most ${max} molecules per file (got ${cells.length})` +
+        (max === MAX_FILE_MOLECULES ? '; use /submit_molsearch per molecule for larger work' : ''),
+      'value_error.too_large',
     );
   if (!cells.length) throw validationError(['query', 'input_file'], `no SMILES in column ${col}`);
   return { smiles: cells.map((c) => c.s), lines: cells.map((c) => c.n) };

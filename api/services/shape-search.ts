@@ -1,8 +1,9 @@
 import { rowRecord, type Catalog } from '../../engine/catalog/index.ts';
 import { DESCRIPTOR_NAMES, getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import type { SearchPool } from '../../engine/search/index.ts';
-import type { ShapePool } from '../../engine/shape/index.ts';
-import { invalidSmiles, validationError } from '../../platform/errors.ts';
+import { DESCRIPTOR_LENGTH, describeConformers, type ShapePool } from '../../engine/shape/index.ts';
+import type { Molecule3d } from '../../engine/catalog/three-d-schema.ts';
+import { DomainError, invalidSmiles, validationError } from '../../platform/errors.ts';
 import type { QueryEmbedder } from './query-embedder.ts';
 import type { NeighborRow, OrderingName, SimilarityResult } from './search-service.ts';
 import {
@@ -54,6 +55,10 @@ export interface ShapeCentroidRequest {
   quality?: string;
 }
 
+/** One molecule in 3D with its first-stage descriptors (60 floats per conformer), or why not. */
+export type Embedded3d =
+  { ok: true; molecule: Molecule3d; descriptors: Float32Array } | { ok: false; reason: string };
+
 export interface ShapeSearchService {
   /** The 3D-ready database a 3D request without `db_names` searches (largest ready), or undefined. */
   defaultDatabase(): Promise<string | undefined>;
@@ -68,6 +73,21 @@ export interface ShapeSearchService {
   objectives: ShapeObjectives;
   /** 422 naming `loc` when the chem3d worker cannot embed `smiles`, 503 when none answers. */
   checkQuery(smiles: string, loc?: (string | number)[]): Promise<void>;
+  /**
+   * Each SMILES embedded by the chem3d worker (the catalog's recipe) with its first-stage
+   * descriptors; an unembeddable one gets its reason. 503 (`unavailable`) when no worker answers.
+   */
+  embedMany(smiles: string[], loc: (string | number)[]): Promise<Embedded3d[]>;
+  /**
+   * The first stage alone for a given descriptor vector (60 floats per conformer, one or more
+   * conformers): the k rows of 3D-ready databases with the best first-stage similarity.
+   */
+  searchDescriptors(req: {
+    vector: Float32Array;
+    dbNames: string[];
+    k: number;
+    descriptors: boolean;
+  }): Promise<SimilarityResult>;
 }
 
 const ms = (a: number, b: number) => Math.round(b - a);
@@ -251,5 +271,53 @@ export function createShapeSearch(deps: {
 
     rerank: createShapeRerank({ stages, embedder: deps.embedder, fingerprint, checkReady }),
     objectives: createShapeObjectives({ stages, embedder: deps.embedder, fingerprint, checkReady }),
+
+    async embedMany(smiles, loc) {
+      // Two at a time: the query queue's worker embeds one molecule per core.
+      const out: Embedded3d[] = new Array(smiles.length);
+      let next = 0;
+      const one = async (): Promise<void> => {
+        for (let i = next++; i < smiles.length; i = next++) {
+          try {
+            const molecule = await deps.embedder.embed(smiles[i], [...loc, i]);
+            out[i] = { ok: true, molecule, descriptors: describeConformers(molecule) };
+          } catch (err) {
+            if (!(err instanceof DomainError) || err.code !== 'validation_error') throw err;
+            out[i] = { ok: false, reason: err.issues[0]?.msg ?? err.message };
+          }
+        }
+      };
+      await Promise.all([one(), one()]);
+      return out;
+    },
+
+    async searchDescriptors(req) {
+      const t0 = performance.now();
+      const { candidates, rows } = await stages.descriptorStage(req.vector, req.dbNames, req.k);
+      const out = candidates.map((c) => {
+        const rec = rowRecord(stages.shard(c), c.row, [
+          'product_id',
+          'smiles',
+          ...(req.descriptors ? DESCRIPTOR_NAMES : []),
+        ]);
+        const { product_id, smiles, ...rest } = rec;
+        return {
+          smiles: String(smiles),
+          id: String(product_id),
+          database: c.db,
+          db_id: String(product_id),
+          similarity: c.first,
+          ...rest,
+        } as NeighborRow;
+      });
+      return {
+        canonical: '',
+        rows: out,
+        remarks: [
+          `3D first stage by a given embedding (${req.vector.length / DESCRIPTOR_LENGTH} conformer(s)): ` +
+            `${rows} rows screened in ${Math.round(performance.now() - t0)} ms; similarity is the first-stage score.`,
+        ],
+      };
+    },
   };
 }

@@ -68,6 +68,15 @@ export interface ShapeStages {
     limit: number,
     metric?: FirstStageMetric,
   ): Promise<{ candidates: Candidate[]; rows: number; method: string }>;
+  /**
+   * The first stage alone for a given USRCAT-style descriptor vector (60 floats per conformer, as
+   * the sidecars store): the `limit` best rows of `dbNames` by descriptor similarity.
+   */
+  descriptorStage(
+    vector: Float32Array,
+    dbNames: string[],
+    limit: number,
+  ): Promise<{ candidates: Candidate[]; rows: number }>;
   /** The k best rows by Morgan Tanimoto (search pool, f32 scores and order), as candidates. */
   morganStage(fp: Uint8Array, dbNames: string[], k: number): Promise<Candidate[]>;
   /**
@@ -195,6 +204,28 @@ export function createShapeStages(deps: {
         .slice(0, limit);
       const method = grid ? (metric === 'esp' ? 'charge grid' : 'shape grid') : 'USRCAT descriptors';
       return { candidates, rows, method };
+    },
+
+    async descriptorStage(vector, dbNames, limit) {
+      let rows = 0;
+      const scans: Promise<Candidate[]>[] = [];
+      for (const db of dbNames)
+        for (const s of await shards3d(db)) {
+          rows += s.rows;
+          const scan = deps.shapePool.scanShortlist(vector, s.table, Math.min(limit, s.rows));
+          scans.push(
+            scan.then((sl) =>
+              Array.from(sl.rows, (row, i) => ({ db, shard: s.index, row, first: sl.scores[i] })).filter(
+                (c) => s.confCounts[c.row] > 0,
+              ),
+            ),
+          );
+        }
+      const candidates = (await Promise.all(scans))
+        .flat()
+        .sort((a, b) => b.first - a.first)
+        .slice(0, limit);
+      return { candidates, rows };
     },
 
     async morganStage(fp, dbNames, k) {

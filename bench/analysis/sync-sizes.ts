@@ -51,3 +51,6 @@ time(`PCA ${fps.n} fingerprints`, () => A.pca(A.sparseFromFingerprints(fps)));
 time(`UMAP ${L.syncUmapMolecules} fingerprints`, () =>
   A.umap2d({ fps: A.sliceSet(fps, 0, L.syncUmapMolecules) }),
 );
+time(`t-SNE ${L.syncTsneMolecules} fingerprints (exact, 1,000 iterations)`, () =>
+  A.tsne2d({ fps: A.sliceSet(fps, 0, L.syncTsneMolecules) }),
+);

@@ -75,6 +75,9 @@ export {
 } from './map/pca.ts';
 export { umap2d, fingerprintKnn, vectorKnn, type UmapOptions } from './map/umap.ts';
 export { MAP_METHODS, mapMethod, type MapMethod } from './map/methods.ts';
+export { tsne2d, tsneDistances, jointProbabilities, klDivergence, type TsneOptions } from './map/tsne.ts';
+export { maxMapMolecules, syncMapLimit, map2d } from './ops/map.ts';
+export { cluster } from './ops/cluster.ts';
 export {
   createHistogram,
   histogramOf,
@@ -94,4 +97,14 @@ export {
   type AnalysisRequest,
   type ClusterAnswer,
   type MapAnswer,
+  type MapParams,
+  type ClusterParams,
 } from './ops/index.ts';
+export {
+  embeddingsChunk,
+  matrixChunk,
+  nearestOfSmiles,
+  nearestScores,
+  parseChunk,
+  shardQueries,
+} from './ops/job-chunks.ts';

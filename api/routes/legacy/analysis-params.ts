@@ -15,7 +15,15 @@ export const TAGS = {
 /** `search_type` of an analysis route: morgan today; 3D types answer a 422 naming search_type. */
 export const SearchTypeParam = Type.String({
   default: 'morgan',
-  description: 'morgan (Morgan radius 2, 2048 bits, Tanimoto); the 3D types are not available yet',
+  description:
+    'morgan (Morgan radius 2, 2048 bits, Tanimoto); the 3D types are not available for this operation',
+});
+
+/** search_type of the embedding operations, which also take the 3D types. */
+export const EmbeddingSearchTypeParam = Type.String({
+  default: 'morgan',
+  description:
+    'morgan, or espsim_shape / espsim_electrostatic (3D: the conformers’ first-stage vectors; needs the chem3d worker, 503 without it)',
 });
 
 /** A repeated SMILES parameter (a single value is accepted). */
@@ -39,3 +47,23 @@ export function nonEmptyList(values: string[] | undefined, field: string, max: n
     );
   return list;
 }
+
+/** 202: the input is above the synchronous limit and runs as an analysis job. */
+export const JobStartedSchema = ex(
+  Type.Object(
+    {
+      status: Type.Literal('PENDING'),
+      job_name: Type.String(),
+      mode: Type.Literal('job'),
+      message: Type.String(),
+    },
+    { description: 'Started as a job: poll /job_status, then GET /analysis_result' },
+  ),
+  {
+    status: 'PENDING',
+    job_name: 'job_01JD5Q5Z6W3Y8K2M4N6P8R0T2V',
+    mode: 'job',
+    message:
+      'above the synchronous limit: poll /job_status?job_name=job_01JD5Q5Z6W3Y8K2M4N6P8R0T2V, then GET /analysis_result?job_name=job_01JD5Q5Z6W3Y8K2M4N6P8R0T2V',
+  },
+);

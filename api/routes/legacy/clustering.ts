@@ -5,7 +5,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { ANALYSIS_LIMITS, type AnalysisService } from '../../services/analysis.ts';
-import { ex, nonEmptyList, SearchTypeParam, SmilesList, TAGS } from './analysis-params.ts';
+import { ex, JobStartedSchema, nonEmptyList, SearchTypeParam, SmilesList, TAGS } from './analysis-params.ts';
+import { validationError } from '../../../platform/errors.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -35,9 +36,18 @@ export function registerClusterRoutes(app: App, analysis: AnalysisService): void
       schema: {
         tags: TAGS.clustering,
         summary: 'Cluster molecules: Butina on Tanimoto, k-means or k-medoids (seeded)',
-        description: `At most ${ANALYSIS_LIMITS.syncClusterMolecules} molecules.`,
+        description:
+          `Up to ${ANALYSIS_LIMITS.syncClusterMolecules} molecules answered at once; an uploaded file (input_file) ` +
+          `of more rows runs as a job (up to ${ANALYSIS_LIMITS.maxClusterMolecules}, k-medoids ${ANALYSIS_LIMITS.maxMedoidMolecules}): ` +
+          '{status: PENDING, job_name}; /analysis_result then gives the clustering_id and clusters.json.',
         querystring: Type.Object({
-          search_input: SmilesList(`Molecules, repeated; 1 to ${ANALYSIS_LIMITS.syncClusterMolecules}`),
+          search_input: Type.Optional(
+            SmilesList(`Molecules, repeated; 1 to ${ANALYSIS_LIMITS.syncClusterMolecules} (or input_file)`),
+          ),
+          input_file: Type.Optional(
+            Type.String({ description: 'An uploaded .csv/.tsv/.smi (a job above the limit)' }),
+          ),
+          smiles_col: Type.String({ default: 'SMILES', description: 'SMILES column of input_file' }),
           method: Type.String({ default: 'butina', description: 'butina, kmeans or kmedoids' }),
           threshold: Type.Number({
             default: 0.4,
@@ -50,6 +60,7 @@ export function registerClusterRoutes(app: App, analysis: AnalysisService): void
           search_type: SearchTypeParam,
         }),
         response: {
+          202: JobStartedSchema,
           200: ex(ClusterSchema, {
             clustering_id: 'clu_01JD6N0F7W5XQ8ZB9V2T3K4M5P',
             method: 'butina',
@@ -66,9 +77,34 @@ export function registerClusterRoutes(app: App, analysis: AnalysisService): void
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
-      const smiles = nonEmptyList(q.search_input, 'search_input', ANALYSIS_LIMITS.syncClusterMolecules);
+      const hasList = (q.search_input ?? []).some((x) => x.trim() !== '');
+      if (hasList === Boolean(q.input_file))
+        throw validationError(
+          ['query', 'search_input'],
+          'give either search_input or input_file',
+          'value_error.empty_input',
+        );
+      let smiles: string[];
+      const jobs = analysis.jobModeIfAny();
+      if (q.input_file && jobs) {
+        smiles = (await jobs.readFile(request.account.id, q.input_file, q.smiles_col)).smiles;
+        if (smiles.length > ANALYSIS_LIMITS.syncClusterMolecules) {
+          const params = {
+            method: q.method,
+            threshold: q.threshold,
+            nClusters: q.n_clusters,
+            seed: q.seed,
+            embeddingType: q.embedding_type,
+            metric: q.metric,
+            searchType: q.search_type,
+          };
+          return reply.code(202).send(await jobs.cluster(request.account.id, smiles, params));
+        }
+      } else if (q.input_file) {
+        smiles = (await analysis.readFile(request.account.id, q.input_file, q.smiles_col)).smiles;
+      } else smiles = nonEmptyList(q.search_input, 'search_input', ANALYSIS_LIMITS.syncClusterMolecules);
       return analysis.cluster(request.account.id, {
         op: 'cluster',
         smiles,

@@ -6,18 +6,27 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { ANALYSIS_LIMITS, type AnalysisService } from '../../services/analysis.ts';
+import { isThreeDType } from '../../services/analysis-3d.ts';
 import { MAX_FILE_MOLECULES } from '../../services/analysis-files.ts';
-import { ex, nonEmptyList, SearchTypeParam, SmilesList, TAGS } from './analysis-params.ts';
+import {
+  EmbeddingSearchTypeParam,
+  ex,
+  JobStartedSchema,
+  nonEmptyList,
+  SmilesList,
+  TAGS,
+} from './analysis-params.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const EmbeddingType = Type.String({
   default: 'bits',
-  description: 'bits (the 2048 fingerprint bits) or counts (RDKit folded Morgan counts)',
+  description:
+    'bits (the 2048 fingerprint bits) or counts (RDKit folded Morgan counts); ignored for the 3D types, whose embedding is the conformers’ 60 first-stage floats',
 });
 
 const embeddingsQuery = {
   search_input: SmilesList(`Molecules (SMILES), repeated; 1 to ${ANALYSIS_LIMITS.syncMolecules}`),
-  search_type: SearchTypeParam,
+  search_type: EmbeddingSearchTypeParam,
   embedding_type: EmbeddingType,
 };
 
@@ -28,7 +37,9 @@ export function registerEmbeddingRoutes(app: App, analysis: AnalysisService): vo
     {
       schema: {
         tags: TAGS.embeddings,
-        summary: 'The embedding (Morgan bits or counts) of each molecule',
+        summary:
+          'The embedding of each molecule (Morgan bits or counts; 3D types: conformers × 60 first-stage floats)',
+        description: `At most ${ANALYSIS_LIMITS.syncMolecules} molecules (${ANALYSIS_LIMITS.sync3dMolecules} for the 3D types, each embedded in 3D by the chem3d worker).`,
         querystring: Type.Object({
           ...embeddingsQuery,
           format: Type.String({
@@ -45,10 +56,16 @@ export function registerEmbeddingRoutes(app: App, analysis: AnalysisService): vo
               dimensions: Type.Integer(),
               smiles: Type.Array(Type.String()),
               canonical_smiles: Type.Array(NullableString),
+              conformers: Type.Optional(
+                Type.Array(Type.Integer(), { description: '3D types: conformers per molecule' }),
+              ),
               embeddings: Type.Array(
                 Type.Union([
                   Type.Array(Type.Number()),
                   Type.Record(Type.String(), Type.Number()),
+                  Type.Array(Type.Array(Type.Number()), {
+                    description: '3D types: per conformer, the 60 first-stage floats',
+                  }),
                   Type.Null(),
                 ]),
               ),
@@ -70,6 +87,10 @@ export function registerEmbeddingRoutes(app: App, analysis: AnalysisService): vo
     async (request) => {
       const q = request.query;
       const smiles = nonEmptyList(q.search_input, 'search_input', ANALYSIS_LIMITS.syncMolecules);
+      if (isThreeDType(q.search_type)) {
+        const r3 = await analysis.threeD.embeddings(smiles, q.format);
+        return { search_type: q.search_type, embedding_type: 'conformers', smiles, ...r3 };
+      }
       const r = await analysis.run({
         op: 'embeddings',
         smiles,
@@ -119,6 +140,10 @@ export function registerEmbeddingRoutes(app: App, analysis: AnalysisService): vo
     async (request) => {
       const q = request.query;
       const smiles = nonEmptyList(q.search_input, 'search_input', ANALYSIS_LIMITS.syncMolecules);
+      if (isThreeDType(q.search_type)) {
+        const r3 = await analysis.threeD.centroid(smiles, q.format);
+        return { search_type: q.search_type, embedding_type: 'conformers', ...r3 };
+      }
       const r = await analysis.run({
         op: 'centroid',
         smiles,
@@ -136,15 +161,19 @@ export function registerEmbeddingRoutes(app: App, analysis: AnalysisService): vo
       schema: {
         tags: TAGS.embeddings,
         summary: 'Embeddings of an uploaded file, written to your file area (.npy and an index CSV)',
-        description: `At most ${MAX_FILE_MOLECULES} molecules per file, answered when written.`,
+        description:
+          `Up to ${MAX_FILE_MOLECULES} molecules answered when written (3D types: ${ANALYSIS_LIMITS.sync3dMolecules}); ` +
+          `Morgan files up to ${ANALYSIS_LIMITS.maxFileMolecules} rows run as a job: {status: PENDING, job_name}; ` +
+          'poll /job_status, then /analysis_result lists the files written to your area.',
         querystring: Type.Object({
           input_file: Type.String({ description: 'An uploaded .csv/.tsv (with smiles_col) or .smi file' }),
           dest_folder: Type.String({ default: 'embeddings', description: 'Folder of your file area' }),
           smiles_col: Type.String({ default: 'SMILES', description: 'SMILES column (ignored for .smi)' }),
-          search_type: SearchTypeParam,
+          search_type: EmbeddingSearchTypeParam,
           embedding_type: EmbeddingType,
         }),
         response: {
+          202: JobStartedSchema,
           200: ex(Type.Object({}, { additionalProperties: true }), {
             status: 'SUCCESS',
             input_file: 'drugs.csv',
@@ -162,8 +191,31 @@ export function registerEmbeddingRoutes(app: App, analysis: AnalysisService): vo
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
+      if (isThreeDType(q.search_type))
+        return analysis.threeD.embeddingsFile(request.account.id, {
+          inputFile: q.input_file,
+          destFolder: q.dest_folder,
+          smilesCol: q.smiles_col,
+          searchType: q.search_type,
+        });
+      if (q.search_type === 'morgan') {
+        // above the synchronous limit (and up to the job limit) the embeddings are a job's work
+        const account = request.account.id;
+        const jobs = analysis.jobModeIfAny();
+        const file = jobs ? await jobs.readFile(account, q.input_file, q.smiles_col) : undefined;
+        if (jobs && file && file.smiles.length > MAX_FILE_MOLECULES)
+          return reply.code(202).send(
+            await jobs.embeddingsFile(account, {
+              input: file.input,
+              smiles: file.smiles,
+              destFolder: q.dest_folder,
+              searchType: q.search_type,
+              kind: q.embedding_type,
+            }),
+          );
+      }
       return analysis.embeddingsFile(request.account.id, {
         inputFile: q.input_file,
         destFolder: q.dest_folder,

@@ -5,9 +5,9 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
-import { ANALYSIS_LIMITS, type AnalysisService } from '../../services/analysis.ts';
+import { ANALYSIS_LIMITS, syncMapLimit, type AnalysisService } from '../../services/analysis.ts';
 import { MAX_FILE_MOLECULES } from '../../services/analysis-files.ts';
-import { ex, nonEmptyList, SearchTypeParam, SmilesList, TAGS } from './analysis-params.ts';
+import { ex, JobStartedSchema, nonEmptyList, SearchTypeParam, SmilesList, TAGS } from './analysis-params.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -15,13 +15,18 @@ const mapParams = {
   search_type: SearchTypeParam,
   visualisation_method: Type.String({
     default: 'pca',
-    description: 'pca (exact, scikit-learn equal) or umap (seeded); tsne is not offered',
+    description: 'pca (exact, scikit-learn equal), umap (seeded) or tsne (exact, seeded, scikit-learn steps)',
   }),
   embedding_type: Type.String({ default: 'bits', description: 'bits or counts' }),
-  seed: Type.Integer({ default: 0, description: 'UMAP seed' }),
+  seed: Type.Integer({ default: 0, description: 'UMAP / t-SNE seed' }),
   n_neighbors: Type.Integer({ default: 15, description: 'UMAP neighbours (2-100)' }),
   min_dist: Type.Number({ default: 0.1, description: 'UMAP min_dist (0-1)' }),
   n_epochs: Type.Optional(Type.Integer({ description: 'UMAP epochs (1-5000, default 200)' })),
+  perplexity: Type.Number({ default: 30, description: 't-SNE perplexity (5-50, below the molecule count)' }),
+  n_iter: Type.Integer({
+    default: 1000,
+    description: 't-SNE iterations (250-5000, 250 of them exaggerated)',
+  }),
 };
 
 type MapQuery = {
@@ -32,6 +37,8 @@ type MapQuery = {
   n_neighbors: number;
   min_dist: number;
   n_epochs?: number;
+  perplexity: number;
+  n_iter: number;
 };
 const mapOf = (q: MapQuery) => ({
   method: q.visualisation_method,
@@ -41,6 +48,8 @@ const mapOf = (q: MapQuery) => ({
   nNeighbors: q.n_neighbors,
   minDist: q.min_dist,
   nEpochs: q.n_epochs,
+  perplexity: q.perplexity,
+  nIter: q.n_iter,
 });
 
 const MapSchema = ex(
@@ -70,14 +79,14 @@ const MapSchema = ex(
 export function registerMapRoutes(app: App, analysis: AnalysisService): void {
   const schema = {
     tags: TAGS.maps,
-    summary: '2D map coordinates of molecules or of a job’s results (PCA default, UMAP)',
-    description: `At most ${ANALYSIS_LIMITS.syncPcaMolecules} molecules by PCA, ${ANALYSIS_LIMITS.syncUmapMolecules} by UMAP.`,
+    summary: '2D map coordinates of molecules or of a job’s results (PCA default, UMAP, t-SNE)',
+    description: `At most ${ANALYSIS_LIMITS.syncPcaMolecules} molecules by PCA, ${ANALYSIS_LIMITS.syncUmapMolecules} by UMAP, ${ANALYSIS_LIMITS.syncTsneMolecules} by t-SNE.`,
     querystring: Type.Object({
       search_input: Type.Optional(SmilesList('Molecules, repeated (or job_name)')),
       job_name: Type.Optional(Type.String({ description: 'A finished job: its top rows are mapped' })),
       max_molecules: Type.Optional(
         Type.Integer({
-          description: 'Rows of the job mapped, best first (default 2,000; UMAP at most 1,000)',
+          description: 'Rows of the job mapped, best first (default 2,000; UMAP at most 1,000, t-SNE 500)',
         }),
       ),
       ...mapParams,
@@ -89,10 +98,7 @@ export function registerMapRoutes(app: App, analysis: AnalysisService): void {
     query: MapQuery & { search_input?: string[]; job_name?: string; max_molecules?: number };
   }) => {
     const q = request.query;
-    const limit =
-      q.visualisation_method === 'umap'
-        ? ANALYSIS_LIMITS.syncUmapMolecules
-        : ANALYSIS_LIMITS.syncPcaMolecules;
+    const limit = syncMapLimit(q.visualisation_method);
     const hasList = (q.search_input ?? []).some((s) => s.trim() !== '');
     if (hasList === Boolean(q.job_name))
       throw validationError(
@@ -125,7 +131,10 @@ export function registerMapRoutes(app: App, analysis: AnalysisService): void {
       schema: {
         tags: TAGS.maps,
         summary: '2D map coordinates of an uploaded file, written to your file area as CSV',
-        description: `At most ${MAX_FILE_MOLECULES} molecules per file, answered when written.`,
+        description:
+          `Up to ${MAX_FILE_MOLECULES} molecules (t-SNE ${ANALYSIS_LIMITS.syncTsneMolecules}) answered when written; larger files run as a job ` +
+          `(PCA up to ${ANALYSIS_LIMITS.maxFileMolecules} rows, UMAP ${ANALYSIS_LIMITS.maxUmapMolecules}, t-SNE ${ANALYSIS_LIMITS.maxTsneMolecules}): ` +
+          '{status: PENDING, job_name}; /analysis_result then lists the CSV written to your area.',
         querystring: Type.Object({
           input_file: Type.String({ description: 'An uploaded .csv/.tsv (with smiles_col) or .smi file' }),
           smiles_col: Type.String({ default: 'SMILES' }),
@@ -133,6 +142,7 @@ export function registerMapRoutes(app: App, analysis: AnalysisService): void {
           ...mapParams,
         }),
         response: {
+          202: JobStartedSchema,
           200: ex(Type.Object({}, { additionalProperties: true }), {
             status: 'SUCCESS',
             input_file: 'drugs.csv',
@@ -147,8 +157,24 @@ export function registerMapRoutes(app: App, analysis: AnalysisService): void {
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
+      const jobs = analysis.jobModeIfAny();
+      const file = jobs ? await jobs.readFile(request.account.id, q.input_file, q.smiles_col) : undefined;
+      // above the synchronous limit (and up to the method's job limit) the map is a job's work
+      if (
+        jobs &&
+        file &&
+        file.smiles.length > Math.min(MAX_FILE_MOLECULES, syncMapLimit(q.visualisation_method))
+      )
+        return reply.code(202).send(
+          await jobs.visualizeFile(request.account.id, {
+            input: file.input,
+            smiles: file.smiles,
+            destFolder: q.dest_folder,
+            params: mapOf(q),
+          }),
+        );
       return analysis.visualizeFile(request.account.id, {
         inputFile: q.input_file,
         destFolder: q.dest_folder,

@@ -4,12 +4,14 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { validationError } from '../../../platform/errors.ts';
+import { DomainError, validationError } from '../../../platform/errors.ts';
+import { isThreeDType, threeDVector } from '../../services/analysis-3d.ts';
+import type { ShapeSearchService } from '../../services/shape-search.ts';
 import type { AnalysisService } from '../../services/analysis.ts';
 import { csvCell } from '../../services/analysis-files.ts';
 import type { SearchService, SearchType } from '../../services/search-service.ts';
 import { BoolParam, checkDatabases, checkNeighbors, SAMPLE_SMILES, SearchQualitySchema } from './params.ts';
-import { SearchResultSchema, searchPayload, MAX_BATCH_INPUTS } from './search.ts';
+import { databases3d, SearchResultSchema, searchPayload, MAX_BATCH_INPUTS } from './search.ts';
 import { ex, SmilesList, nonEmptyList, TAGS } from './analysis-params.ts';
 
 const ArrayRowSchema = Type.Composite([
@@ -34,13 +36,17 @@ const ArrayQuery = Type.Object({
 const EmbeddingQuery = Type.Object({
   embedding: Type.Optional(
     Type.Array(Type.String(), {
-      description: 'The 2048-number vector: repeated numbers or one comma-separated string',
+      description:
+        'The vector: repeated numbers or one comma-separated string (morgan: 2048 numbers; 3D types: 60 per conformer, 1-10 conformers, as /embeddings gives them)',
     }),
   ),
   on_bits: Type.Optional(
     Type.Array(Type.Integer(), { description: 'Set bits of a binary fingerprint (0-2047), repeated' }),
   ),
-  search_type: Type.String({ default: 'morgan' }),
+  search_type: Type.String({
+    default: 'morgan',
+    description: 'morgan, or espsim_shape / espsim_electrostatic (first stage over 3D-ready databases)',
+  }),
   db_names: Type.Optional(Type.Array(Type.String())),
   n_neighbors: Type.Integer({ default: 30, description: 'Neighbours (at most 100)' }),
   descriptors: BoolParam(false, 'Add the 11 descriptors'),
@@ -99,7 +105,12 @@ function embeddingVector(q: { embedding?: string[]; on_bits?: number[] }, body: 
 }
 
 /** GET /molsearch_array and GET|POST /molsearch_embedding over the analysis and search services. */
-export function registerArraySearchRoutes(app: App, analysis: AnalysisService, search: SearchService): void {
+export function registerArraySearchRoutes(
+  app: App,
+  analysis: AnalysisService,
+  search: SearchService,
+  shape?: ShapeSearchService,
+): void {
   app.get(
     '/molsearch_array',
     {
@@ -169,6 +180,39 @@ export function registerArraySearchRoutes(app: App, analysis: AnalysisService, s
     },
   );
 
+  /** A 3D embedding (60 floats per conformer) through the first stage of the 3D search. */
+  const search3d = async (
+    q: {
+      embedding?: string[];
+      on_bits?: number[];
+      search_type: string;
+      db_names?: string[];
+      n_neighbors: number;
+      descriptors: boolean;
+    },
+    body: unknown,
+  ) => {
+    if (q.on_bits?.length)
+      throw validationError(
+        ['query', 'on_bits'],
+        'on_bits is for morgan; a 3D embedding is given as embedding',
+        'value_error.invalid_embedding',
+      );
+    if (!shape) {
+      checkDatabases(search, q.db_names, [q.search_type as SearchType]);
+      throw new DomainError(
+        'capability_unavailable',
+        '3D search types are not configured on this deployment',
+      );
+    }
+    const k = checkNeighbors(q.n_neighbors);
+    const vector = threeDVector(embeddingVector(q, body));
+    const types = [q.search_type as SearchType];
+    const dbNames = await databases3d(search, shape, q.db_names, types);
+    const r = await shape.searchDescriptors({ vector, dbNames, k, descriptors: q.descriptors });
+    return searchPayload(r, types, dbNames);
+  };
+
   const embeddingHandler = async (request: {
     query: {
       embedding?: string[];
@@ -182,10 +226,11 @@ export function registerArraySearchRoutes(app: App, analysis: AnalysisService, s
     body?: unknown;
   }) => {
     const q = request.query;
+    if (isThreeDType(q.search_type)) return search3d(q, request.body);
     if (q.search_type !== 'morgan')
       throw validationError(
         ['query', 'search_type'],
-        `search by embedding is available for search_type morgan only, got ${JSON.stringify(q.search_type)}`,
+        `search by embedding is available for morgan, espsim_shape and espsim_electrostatic, got ${JSON.stringify(q.search_type)}`,
         'value_error.unknown_metric',
       );
     const k = checkNeighbors(q.n_neighbors);
@@ -196,7 +241,8 @@ export function registerArraySearchRoutes(app: App, analysis: AnalysisService, s
   };
   const embeddingSchema = {
     tags: TAGS.search,
-    summary: 'Search by a given embedding (Morgan bits by Tanimoto, other vectors by continuous Tanimoto)',
+    summary:
+      'Search by a given embedding (Morgan bits by Tanimoto, other vectors by continuous Tanimoto; 3D vectors by the 3D first stage)',
     querystring: EmbeddingQuery,
     response: {
       200: {

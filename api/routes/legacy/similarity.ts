@@ -10,10 +10,20 @@ import { ANALYSIS_LIMITS, type AnalysisService } from '../../services/analysis.t
 import type { SearchService } from '../../services/search-service.ts';
 import { checkDatabases, refuseSynthonSpaces } from './params.ts';
 import { MAX_BATCH_INPUTS } from './search.ts';
-import { ex, SearchTypeParam, SmilesList, nonEmptyList, TAGS } from './analysis-params.ts';
+import { ex, JobStartedSchema, SearchTypeParam, SmilesList, nonEmptyList, TAGS } from './analysis-params.ts';
 
 const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
 const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+/** These operations compare Morgan fingerprints; the 3D types are not offered for them. */
+function requireMorgan(searchType: string): void {
+  if (searchType !== 'morgan')
+    throw validationError(
+      ['query', 'search_type'],
+      `search_type ${JSON.stringify(searchType)} is not available for this operation; allowed: morgan`,
+      'value_error.unknown_metric',
+    );
+}
 
 /** The similarity routes over the analysis and search services. */
 export function registerSimilarityRoutes(app: App, analysis: AnalysisService, search: SearchService): void {
@@ -115,16 +125,27 @@ export function registerSimilarityRoutes(app: App, analysis: AnalysisService, se
     {
       schema: {
         tags: TAGS.similarity,
-        summary: 'Similarity matrix of two lists (square when smiles_list_2 is omitted)',
-        description: `At most ${ANALYSIS_LIMITS.syncMatrixCells} cells; unparsable rows/columns are null.`,
+        summary: 'Similarity matrix of two lists or uploaded files (square when the second is omitted)',
+        description:
+          `Up to ${ANALYSIS_LIMITS.syncMatrixCells} cells answered at once (unparsable rows/columns are null); ` +
+          `more cells, or uploaded files (input_file_1, input_file_2), run as a job (up to ${ANALYSIS_LIMITS.maxMatrixCells} cells): ` +
+          'the answer is {status: PENDING, job_name}; poll /job_status, then /analysis_result and /analysis_result_file?name=matrix.npy.',
         querystring: Type.Object({
-          smiles_list_1: SmilesList('Row molecules, repeated'),
+          smiles_list_1: Type.Optional(SmilesList('Row molecules, repeated (or input_file_1)')),
+          input_file_1: Type.Optional(
+            Type.String({ description: 'Row molecules: an uploaded .csv/.tsv/.smi (job)' }),
+          ),
+          input_file_2: Type.Optional(
+            Type.String({ description: 'Column molecules: an uploaded file (job)' }),
+          ),
+          smiles_col: Type.String({ default: 'SMILES', description: 'SMILES column of the files' }),
           smiles_list_2: Type.Optional(
             Type.Array(Type.String(), { description: 'Column molecules, repeated (default: the rows)' }),
           ),
           search_type: SearchTypeParam,
         }),
         response: {
+          202: JobStartedSchema,
           200: ex(
             Type.Object({
               rows: Type.Integer(),
@@ -148,12 +169,54 @@ export function registerSimilarityRoutes(app: App, analysis: AnalysisService, se
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
+      const account = request.account.id;
+      const hasList = (q.smiles_list_1 ?? []).some((x) => x.trim() !== '');
+      if (hasList === Boolean(q.input_file_1))
+        throw validationError(
+          ['query', 'smiles_list_1'],
+          'give either smiles_list_1 or input_file_1',
+          'value_error.empty_input',
+        );
+      if (q.input_file_2 && q.smiles_list_2?.length)
+        throw validationError(
+          ['query', 'smiles_list_2'],
+          'give either smiles_list_2 or input_file_2',
+          'value_error.invalid_parameter',
+        );
+      requireMorgan(q.search_type);
+      if (q.input_file_1 || q.input_file_2) {
+        const jobs = analysis.jobMode();
+        const list1 = q.input_file_1
+          ? (await jobs.readFile(account, q.input_file_1, q.smiles_col, 'input_file_1')).smiles
+          : nonEmptyList(q.smiles_list_1, 'smiles_list_1', ANALYSIS_LIMITS.syncMolecules);
+        const list2 = q.input_file_2
+          ? (await jobs.readFile(account, q.input_file_2, q.smiles_col, 'input_file_2')).smiles
+          : q.smiles_list_2?.length
+            ? nonEmptyList(q.smiles_list_2, 'smiles_list_2', ANALYSIS_LIMITS.syncMolecules)
+            : undefined;
+        const field2 = q.input_file_2 ? 'input_file_2' : list2 ? 'smiles_list_2' : 'input_file_1';
+        return reply
+          .code(202)
+          .send(await jobs.matrix(account, { list1, list2, searchType: q.search_type }, field2));
+      }
       const list1 = nonEmptyList(q.smiles_list_1, 'smiles_list_1', ANALYSIS_LIMITS.syncMolecules);
       const list2 = q.smiles_list_2?.length
         ? nonEmptyList(q.smiles_list_2, 'smiles_list_2', ANALYSIS_LIMITS.syncMolecules)
         : undefined;
+      const jobs = analysis.jobModeIfAny();
+      // without job mode (a deployment without workers) the engine's 422 states the sync limit
+      if (jobs && list1.length * (list2 ?? list1).length > ANALYSIS_LIMITS.syncMatrixCells)
+        return reply
+          .code(202)
+          .send(
+            await jobs.matrix(
+              account,
+              { list1, list2, searchType: q.search_type },
+              list2 ? 'smiles_list_2' : 'smiles_list_1',
+            ),
+          );
       return analysis.run({ op: 'matrix', list1, list2, searchType: q.search_type });
     },
   );
@@ -163,10 +226,24 @@ export function registerSimilarityRoutes(app: App, analysis: AnalysisService, se
     {
       schema: {
         tags: TAGS.similarity,
-        summary: 'How close a list of molecules is to a database (nearest-neighbour similarity distribution)',
-        description: `Nearest neighbour per molecule, score distribution; at most ${MAX_BATCH_INPUTS}.`,
+        summary:
+          'How close a list, a file or a whole database is to a database (nearest-neighbour similarity distribution)',
+        description:
+          `Nearest neighbour per molecule and the score distribution, answered at once for up to ${MAX_BATCH_INPUTS} molecules. ` +
+          `Longer lists (up to ${ANALYSIS_LIMITS.syncMolecules}), an uploaded file (input_file, up to ${ANALYSIS_LIMITS.maxDatabaseSimilarityMolecules} rows) ` +
+          'or a whole database (source_db) run as a job: {status: PENDING, job_name}; poll /job_status, then /analysis_result ' +
+          '(the distribution) and /analysis_result_file?name=nearest.npy (each molecule’s nearest score, NaN when none).',
         querystring: Type.Object({
-          search_input: SmilesList(`Molecules, repeated; 1 to ${MAX_BATCH_INPUTS}`),
+          search_input: Type.Optional(
+            SmilesList(`Molecules, repeated; 1 to ${ANALYSIS_LIMITS.syncMolecules}`),
+          ),
+          input_file: Type.Optional(
+            Type.String({ description: 'Molecules: an uploaded .csv/.tsv/.smi (job)' }),
+          ),
+          smiles_col: Type.String({ default: 'SMILES', description: 'SMILES column of input_file' }),
+          source_db: Type.Optional(
+            Type.String({ description: 'A whole database compared with db_names, every molecule (job)' }),
+          ),
           db_names: Type.Optional(
             Type.Array(Type.String(), { description: 'Databases compared against (at most 2)' }),
           ),
@@ -174,6 +251,7 @@ export function registerSimilarityRoutes(app: App, analysis: AnalysisService, se
           bins: Type.Integer({ default: 20, description: 'Histogram bins over [0, 1] (1-1000)' }),
         }),
         response: {
+          202: JobStartedSchema,
           200: ex(Type.Object({}, { additionalProperties: true }), {
             search_type: 'morgan',
             db_names: ['zinc15_sample'],
@@ -192,15 +270,16 @@ export function registerSimilarityRoutes(app: App, analysis: AnalysisService, se
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
-      if (q.search_type !== 'morgan')
+      requireMorgan(q.search_type);
+      const given = [(q.search_input ?? []).some((x) => x.trim() !== ''), !!q.input_file, !!q.source_db];
+      if (given.filter(Boolean).length !== 1)
         throw validationError(
-          ['query', 'search_type'],
-          `search_type ${JSON.stringify(q.search_type)} is not available for this operation; allowed: morgan`,
-          'value_error.unknown_metric',
+          ['query', 'search_input'],
+          'give exactly one of search_input, input_file and source_db',
+          'value_error.empty_input',
         );
-      const smiles = nonEmptyList(q.search_input, 'search_input', MAX_BATCH_INPUTS);
       if (!(Number.isInteger(q.bins) && q.bins >= 1 && q.bins <= ANALYSIS_LIMITS.maxBins))
         throw validationError(
           ['query', 'bins'],
@@ -209,6 +288,39 @@ export function registerSimilarityRoutes(app: App, analysis: AnalysisService, se
         );
       const dbNames = checkDatabases(search, q.db_names, ['morgan']);
       refuseSynthonSpaces(search, dbNames, '/database_similarity');
+      const account = request.account.id;
+      if (q.source_db) {
+        const ids = search.databases().map((d) => d.id);
+        if (!ids.includes(q.source_db))
+          throw validationError(
+            ['query', 'source_db'],
+            `unknown database ${JSON.stringify(q.source_db)}; available: ${ids.join(', ')}`,
+            'value_error.unknown_database',
+          );
+        const [sourceDb] = checkDatabases(search, [q.source_db], ['morgan'], 1);
+        refuseSynthonSpaces(search, [sourceDb], '/database_similarity');
+        return reply
+          .code(202)
+          .send(await analysis.jobMode().databaseSimilarity(account, { sourceDb, dbNames, bins: q.bins }));
+      }
+      if (q.input_file) {
+        const jobs = analysis.jobMode();
+        const { smiles: rows } = await jobs.readFile(account, q.input_file, q.smiles_col);
+        return reply
+          .code(202)
+          .send(await jobs.databaseSimilarity(account, { smiles: rows, dbNames, bins: q.bins }));
+      }
+      const jobs = analysis.jobModeIfAny();
+      // without job mode (a deployment without workers) lists stay within the synchronous limit
+      const smiles = nonEmptyList(
+        q.search_input,
+        'search_input',
+        jobs ? ANALYSIS_LIMITS.syncMolecules : MAX_BATCH_INPUTS,
+      );
+      if (smiles.length > MAX_BATCH_INPUTS)
+        return reply
+          .code(202)
+          .send(await analysis.jobMode().databaseSimilarity(account, { smiles, dbNames, bins: q.bins }));
       const r = await analysis.databaseSimilarity({ smiles, dbNames, bins: q.bins });
       return { search_type: 'morgan', db_names: dbNames, count: smiles.length, ...r };
     },

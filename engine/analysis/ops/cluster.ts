@@ -35,6 +35,8 @@ export interface ClusterParams {
   embeddingType: string;
   metric: string;
   searchType: string;
+  /** Molecules accepted: the synchronous limit unless a job sets its own (ANALYSIS_LIMITS.max*). */
+  maxMolecules?: number;
 }
 
 export interface ClusterAnswer {
@@ -97,7 +99,11 @@ export function cluster(rd: RDKitModule, smiles: string[], p: ClusterParams): Cl
         ? 'euclidean'
         : oneOf(CLUSTER_METRICS, p.metric, 'metric');
   if (method === 'butina') checkNumber('threshold', p.threshold, 0, 1);
-  const list = parseList(rd, smiles, 'search_input', ANALYSIS_LIMITS.syncClusterMolecules, kind);
+  const max =
+    method === 'kmedoids'
+      ? Math.min(p.maxMolecules ?? ANALYSIS_LIMITS.syncClusterMolecules, ANALYSIS_LIMITS.maxMedoidMolecules)
+      : (p.maxMolecules ?? ANALYSIS_LIMITS.syncClusterMolecules);
+  const list = parseList(rd, smiles, 'search_input', max, kind);
   if (list.valid.length === 0)
     throw new AnalysisError('empty_input', 'search_input', 'none of the SMILES could be parsed');
   let groups: number[][];

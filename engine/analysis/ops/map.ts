@@ -1,10 +1,11 @@
-/** 2D maps of a SMILES list: PCA (exact, scikit-learn's sign rule) or seeded UMAP. */
+/** 2D maps of a SMILES list: PCA (exact, scikit-learn's sign rule), seeded UMAP or seeded exact t-SNE. */
 import type { RDKitModule } from '../../chem/rdkit.ts';
 import { matrixFromRows } from '../cluster/matrix.ts';
 import { AnalysisError } from '../errors.ts';
 import { ANALYSIS_LIMITS } from '../limits.ts';
 import { pca, sparseFromFingerprints, sparseFromMatrix } from '../map/pca.ts';
 import { mapMethod, type MapMethod } from '../map/methods.ts';
+import { tsne2d } from '../map/tsne.ts';
 import { umap2d } from '../map/umap.ts';
 import { metricFor } from '../similarity/metrics.ts';
 import { embeddingKind } from './embed.ts';
@@ -18,6 +19,25 @@ export interface MapParams {
   nNeighbors: number;
   minDist: number;
   nEpochs?: number;
+  /** t-SNE perplexity (5-50, default 30) and iterations (250-5000, default 1000). */
+  perplexity?: number;
+  nIter?: number;
+  /** Molecules accepted: the method's synchronous limit unless a job sets its own. */
+  maxMolecules?: number;
+}
+
+/** Molecules a map job takes by each method (the engine functions enforce the same). */
+export function maxMapMolecules(method: string): number {
+  if (method === 'umap') return ANALYSIS_LIMITS.maxUmapMolecules;
+  if (method === 'tsne') return ANALYSIS_LIMITS.maxTsneMolecules;
+  return ANALYSIS_LIMITS.maxPcaMolecules;
+}
+
+/** Molecules mapped synchronously by each method. */
+export function syncMapLimit(method: string): number {
+  if (method === 'umap') return ANALYSIS_LIMITS.syncUmapMolecules;
+  if (method === 'tsne') return ANALYSIS_LIMITS.syncTsneMolecules;
+  return ANALYSIS_LIMITS.syncPcaMolecules;
 }
 
 export interface MapAnswer {
@@ -46,8 +66,7 @@ function mapOf(rd: RDKitModule, smiles: string[], p: MapParams): MapAnswer {
   metricFor(p.searchType);
   const method = mapMethod(p.method);
   const kind = embeddingKind(p.embeddingType);
-  const max = method === 'pca' ? ANALYSIS_LIMITS.syncPcaMolecules : ANALYSIS_LIMITS.syncUmapMolecules;
-  const list = parseList(rd, smiles, 'search_input', max, kind);
+  const list = parseList(rd, smiles, 'search_input', p.maxMolecules ?? syncMapLimit(method), kind);
   const coordinates: MapAnswer['coordinates'] = smiles.map(() => null);
   const out: MapAnswer = {
     visualisation_method: method,
@@ -67,7 +86,10 @@ function mapOf(rd: RDKitModule, smiles: string[], p: MapParams): MapAnswer {
   } else {
     const input =
       kind === 'bits' ? { fps: list.fps } : { vectors: matrixFromRows(list.vectors, 'search_input') };
-    xy = umap2d(input, { seed: p.seed, nNeighbors: p.nNeighbors, minDist: p.minDist, nEpochs: p.nEpochs });
+    xy =
+      method === 'tsne'
+        ? tsne2d(input, { seed: p.seed, perplexity: p.perplexity, nIter: p.nIter })
+        : umap2d(input, { seed: p.seed, nNeighbors: p.nNeighbors, minDist: p.minDist, nEpochs: p.nEpochs });
   }
   list.valid.forEach((i, r) => (coordinates[i] = [xy[r * 2], xy[r * 2 + 1]]));
   return out;

@@ -76,6 +76,7 @@ describe('the OpenAPI document', () => {
       '/property_histograms': 'get',
       '/smarts_patterns': 'get',
       '/license_key': 'get',
+      '/analysis_result': 'get',
     };
     for (const [path, method] of Object.entries(routes)) {
       const op = doc.paths[path]?.[method];

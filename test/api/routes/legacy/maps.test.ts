@@ -51,10 +51,49 @@ describe('GET /visualize', () => {
     expect(a.coordinates).not.toEqual(c.coordinates);
   });
 
-  it('refuses t-SNE, too few or too many molecules, bad UMAP parameters, both or neither input', async () => {
-    const tsne = await get('/visualize', { search_input: drugs.slice(0, 10), visualisation_method: 'tsne' });
-    expect422(tsne, 'visualisation_method', 'value_error.unknown_metric');
-    expect(JSON.stringify(tsne.json())).toContain('pca, umap');
+  it('t-SNE is seeded and keeps Tanimoto neighbours together; a bad row is null', async () => {
+    const p = { search_input: [...drugs.slice(0, 60), 'C1CC'], visualisation_method: 'tsne', perplexity: 10 };
+    const a = await get('/visualize', { ...p, seed: 1, n_iter: 400 });
+    expect(a.statusCode).toBe(200);
+    const body = a.json();
+    expect(body.visualisation_method).toBe('tsne');
+    expect(body.coordinates).toHaveLength(61);
+    expect(body.coordinates[60]).toBeNull();
+    expect((await get('/visualize', { ...p, seed: 1, n_iter: 400 })).json().coordinates).toEqual(
+      body.coordinates,
+    );
+    expect((await get('/visualize', { ...p, seed: 2, n_iter: 400 })).json().coordinates).not.toEqual(
+      body.coordinates,
+    );
+    // each molecule's map neighbour is much nearer by Tanimoto than a random molecule is
+    const sims = analysisRef.similarity.values;
+    let nearer = 0;
+    for (let q = 0; q < analysisRef.similarity.queries; q++) {
+      const xy = body.coordinates as number[][];
+      const d2 = (j: number) => (xy[q][0] - xy[j][0]) ** 2 + (xy[q][1] - xy[j][1]) ** 2;
+      const nn = Array.from({ length: 60 }, (_, j) => j)
+        .filter((j) => j !== q)
+        .sort((x, y) => d2(x) - d2(y))[0];
+      const mean = sims[q].slice(0, 60).reduce((s, v, j) => s + (j === q ? 0 : v), 0) / 59;
+      if (sims[q][nn] > mean) nearer++;
+    }
+    expect(nearer).toBeGreaterThanOrEqual(Math.ceil(0.8 * analysisRef.similarity.queries));
+  });
+
+  it('refuses too few or too many molecules, bad UMAP / t-SNE parameters, both or neither input', async () => {
+    const mds = await get('/visualize', { search_input: drugs.slice(0, 10), visualisation_method: 'mds' });
+    expect422(mds, 'visualisation_method', 'value_error.unknown_metric');
+    expect(JSON.stringify(mds.json())).toContain('pca, umap, tsne');
+    const tsne = { search_input: drugs.slice(0, 20), visualisation_method: 'tsne' };
+    expect422(await get('/visualize', tsne), 'perplexity');
+    expect422(await get('/visualize', { ...tsne, perplexity: 5, n_iter: 100 }), 'n_iter');
+    expect422(
+      await get('/visualize', {
+        search_input: Array.from({ length: 501 }, () => 'C'),
+        visualisation_method: 'tsne',
+      }),
+      'search_input',
+    );
     expect422(await get('/visualize', { search_input: ['CCO', 'CCN'] }), 'search_input');
     const many = Array.from({ length: 1001 }, () => 'C');
     expect422(await get('/visualize', { search_input: many, visualisation_method: 'umap' }), 'search_input');
@@ -110,7 +149,7 @@ describe('GET /visualize_file', () => {
     );
     expect422(await get('/visualize_file', { input_file: 'drugs.smi', dest_folder: 'C:/x' }), 'dest_folder');
     expect422(
-      await get('/visualize_file', { input_file: 'drugs.smi', visualisation_method: 'tsne' }),
+      await get('/visualize_file', { input_file: 'drugs.smi', visualisation_method: 'mds' }),
       'visualisation_method',
     );
   });
