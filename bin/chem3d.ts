@@ -5,6 +5,7 @@ import type { SearchPool } from '../engine/search/index.ts';
 import { createShapePool } from '../engine/shape/index.ts';
 import { createQueryEmbedder } from '../api/services/query-embedder.ts';
 import { createShapeSearch, type ShapeSearchService } from '../api/services/shape-search.ts';
+import type { CatalogFilters } from '../api/services/catalog-filters.ts';
 import type { ThreeDStatusService } from '../api/services/three-d-status.ts';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -45,6 +46,8 @@ export function openShapeSearch(deps: {
   pool: SearchPool;
   workflows: WorkflowClient;
   threeD: ThreeDStatusService;
+  /** The Morgan path's result filters, applied to 3D results alike. */
+  filters: CatalogFilters;
 }): { service: ShapeSearchService; close(): Promise<void> } {
   const shapePool = createShapePool({ threads: Math.min(2, deps.config.engineThreads) });
   const embedder = createQueryEmbedder({
@@ -58,6 +61,7 @@ export function openShapeSearch(deps: {
     shapePool,
     embedder,
     threeD: deps.threeD,
+    filters: deps.filters,
   });
   return { service, close: () => shapePool.close() };
 }

@@ -15,11 +15,13 @@ import { openObjectStore, type ObjectStore } from '../platform/object-store/inde
 import { openStore, type Store } from '../store/index.ts';
 import { ensureBundledCatalogs, listCatalogs, type Catalog } from '../engine/catalog/index.ts';
 import { createSearchPool } from '../engine/search/index.ts';
+import { getRDKit } from '../engine/chem/index.ts';
 import { catalogRegistry, createSelectionPool } from '../engine/selection/index.ts';
 import { createSubstructureRunner } from '../engine/substructure/index.ts';
 import { createFilterPool } from '../engine/filters/index.ts';
 import { buildApp } from '../api/app.ts';
 import { createCatalogSearchService } from '../api/services/catalog-search.ts';
+import { catalogFiltersFor } from '../api/services/catalog-filters.ts';
 import { withSynthonSpaces } from '../api/services/space-search.ts';
 import { ensureBundledSpaces, listSpaces, readBundledSpaces } from '../engine/synthons/bundled.ts';
 import { createSpacePool } from '../engine/synthons/space-pool.ts';
@@ -234,7 +236,14 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       if (stages) await abortable(stages.serve(), opts.signal);
     }
     const threeD = createThreeDStatus({ catalogs, workflows });
-    const shape = openShapeSearch({ config, catalogs, pool, workflows, threeD });
+    const shape = openShapeSearch({
+      config,
+      catalogs,
+      pool,
+      workflows,
+      threeD,
+      filters: catalogFiltersFor(await getRDKit(), filterPool),
+    });
     cleanups.push(() => shape.close());
 
     const services = createApiServices({

@@ -4,7 +4,9 @@
  * `Substructure` and `Superstructure` with RDKit on the filter pool's worker threads.
  */
 import { rowRecord, type ShardData } from '../../engine/catalog/index.ts';
+import { canonicalize, type RDKitModule } from '../../engine/chem/index.ts';
 import {
+  createSolventFilter,
   LIPINSKI_COLUMNS,
   QED_THRESHOLD,
   RDKIT_FILTERS,
@@ -14,6 +16,12 @@ import {
   type QedBaseDescriptors,
 } from '../../engine/filters/index.ts';
 import type { FilterName, NeighborRow } from './search-service.ts';
+
+/**
+ * How many candidates to rank when filters may drop some, so `k` survive when possible (the
+ * Morgan and the 3D paths over-fetch alike).
+ */
+export const FILTER_OVERFETCH = (k: number) => Math.min(5000, k * 4 + 50);
 
 export interface FilterCandidate {
   row: NeighborRow;
@@ -104,4 +112,9 @@ export function createCatalogFilters(deps: {
       return { rows: kept, remarks };
     },
   };
+}
+
+/** The filters with the solvent list canonicalized by `rd`, RDKit filters on `filterPool`. */
+export function catalogFiltersFor(rd: RDKitModule, filterPool: FilterPool): CatalogFilters {
+  return createCatalogFilters({ isSolvent: createSolventFilter((s) => canonicalize(rd, s)), filterPool });
 }

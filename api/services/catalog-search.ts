@@ -1,7 +1,6 @@
 import type { Logger } from '../../platform/logger.ts';
 import { DomainError, invalidSmiles } from '../../platform/errors.ts';
 import {
-  canonicalize,
   getRDKit,
   parseMolecule,
   tanimoto,
@@ -18,9 +17,9 @@ import {
 } from '../../engine/catalog/index.ts';
 import { oodNames } from '../../engine/admet/predict.ts';
 import { centroidTanimoto, prepareCentroid, type Hit, type SearchPool } from '../../engine/search/index.ts';
-import { createFilterPool, createSolventFilter, type FilterPool } from '../../engine/filters/index.ts';
+import { createFilterPool, type FilterPool } from '../../engine/filters/index.ts';
 import { analysisToDomain, embeddingQuery, histogramColumn } from '../../engine/analysis/index.ts';
-import { createCatalogFilters } from './catalog-filters.ts';
+import { catalogFiltersFor, FILTER_OVERFETCH } from './catalog-filters.ts';
 import type { FleetSearch } from './fleet-search.ts';
 import {
   FILTERS,
@@ -35,9 +34,6 @@ import {
 } from './search-service.ts';
 import { servedSearchTypes } from '../../engine/catalog/three-d-schema.ts';
 import { SERVED_SEARCH_TYPES } from './three-d-status.ts';
-
-/** How many extra candidates to fetch when filters may drop some, so `k` survive when possible. */
-const FILTER_OVERFETCH = (k: number) => Math.min(5000, k * 4 + 50);
 
 export interface CatalogSearchDeps {
   catalogs: Catalog[];
@@ -91,11 +87,7 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
         `centroid searches over catalogs held by the scan fleet (${remote.join(', ')}) are not available yet`,
       );
   };
-  const isSolvent = createSolventFilter((s) => canonicalize(rd, s));
-  const filters = createCatalogFilters({
-    isSolvent,
-    filterPool: deps.filterPool ?? createFilterPool({ threads: 1 }),
-  });
+  const filters = catalogFiltersFor(rd, deps.filterPool ?? createFilterPool({ threads: 1 }));
 
   function parseQuery(smiles: string, loc: (string | number)[]) {
     const parsed = parseMolecule(rd, smiles);

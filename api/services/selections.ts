@@ -14,6 +14,7 @@ import {
   METRIC_IDS,
   needsExternalScores,
   prepareSelection,
+  sampleRows,
   type ExternalObjectiveScores,
   type Library,
   type LibraryRegistry,
@@ -54,25 +55,27 @@ export function createSelectionsService(deps: SelectionsServiceDeps) {
   const tierOf = (sel: NormalizedSelection) =>
     sel.portfolio.limit <= MAX_SYNC_LIMIT && shortlistOf(sel) <= shortlistCap ? 'synchronous' : 'durable';
 
-  /** Metric ids this service can score for a selection: 3D ones for ranked selections with a 3D scorer. */
-  const capable = (sel: NormalizedSelection) =>
-    deps.shape && sel.strategy.type === 'ranked' ? METRIC_IDS : ENGINE_METRIC_IDS;
+  /** Metric ids this service can score for a selection: 3D ones with a 3D scorer (ranked or sample). */
+  const capable = deps.shape ? METRIC_IDS : ENGINE_METRIC_IDS;
 
   /** Candidates and exact scores of the 3D objectives (shape-objectives.ts). */
   async function threeD(
     lib: Library,
     sel: NormalizedSelection,
   ): Promise<ExternalObjectiveScores | undefined> {
-    checkCapabilities(sel, capable(sel));
+    checkCapabilities(sel, capable);
     const shortlist = shortlistOf(sel);
     const rd = await getRDKit();
     const objectives = [];
-    const extra = new Set<number>();
+    // A sample scores its seeded draw (the engine's own, sampleRows): nothing else is proposed.
+    const sample = sel.strategy.type === 'sample';
+    const extra = new Set<number>(sample ? sampleRows(lib, sel) : []);
     for (const [index, o] of sel.objectives.entries()) {
       const ri = sel.references.findIndex((r) => r.id === o.reference_id);
       const ref = sel.references[ri];
       const loc = ['body', 'references', ri, 'structure', 'value'];
       if (ENGINE_METRIC_IDS.includes(o.metric_id)) {
+        if (sample) continue;
         // The rows an ECFP4 objective proposes need 3D scores too (unmasked: the engine masks).
         const p = parseMolecule(rd, ref.structure.value);
         if (!('error' in p)) for (const r of (await lib.knn(p.fp, shortlist)).rows) extra.add(r);
@@ -91,13 +94,19 @@ export function createSelectionsService(deps: SelectionsServiceDeps) {
       });
     }
     const refs = new Set(objectives.map((o) => o.smiles)).size;
-    const alignments = (shortlist * refs + extra.size) * refs;
+    const proposed = sample ? 0 : shortlist;
+    const alignments = (proposed * refs + extra.size) * refs;
     if (alignments > MAX_SYNC_3D_ALIGNMENTS)
       throw new DomainError(
         'payload_too_large',
         `${alignments} exact 3D alignments (candidates × 3D references) exceed ${MAX_SYNC_3D_ALIGNMENTS} for a synchronous selection; lower portfolio.limit or execution.shortlist_multiplier`,
       );
-    return deps.shape!({ dbName: lib.info.database_id, objectives, shortlist, extraRows: [...extra] });
+    return deps.shape!({
+      dbName: lib.info.database_id,
+      objectives,
+      shortlist: proposed,
+      extraRows: [...extra],
+    });
   }
 
   return {
@@ -106,7 +115,7 @@ export function createSelectionsService(deps: SelectionsServiceDeps) {
       const { selection, hash } = await prepareSelection(deps.libraries, body);
       const warnings: Record<string, string>[] = [];
       try {
-        checkCapabilities(selection, capable(selection));
+        checkCapabilities(selection, capable);
       } catch (err) {
         warnings.push({ code: 'capability_unavailable', message: (err as Error).message });
       }

@@ -16,7 +16,7 @@ export interface ObjectiveScoresRequest {
   dbName: string;
   /** The 3D objectives: index into the selection's objectives, reference SMILES, metric, its path. */
   objectives: { index: number; smiles: string; metric: 'shape' | 'esp'; loc: (string | number)[] }[];
-  /** Rows each 3D reference proposes. */
+  /** Rows each 3D reference proposes (0: none, only `extraRows` are scored, as for a sample). */
   shortlist: number;
   /** Rows (library numbering) proposed by the other objectives, which need 3D scores too. */
   extraRows: ArrayLike<number>;
@@ -40,7 +40,7 @@ export function createShapeObjectives(deps: {
         refs.set(o.smiles, { q: await deps.embedder.embed(o.smiles, o.loc), fp: p.fp });
       }
     let candidates: Candidate[] = [];
-    for (const { q } of refs.values()) {
+    for (const { q } of req.shortlist > 0 ? refs.values() : []) {
       const first = await deps.stages.firstStage([q], [req.dbName], req.shortlist);
       candidates = unionCandidates(candidates, first.candidates);
     }

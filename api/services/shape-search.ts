@@ -5,7 +5,8 @@ import { DESCRIPTOR_LENGTH, describeConformers, type ShapePool } from '../../eng
 import type { Molecule3d } from '../../engine/catalog/three-d-schema.ts';
 import { DomainError, invalidSmiles, validationError } from '../../platform/errors.ts';
 import type { QueryEmbedder } from './query-embedder.ts';
-import type { NeighborRow, OrderingName, SimilarityResult } from './search-service.ts';
+import type { FilterName, NeighborRow, OrderingName, SimilarityResult } from './search-service.ts';
+import { FILTER_OVERFETCH, type CatalogFilters } from './catalog-filters.ts';
 import {
   applyOrderings,
   scoreColumns,
@@ -43,6 +44,8 @@ export interface ShapeSearchRequest {
   ordering?: OrderingName[];
   quality?: string;
   descriptors: boolean;
+  /** The legacy result filters, as on the Morgan path (docs/filters.md). */
+  filters?: FilterName[];
   /** Where the query came from, for a 422 when it cannot be embedded (default query.search_input). */
   loc?: (string | number)[];
 }
@@ -105,6 +108,8 @@ export function createShapeSearch(deps: {
   shapePool: ShapePool;
   embedder: QueryEmbedder;
   threeD: ThreeDStatusService;
+  /** The Morgan path's catalog filters (required for requests that name filters). */
+  filters?: CatalogFilters;
 }): ShapeSearchService {
   const stages = createShapeStages(deps);
 
@@ -137,6 +142,26 @@ export function createShapeSearch(deps: {
         ...rest,
       } as NeighborRow;
     });
+  }
+
+  /** The first `k` of the ranked rows that pass the filters, each with its candidate. */
+  async function filtered(
+    top: RankedCandidate[],
+    rows: NeighborRow[],
+    filters: FilterName[],
+    canonical: string,
+    k: number,
+  ) {
+    const cands = top.map((c, i) => ({ row: rows[i], shard: stages.shard(c), index: c.row }));
+    const kept = await deps.filters!.apply(cands, filters, canonical, k);
+    // Survivors keep the ranked order (QED adds a key to a copy): pair them up by walking both lists.
+    const pairs: { c: RankedCandidate; row: NeighborRow }[] = [];
+    let j = 0;
+    for (const row of kept.rows) {
+      while (rows[j].database !== row.database || rows[j].id !== row.id) j++;
+      pairs.push({ c: top[j++], row });
+    }
+    return { pairs, remarks: kept.remarks };
   }
 
   async function checkReady(dbNames: string[], loc: (string | number)[] = ['query', 'db_names']) {
@@ -174,15 +199,20 @@ export function createShapeSearch(deps: {
     async search(req) {
       const loc = req.loc ?? ['query', 'search_input'];
       const primary = req.types[0];
+      const filters = req.filters ?? [];
+      if (filters.length && !deps.filters)
+        throw new DomainError('capability_unavailable', 'filters are not configured on the 3D search path');
+      // Over-fetch like the Morgan path so that k rows survive the filters when possible.
+      const k = filters.length ? FILTER_OVERFETCH(req.k) : req.k;
       const t0 = performance.now();
       const q = await fingerprint(req.smiles, loc);
       const query = await deps.embedder.embed(req.smiles, loc);
       const t1 = performance.now();
-      const limit = shortlistSize(req.quality, req.k);
+      const limit = shortlistSize(req.quality, k);
       // Candidates: the first-stage shortlist when a 3D score ranks; the Morgan top rows when
       // Morgan ranks (its top k then equals a morgan search's); both for the consensus.
       let candidates: Candidate[] = [];
-      let rows = 0;
+      let screened = 0;
       let method = '';
       if (primary !== 'morgan') {
         const first = await stages.firstStage(
@@ -192,35 +222,43 @@ export function createShapeSearch(deps: {
           primary === 'espsim_electrostatic' ? 'esp' : 'shape',
         );
         candidates = first.candidates;
-        rows = first.rows;
+        screened = first.rows;
         method = first.method;
       }
       if (primary === 'morgan' || primary === 'consensus')
         candidates = unionCandidates(
           candidates,
-          await stages.morganStage(
-            q.fp,
-            req.dbNames,
-            primary === 'morgan' ? req.k : Math.min(limit, 100_000),
-          ),
+          await stages.morganStage(q.fp, req.dbNames, primary === 'morgan' ? k : Math.min(limit, 100_000)),
         );
       const t2 = performance.now();
       const scored = withConsensus(await stages.exact([query], [q.fp], candidates));
       const orderings = req.ordering ?? [];
-      const ranked = applyOrderings(topBy(scored, primary, req.k), orderings, primary);
+      const top = topBy(scored, primary, k);
       const t3 = performance.now();
+      const rows = toRows(top, req.types, orderings, req.descriptors);
+      const kept = filters.length
+        ? await filtered(top, rows, filters, q.canonicalSmiles, req.k)
+        : { pairs: top.map((c, i) => ({ c, row: rows[i] })), remarks: [] };
+      // The orderings sort the k survivors, as they sort the top k of an unfiltered search.
+      const rowOf = new Map(kept.pairs.map((p) => [p.c, p.row]));
+      const ordered = applyOrderings(
+        kept.pairs.map((p) => p.c),
+        orderings,
+        primary,
+      ).map((c) => rowOf.get(c)!);
       return {
         canonical: q.canonicalSmiles,
-        rows: toRows(ranked, req.types, orderings, req.descriptors),
+        rows: ordered,
         remarks: [
           `3D search ranked by ${primary}: query embedded with ${query.confCount} conformer(s) in ${ms(t0, t1)} ms; ` +
-            (primary === 'morgan' ? '' : `first stage (${method}) screened ${rows} rows; `) +
+            (primary === 'morgan' ? '' : `first stage (${method}) screened ${screened} rows; `) +
             `${candidates.length} candidates proposed in ${ms(t1, t2)} ms, aligned and scored exactly in ${ms(t2, t3)} ms.`,
           ...(req.types.includes('consensus')
             ? [
                 'Consensus = reciprocal-rank fusion (k = 60) of the Morgan, shape and electrostatic rankings of the candidates, scaled so that first in all three scores 1.',
               ]
             : []),
+          ...kept.remarks,
         ],
       };
     },

@@ -130,7 +130,7 @@ export function checkCapabilities(
     if (!available.includes(o.metric_id)) {
       throw new DomainError(
         'capability_unavailable',
-        `$.objectives[${i}].metric_id: ${o.metric_id} needs the shape/electrostatic scorer, which this deployment does not offer for this request (3D metric ids are served by synchronous selections on 3D-ready catalogs); available: ${available.join(', ')}`,
+        `$.objectives[${i}].metric_id: ${o.metric_id} needs the shape/electrostatic scorer, which this deployment does not offer for this request (3D metric ids are served by synchronous selections on 3D-ready catalogs, not by run items); available: ${available.join(', ')}`,
       );
     }
   });
@@ -139,6 +139,25 @@ export function checkCapabilities(
 /** True when some objective has a metric the engine does not score itself. */
 export const needsExternalScores = (sel: NormalizedSelection): boolean =>
   sel.objectives.some((o) => !ENGINE_METRIC_IDS.includes(o.metric_id));
+
+function drawSample(lib: Library, sel: NormalizedSelection, mask: Uint8Array | undefined, passing: number) {
+  let rows: Int32Array | undefined;
+  if (mask) {
+    rows = new Int32Array(passing);
+    for (let r = 0, j = 0; r < lib.size; r++) if (mask[r]) rows[j++] = r;
+  }
+  const shortlist = sel.portfolio.limit * sel.execution.shortlist_multiplier;
+  return sampleIndices(lib.size, shortlist, sel.execution.seed, rows);
+}
+
+/**
+ * The candidate rows of a sample strategy: the seeded draw among the rows passing the pushdown,
+ * the same draw executeSelection makes (a caller scoring 3D objectives scores exactly these).
+ */
+export function sampleRows(lib: Library, sel: NormalizedSelection): Int32Array {
+  const { mask, passing } = pushdownMask(lib, propertyTests(sel));
+  return drawSample(lib, sel, mask, passing);
+}
 
 /** Runs `sel` on `lib` (whose id and release normalization already checked). Throws AppErrors for bad queries. */
 export async function executeSelection(
@@ -162,12 +181,7 @@ export async function executeSelection(
 
   let candidates: Int32Array;
   if (sel.strategy.type === 'sample') {
-    let rows: Int32Array | undefined;
-    if (mask) {
-      rows = new Int32Array(passing);
-      for (let r = 0, j = 0; r < lib.size; r++) if (mask[r]) rows[j++] = r;
-    }
-    candidates = sampleIndices(lib.size, shortlist, sel.execution.seed, rows);
+    candidates = drawSample(lib, sel, mask, passing);
   } else if (external) {
     candidates = mask ? external.rows.filter((r) => mask[r]) : external.rows;
   } else {

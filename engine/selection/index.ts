@@ -19,6 +19,7 @@ export {
   constraintExecution,
   checkCapabilities,
   needsExternalScores,
+  sampleRows,
   ENGINE_METRIC_IDS,
   type ExternalObjectiveScores,
   type SelectionHit,

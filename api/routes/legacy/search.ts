@@ -192,6 +192,7 @@ async function molsearch3d(
         ['query', 'ordering'],
         `unknown ordering ${JSON.stringify(o)}; allowed: ${ORDERINGS.join(', ')}`,
       );
+  const filters = q.filter_molecules ? checkFilters(search, q.filtering ?? []) : [];
   if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
   const dbNames = await databases3d(search, shape, q.db_names, types);
   const result = await shape.search({
@@ -202,6 +203,7 @@ async function molsearch3d(
     ordering: requested as OrderingName[],
     quality: q.search_quality,
     descriptors: q.descriptors ?? false,
+    filters,
   });
   return searchPayload(result, searchTypes, dbNames, remark);
 }

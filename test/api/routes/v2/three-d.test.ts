@@ -192,6 +192,32 @@ describe('POST /api/v2/selections with 3D metric ids', () => {
     }
   });
 
+  it('scores the seeded draw of a sample strategy by cheese.shape: the rows of the ECFP4 sample, the pair scores of search_cheese', async () => {
+    const sample = (metric_id: string) =>
+      selection([{ metric_id }], {
+        strategy: { type: 'sample' },
+        execution: { shortlist_multiplier: 2, seed: 7 },
+        portfolio: { limit: 4 },
+      });
+    const ecfp = await post('/api/v2/selections', sample('rdkit.ecfp4_tanimoto'));
+    expect(ecfp.status, ecfp.raw).toBe(200);
+    const r = await post('/api/v2/selections', sample('cheese.shape'));
+    expect(r.status, r.raw).toBe(200);
+    type SelHit = { product_id: string; score: number; metric: string };
+    const hits = r.body.results as SelHit[];
+    expect(hits.map((h) => h.product_id)).toEqual(ecfp.body.results.map((h: SelHit) => h.product_id));
+    expect(hits).toHaveLength(4);
+    expect(r.body.execution_plan.candidate_generation).toBe('seeded_sample');
+    const all = await cheese({ query_smiles: ASPIRIN, database_id: DB, scorer: 'shape', limit: 100 });
+    const shape = new Map(all.body.results.map((h: Hit) => [h.product_id, h.scores.shape]));
+    for (const h of hits) {
+      expect(h.metric).toBe('cheese.shape');
+      expect(h.score).toBe(shape.get(h.product_id));
+    }
+    // A sampled row's shape score differs from its ECFP4 score: the 3D objective really scored it.
+    expect(hits.some((h, i) => h.score !== ecfp.body.results[i].score)).toBe(true);
+  });
+
   it('answers 422 naming the database when it is not 3D-ready, and 413 past the 3D alignment budget', async () => {
     const flat = await post('/api/v2/selections', selection([{ metric_id: 'cheese.shape' }], {}, 'flat'));
     expect(flat.status).toBe(422);
