@@ -37,6 +37,8 @@ export async function startApiHarness(
     tier?: string;
     analysis?: boolean;
     spaceDirs?: string[];
+    /** The space that is the default database (bundled.json `default`). */
+    defaultSpace?: string;
   } = {},
 ): Promise<ApiHarness> {
   const log = createLogger({ level: 'warn', pretty: false });
@@ -60,6 +62,7 @@ export async function startApiHarness(
           })),
         ),
         spacePool,
+        { defaultSpace: opts.defaultSpace },
       )
     : catalogSearch;
   // The analysis routes: a real analysis thread and a local object store for stored clusterings.

@@ -12,6 +12,7 @@ import {
   checkOrderings,
   FilteringSchema,
   INT32_MAX,
+  MAX_SYNC_DATABASES,
   OrderingSchema,
   SAMPLE_SMILES,
   SearchQualitySchema,
@@ -117,7 +118,8 @@ async function molsearch(
   const { k, remark } = capNeighbors(q.n_neighbors);
   const threeD = searchTypes.filter((t): t is ThreeDType => (THREE_D_TYPES as readonly string[]).includes(t));
   if (threeD.length) return molsearch3d(search, q, searchTypes, threeD, { k, remark }, shape);
-  const dbNames = checkDatabases(search, q.db_names, searchTypes);
+  // /molsearch searches synthon spaces: without db_names the default space for morgan/synthongpt.
+  const dbNames = checkDatabases(search, q.db_names, searchTypes, MAX_SYNC_DATABASES, true);
   const filters = q.filter_molecules ? checkFilters(search, q.filtering ?? []) : [];
   const ordering = q.order_molecules === false ? [] : checkOrderings(search, q.ordering ?? ['Similarity']);
   if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
