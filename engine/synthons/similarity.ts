@@ -75,6 +75,9 @@ export function similaritySearch(
 ): SimilarityResult {
   const t0 = performance.now();
   const deadline = opts.timeoutMs === undefined ? Infinity : t0 + opts.timeoutMs;
+  // The walk may use half the budget: a search that runs out of time still scores its best-bounded
+  // candidates (hits marked timedOut) instead of returning none.
+  const proposalDeadline = opts.timeoutMs === undefined ? Infinity : t0 + opts.timeoutMs / 2;
   const maxCandidates = opts.maxCandidates ?? 2_000_000;
   const maxHits = opts.maxHits ?? Infinity;
   const t = Math.max(opts.threshold, 1e-9);
@@ -117,7 +120,7 @@ export function similaritySearch(
         candidates.push({ reaction: r, synthons: Array.from(pick), bound });
         if (
           candidates.length >= maxCandidates ||
-          (counts.screened % 4096 === 0 && performance.now() > deadline)
+          (counts.screened % 4096 === 0 && performance.now() > proposalDeadline)
         ) {
           timedOut = true;
           return;
@@ -125,7 +128,7 @@ export function similaritySearch(
       }
     };
     walk(0, 0, 0, 0);
-    if (performance.now() > deadline) timedOut = true;
+    if (performance.now() > proposalDeadline) timedOut = true;
   }
   const t1 = performance.now();
   candidates.sort((x, y) => y.bound - x.bound);
