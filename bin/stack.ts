@@ -23,7 +23,13 @@ import { buildApp } from '../api/app.ts';
 import { createCatalogSearchService } from '../api/services/catalog-search.ts';
 import { catalogFiltersFor } from '../api/services/catalog-filters.ts';
 import { withSynthonSpaces } from '../api/services/space-search.ts';
-import { ensureBundledSpaces, listSpaces, readBundledSpaces } from '../engine/synthons/bundled.ts';
+import {
+  buildInBackground,
+  ensureBundledSpaces,
+  listSpaces,
+  readBundledSpaces,
+} from '../engine/synthons/bundled.ts';
+import type { SpaceManifest } from '../engine/synthons/format.ts';
 import { createSpacePool } from '../engine/synthons/space-pool.ts';
 import { withSpaceLibraries } from '../engine/synthons/space-selection.ts';
 import { spaceLibrary } from '../api/services/space-selections.ts';
@@ -189,12 +195,35 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     );
     const spacePool = createSpacePool({ dirs: spaces.map((s) => s.dir) });
     cleanups.push(() => spacePool.close());
-    const spaceEntries = spaces.map((s) => {
-      const b = bundledSpaces.find((x) => x.id === s.manifest.id)!;
-      return { manifest: s.manifest, vendor: b.vendor, website: b.website, license: b.license };
-    });
-    const search = await withSynthonSpaces(catalogSearch, spaceEntries, spacePool);
+    const entryOf = (manifest: SpaceManifest) => {
+      const b = bundledSpaces.find((x) => x.id === manifest.id)!;
+      return { manifest, vendor: b.vendor, website: b.website, license: b.license };
+    };
+    // Read on every call by the search services: a background build pushes its space in when done.
+    const spaceEntries = spaces.map((s) => entryOf(s.manifest));
+    const defaultSpace = bundledSpaces.find((b) => b.default)?.id;
+    const search = await withSynthonSpaces(catalogSearch, spaceEntries, spacePool, { defaultSpace });
     log.info({ spaces: spaces.map((s) => s.manifest.id) }, 'synthon spaces loaded');
+    // Large bundled spaces (the 10^9-product default) build after start; /health reports them.
+    const spaceBuilds =
+      (opts.ensureCatalogs ?? config.buildBundledCatalogs)
+        ? bundledSpaces
+            .filter((b) => b.background && !spaces.some((s) => s.manifest.id === b.id))
+            .map((space) =>
+              buildInBackground({
+                space,
+                spaceDir,
+                repoRoot: REPO_ROOT,
+                log,
+                onReady: (dir, manifest) => {
+                  spacePool.add(manifest.id, dir).then(
+                    () => spaceEntries.push(entryOf(manifest)),
+                    (err: unknown) => log.warn({ err, space: manifest.id }, 'synthon space did not open'),
+                  );
+                },
+              }),
+            )
+        : [];
     // v2: one library registry (catalogs opened on first use) shared by the API and in-process workers.
     const libraries = catalogRegistry(config.catalogDir, {
       ids: config.catalogs,
@@ -288,6 +317,14 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
           check: async () => {
             if ((!catalogs.length && !fleet) || !search.ready()) throw new Error('no catalog loaded');
           },
+        },
+        {
+          // Informational (never failing): spaces still building are served once built.
+          name: 'synthon_spaces',
+          check: async () => ({
+            ready: spaceEntries.map((e) => e.manifest.id),
+            background_builds: spaceBuilds.map((b) => ({ ...b })),
+          }),
         },
         ...(fleet
           ? [

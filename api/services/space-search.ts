@@ -49,16 +49,19 @@ function spaceUnsupported(what: string, spaces: string[]) {
   );
 }
 
-/** The search service with spaces added; `base` serves the catalogs. */
+/**
+ * The search service with spaces added; `base` serves the catalogs. `spaces` is read on every call:
+ * a space built in the background is pushed into it when ready. `defaultSpace` is the default
+ * database once it is there (until then the catalogs' default stays).
+ */
 export async function withSynthonSpaces(
   base: SearchService,
   spaces: SpaceEntry[],
   pool: SpacePool,
+  opts: { defaultSpace?: string } = {},
 ): Promise<SearchService> {
-  if (!spaces.length) return base;
   const rd = await getRDKit();
-  const ids = new Set(spaces.map((s) => s.manifest.id));
-  const spaceInfos = spaces.map(spaceInfo);
+  const ids = { has: (id: string) => spaces.some((s) => s.manifest.id === id) };
 
   async function spaceRows(
     space: string,
@@ -92,9 +95,10 @@ export async function withSynthonSpaces(
   const service: SearchService = {
     ...base,
     // Fresh per call: a catalog's 3D stage may complete while the service runs (its search types).
-    databases: () => [...base.databases(), ...spaceInfos],
-    // Catalogs stay the default until a space is large enough to be the flagship.
-    defaultDatabase: base.defaultDatabase,
+    databases: () => [...base.databases(), ...spaces.map(spaceInfo)],
+    // The flagship space is the default (the interface's default database is a synthon space).
+    defaultDatabase: () =>
+      opts.defaultSpace && ids.has(opts.defaultSpace) ? opts.defaultSpace : base.defaultDatabase(),
     ready: () => base.ready() || spaces.length > 0,
     async similarity(req) {
       const mine = req.dbNames.filter((d) => ids.has(d));

@@ -30,9 +30,9 @@ type Synthons = Array<{ slot: number; synthonId: string; smiles: string }>;
 const synthonsOut = (include: boolean, s: Synthons) =>
   include ? { synthons: s.map((x) => ({ slot: x.slot, synthon_id: x.synthonId, smiles: x.smiles })) } : {};
 
+/** `spaces` is read on every call: a space built in the background is pushed into it when ready. */
 export function withV2Spaces(base: V2SearchService, spaces: SpaceEntry[], pool: SpacePool): V2SearchService {
-  if (!spaces.length) return base;
-  const byId = new Map(spaces.map((s) => [s.manifest.id, s]));
+  const byId = { get: (id: string) => spaces.find((s) => s.manifest.id === id) };
   return {
     ...base,
     async catalog() {

@@ -30,21 +30,25 @@ def main():
     ap.add_argument('--out', required=True)
     ap.add_argument('--cutoff', type=float, default=0.5)
     ap.add_argument('--brute-force', action='store_true')
+    ap.add_argument('--max-hits', type=int, default=-1, help='-1 = all (a 10^9 space needs a bound)')
     args = ap.parse_args()
     q = json.load(open(args.queries))
     space = sss.SynthonSpace()
     t = time.perf_counter()
     space.ReadTextFile(args.space)
     read_s = time.perf_counter() - t
+    print(f'read {read_s:.1f} s, {space.GetNumProducts()} products', flush=True)
     t = time.perf_counter()
     space.BuildSynthonFingerprints(GEN)
     fp_s = time.perf_counter() - t
+    # Written now too: on a large space the stages above are a result of their own.
+    json.dump({'rdkit_version': rdkit.__version__, 'read_s': read_s, 'synthon_fps_s': fp_s}, open(args.out, 'w'))
     out = {'rdkit_version': rdkit.__version__, 'read_s': read_s, 'synthon_fps_s': fp_s,
            'products': space.GetNumProducts(), 'similarity': [], 'substructure': []}
     for smi in q['similarity']:
         params = sss.SynthonSpaceSearchParams()
         params.similarityCutoff = args.cutoff
-        params.maxHits = -1
+        params.maxHits = args.max_hits
         params.numThreads = 1
         mol = Chem.MolFromSmiles(smi)
         t = time.perf_counter()
@@ -54,7 +58,7 @@ def main():
         out['similarity'].append({'query': smi, 'seconds': dt, 'hits': hits})
     for smarts in q['substructure']:
         params = sss.SynthonSpaceSearchParams()
-        params.maxHits = -1
+        params.maxHits = args.max_hits
         params.numThreads = 1
         t = time.perf_counter()
         res = space.SubstructureSearch(Chem.MolFromSmarts(smarts), params=params)

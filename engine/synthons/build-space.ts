@@ -15,7 +15,7 @@ import { getRDKit } from '../chem/rdkit.ts';
 import { createProgress } from '../catalog/builder/progress.ts';
 import { parseSynthonText, type RejectedLine } from './parse.ts';
 import { groupReactions, type ReactionDraft } from './reactions.ts';
-import { synthonChemistry } from './synthon-chem.ts';
+import { synthonChemistry, type SynthonChem } from './synthon-chem.ts';
 import {
   decodeSlot,
   encodeSlot,
@@ -130,6 +130,29 @@ async function readMarker(
   }
 }
 
+/**
+ * A building block gives the same synthon in every reaction of its functional group (the
+ * AutoGrow4 space repeats ~40% of its synthon SMILES), so the chemistry is computed once per
+ * SMILES; the cache is cleared when full to bound the build's memory.
+ */
+const chemCache = new Map<string, SynthonChem | string>();
+const CHEM_CACHE_MAX = 100_000;
+
+function cachedChemistry(
+  rd: Awaited<ReturnType<typeof getRDKit>>,
+  smiles: string,
+  ringForming: boolean,
+): SynthonChem | string {
+  const key = `${ringForming ? 'r' : 'a'}${smiles}`;
+  let chem = chemCache.get(key);
+  if (chem === undefined) {
+    chem = synthonChemistry(rd, smiles, ringForming);
+    if (chemCache.size >= CHEM_CACHE_MAX) chemCache.clear();
+    chemCache.set(key, chem);
+  }
+  return chem;
+}
+
 async function buildReaction(
   rd: Awaited<ReturnType<typeof getRDKit>>,
   draft: ReactionDraft,
@@ -144,10 +167,10 @@ async function buildReaction(
       id: string;
       smiles: string;
       line: number;
-      chem: Exclude<ReturnType<typeof synthonChemistry>, string>;
+      chem: SynthonChem;
     }> = [];
     for (const l of draft.slots[s]) {
-      const chem = synthonChemistry(rd, l.smiles, draft.ringForming);
+      const chem = cachedChemistry(rd, l.smiles, draft.ringForming);
       if (typeof chem === 'string') rejects.push({ line: l.line, reason: chem, text: l.smiles });
       else if (chem.labels.join(',') !== want)
         rejects.push({

@@ -5,6 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { buildSpace } from './build-space.ts';
 import { readManifest, type SpaceManifest } from './format.ts';
 
@@ -16,6 +18,13 @@ export interface BundledSpace {
   /** Path relative to catalogs/spaces/. */
   source: string;
   license: string;
+  /**
+   * Built after the service starts, in a child process (a large space: minutes), so the first
+   * start serves at once; the service adds it when its manifest is written.
+   */
+  background?: boolean;
+  /** The default database of the legacy search endpoints once built. */
+  default?: boolean;
 }
 
 export async function readBundledSpaces(repoRoot: string): Promise<BundledSpace[]> {
@@ -25,7 +34,10 @@ export async function readBundledSpaces(repoRoot: string): Promise<BundledSpace[
   return doc.spaces;
 }
 
-/** Builds every bundled space that spaceDir/<id> does not hold yet; returns the ids it built. */
+/**
+ * Builds every bundled space that spaceDir/<id> does not hold yet, except the `background` ones
+ * (buildInBackground); returns the ids it built.
+ */
 export async function ensureBundledSpaces(opts: {
   spaceDir: string;
   repoRoot: string;
@@ -35,7 +47,7 @@ export async function ensureBundledSpaces(opts: {
   const built: string[] = [];
   for (const s of await readBundledSpaces(opts.repoRoot)) {
     const dir = join(opts.spaceDir, s.id);
-    if (existsSync(join(dir, 'manifest.json'))) continue;
+    if (s.background || existsSync(join(dir, 'manifest.json'))) continue;
     opts.log?.info({ space: s.id }, 'building bundled synthon space');
     const res = await buildSpace({
       input: join(opts.repoRoot, 'catalogs', 'spaces', s.source),
@@ -66,4 +78,77 @@ export async function listSpaces(
     }
   }
   return out;
+}
+
+/** State of a space built in the background, as readiness reports it. */
+export interface BackgroundBuild {
+  id: string;
+  status: 'building' | 'ready' | 'failed';
+  startedAt: string;
+  finishedAt?: string;
+  error?: string;
+}
+
+const CLI = new URL('../../bin/molsearch.ts', import.meta.url).pathname;
+
+/**
+ * Builds one bundled space in a child process (`molsearch space build`, resumable, at lower CPU
+ * priority so the API stays responsive) and calls `onReady` with its manifest when done. The
+ * returned record is updated in place.
+ */
+export function buildInBackground(opts: {
+  space: BundledSpace;
+  spaceDir: string;
+  repoRoot: string;
+  log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+  onReady(dir: string, manifest: SpaceManifest): void;
+}): BackgroundBuild {
+  const { space: s } = opts;
+  const dir = join(opts.spaceDir, s.id);
+  const state: BackgroundBuild = { id: s.id, status: 'building', startedAt: new Date().toISOString() };
+  const args = [
+    ...process.execArgv,
+    CLI,
+    'space',
+    'build',
+    '--input',
+    join(opts.repoRoot, 'catalogs', 'spaces', s.source),
+    '--out',
+    dir,
+    '--id',
+    s.id,
+    '--name',
+    s.name,
+    '--source',
+    `${s.vendor} (${s.license})`,
+  ];
+  opts.log?.info({ space: s.id }, 'building bundled synthon space in the background');
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    if (child.pid) setPriority(child.pid, 10);
+  } catch {
+    // not permitted: it runs at normal priority
+  }
+  let tail = '';
+  child.stderr.on('data', (b: Buffer) => (tail = (tail + b.toString()).slice(-2000)));
+  // The service does not wait for this build to exit.
+  child.unref();
+  const fail = (err: unknown) => {
+    state.status = 'failed';
+    state.finishedAt = new Date().toISOString();
+    const last = tail.trim().split('\n').pop() ?? '';
+    state.error = `${err instanceof Error ? err.message : String(err)}${last ? `: ${last}` : ''}`;
+    opts.log?.warn({ space: s.id, error: state.error }, 'synthon space build failed');
+  };
+  child.on('error', fail);
+  child.on('exit', (code) => {
+    if (code !== 0) return fail(new Error(`space build exited with code ${code}`));
+    readManifest(dir).then((manifest) => {
+      state.status = 'ready';
+      state.finishedAt = new Date().toISOString();
+      opts.log?.info({ space: s.id, ...manifest.counts }, 'synthon space built');
+      opts.onReady(dir, manifest);
+    }, fail);
+  });
+  return state;
 }

@@ -28,6 +28,12 @@ export interface SimilarityOptions {
   timeoutMs?: number;
   /** Only these reactions (by id). */
   reactions?: readonly string[];
+  /**
+   * Scores of tuples already assembled by an earlier search with the same query (key
+   * `reaction:synthon,synthon`; null = invalid assembly): similarityTopK passes one map through
+   * its falling thresholds so no tuple is assembled twice.
+   */
+  scored?: Map<string, number | null>;
 }
 
 export interface SpaceHit {
@@ -69,6 +75,9 @@ export function similaritySearch(
 ): SimilarityResult {
   const t0 = performance.now();
   const deadline = opts.timeoutMs === undefined ? Infinity : t0 + opts.timeoutMs;
+  // The walk may use half the budget: a search that runs out of time still scores its best-bounded
+  // candidates (hits marked timedOut) instead of returning none.
+  const proposalDeadline = opts.timeoutMs === undefined ? Infinity : t0 + opts.timeoutMs / 2;
   const maxCandidates = opts.maxCandidates ?? 2_000_000;
   const maxHits = opts.maxHits ?? Infinity;
   const t = Math.max(opts.threshold, 1e-9);
@@ -111,7 +120,7 @@ export function similaritySearch(
         candidates.push({ reaction: r, synthons: Array.from(pick), bound });
         if (
           candidates.length >= maxCandidates ||
-          (counts.screened % 4096 === 0 && performance.now() > deadline)
+          (counts.screened % 4096 === 0 && performance.now() > proposalDeadline)
         ) {
           timedOut = true;
           return;
@@ -119,7 +128,7 @@ export function similaritySearch(
       }
     };
     walk(0, 0, 0, 0);
-    if (performance.now() > deadline) timedOut = true;
+    if (performance.now() > proposalDeadline) timedOut = true;
   }
   const t1 = performance.now();
   candidates.sort((x, y) => y.bound - x.bound);
@@ -131,21 +140,31 @@ export function similaritySearch(
       timedOut = true;
       break;
     }
-    const reaction = space.reactions[c.reaction];
-    // Score from the zipped graphs where that is exact; RDKit then assembles only the final hits.
-    const fast = tupleFingerprint(rd, reaction.slots, c.synthons, reaction.info.ringForming);
+    const key = `${c.reaction}:${c.synthons.join(',')}`;
+    const known = opts.scored?.get(key);
     let smiles = '';
-    let fp = fast;
-    if (!fp) {
-      const product = assembleProduct(rd, tupleSmiles(space, c), true);
-      if (!product?.fp) {
-        counts.invalid++;
-        continue;
+    let sim: number;
+    if (known === null) {
+      counts.invalid++;
+      continue;
+    } else if (known !== undefined) sim = known;
+    else {
+      const reaction = space.reactions[c.reaction];
+      // Score from the zipped graphs where that is exact; RDKit then assembles only the final hits.
+      let fp = tupleFingerprint(rd, reaction.slots, c.synthons, reaction.info.ringForming);
+      if (!fp) {
+        const product = assembleProduct(rd, tupleSmiles(space, c), true);
+        if (!product?.fp) {
+          counts.invalid++;
+          opts.scored?.set(key, null);
+          continue;
+        }
+        ({ smiles, fp } = product);
       }
-      ({ smiles, fp } = product);
+      sim = tanimoto(queryFp, fp!);
+      opts.scored?.set(key, sim);
     }
     counts.assembled++;
-    const sim = tanimoto(queryFp, fp!);
     if (sim < opts.threshold) continue;
     counts.aboveThreshold++;
     const hit = hitOf(space, c, smiles, sim);
@@ -217,6 +236,7 @@ export function similarityTopK(
   const floor = opts.floor ?? TOPK_THRESHOLDS[TOPK_THRESHOLDS.length - 1];
   const steps = [...TOPK_THRESHOLDS.filter((t) => t > floor), floor];
   let last: (SimilarityResult & { threshold: number }) | undefined;
+  const scored = new Map<string, number | null>();
   for (const threshold of steps) {
     const left = opts.timeoutMs === undefined ? undefined : opts.timeoutMs - (performance.now() - start);
     const res = similaritySearch(rd, space, queryFp, {
@@ -224,6 +244,7 @@ export function similarityTopK(
       maxHits: k,
       timeoutMs: left === undefined ? undefined : Math.max(0, left),
       maxCandidates: opts.maxCandidates,
+      scored,
     });
     last = { ...res, threshold };
     if (res.hits.length >= k || res.timedOut) break;

@@ -22,7 +22,21 @@ serveThread<SpaceRequest, SpaceReply>(async (data) => {
   };
   return {
     info: { spaces: [...spaces.keys()] },
-    handle(req) {
+    async handle(req) {
+      // A space built after this thread started arrives with its directory.
+      if (!spaces.has(req.space) && req.dir) {
+        const s = await openSpace(req.dir);
+        spaces.set(s.manifest.id, s);
+      }
+      if (req.op === 'open') {
+        const r = get(req.space).reactions;
+        return {
+          op: 'open',
+          result: {
+            synthons: r.reduce((n, x) => n + x.slots.reduce((m, s) => m + s.synthonIds.length, 0), 0),
+          },
+        };
+      }
       if (req.op === 'similarity') {
         const r = similarityTopK(rd, get(req.space), req.fp, req.k, { timeoutMs: req.timeoutMs });
         return { op: 'similarity', result: r };

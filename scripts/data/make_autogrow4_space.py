@@ -14,11 +14,12 @@ come from the product template, so they are the same for every building block of
 import argparse
 import gzip
 import json
+import pickle
 from collections import defaultdict
 from multiprocessing import Pool
 from pathlib import Path
 
-from rdkit import Chem, RDLogger
+from rdkit import Chem, RDLogger, rdBase
 from rdkit.Chem import AllChem
 
 RDLogger.DisableLog('rdApp.*')
@@ -129,6 +130,8 @@ def main():
     ap.add_argument('--out', default=str(ROOT / 'catalogs' / 'spaces' / 'sources' / 'zinc15_autogrow4_space.txt.gz'))
     ap.add_argument('--jobs', type=int, default=2)
     ap.add_argument('--limit', type=int, default=0, help='building blocks per library (0 = all)')
+    ap.add_argument('--fixture', help='JSON of the checked pairs (test/fixtures/synthons/autogrow4-pairs.json)')
+    ap.add_argument('--cache', help='pickle of the per-task synthons: written after the RDKit pass, read if present')
     args = ap.parse_args()
     data = Path(args.data)
     lib = json.load(open(data / 'synthons' / 'autogrow4_reaction_libraries' / 'All_Rxns_rxn_library.json'))
@@ -150,20 +153,29 @@ def main():
                 bbs = bbs[: args.limit]
             tasks.append((r['reaction_string'], k, r['example_rxn_reactants'], bbs))
             names.append((name, k))
-    with Pool(args.jobs) as pool:
-        results = pool.map(synthons_of, tasks, chunksize=1)
+    if args.cache and Path(args.cache).exists():
+        results = pickle.load(open(args.cache, 'rb'))
+    else:
+        with Pool(args.jobs) as pool:
+            results = pool.map(synthons_of, tasks, chunksize=1)
+        if args.cache:
+            pickle.dump(results, open(args.cache, 'wb'))
     per_reaction = defaultdict(dict)
     for (name, k), syn in zip(names, results):
-        per_reaction[name][k] = syn
+        fixed = [(specified_synthon(smi), zid) for smi, zid in syn]
+        per_reaction[name][k] = [(smi, zid) for smi, zid in fixed if smi]
     for name, slots in per_reaction.items():
         for k in slots:
             # Building blocks that give the same synthon give the same products: keep the first.
             seen = set()
             slots[k] = [(smi, zid) for smi, zid in slots[k] if not (smi in seen or seen.add(smi))]
-    check = verify(lib, per_reaction)
+    check, rows = verify(lib, per_reaction)
+    # A reaction is kept only if zipping its synthons made RunReactants' product for every checked
+    # pair (E/Z set by the template across the join is the one thing a synthon cannot carry).
+    dropped = sorted(n for n, st in check['reactions'].items() if st['invalid'] or st['differ'])
     lines, reactions, synthons, products = [], 0, 0, 0
     for name, slots in per_reaction.items():
-        if len(slots) != 2 or any(not s for s in slots.values()):
+        if len(slots) != 2 or any(not s for s in slots.values()) or name in dropped:
             continue
         reactions += 1
         n = 1
@@ -175,41 +187,98 @@ def main():
     with gzip.open(args.out, 'wt') as fh:
         fh.write('SMILES\tsynton_id\tsynton#\treaction_id\n')
         fh.write('\n'.join(lines) + '\n')
-    print(json.dumps({'reactions': reactions, 'synthons': synthons, 'products': products, 'check': check}))
+    if args.fixture:
+        with open(args.fixture, 'w') as fh:
+            json.dump({'rdkit': rdBase.rdkitVersion, 'dropped_reactions': dropped, 'pairs': rows}, fh, indent=0)
+    check = {k: v for k, v in check.items() if k != 'reactions'}
+    print(json.dumps({'reactions': reactions, 'synthons': synthons, 'products': products, 'check': check,
+                      'dropped': dropped}))
 
 
-def verify(lib, per_reaction, per_reaction_pairs=3):
-    """Zipped synthon pairs against RDKit RunReactants on their building blocks (first synthons)."""
-    agree = total = 0
-    invalid, differ = [], []
+def specify_bonds(m):
+    """A template ring bond written '@' (benzimidazoles, benzoxazoles) comes out of RunReactants as
+    an unspecified bond '~': aromatic between aromatic atoms (as RDKit reads the product), else
+    single."""
+    for b in m.GetBonds():
+        if b.GetBondType() == Chem.BondType.UNSPECIFIED:
+            arom = b.GetBeginAtom().GetIsAromatic() and b.GetEndAtom().GetIsAromatic()
+            b.SetBondType(Chem.BondType.AROMATIC if arom else Chem.BondType.SINGLE)
+            b.SetIsAromatic(arom)
+    return m
+
+
+def specified_synthon(smi):
+    """The synthon SMILES with '~' bonds specified (specify_bonds), None if it no longer sanitises."""
+    if '~' not in smi:
+        return smi
+    m = Chem.MolFromSmiles(smi, sanitize=False)
+    try:
+        m = specify_bonds(Chem.RWMol(m))
+        Chem.SanitizeMol(m)
+        return Chem.MolToSmiles(m)
+    except Exception:
+        return None
+
+
+def canon(mol, isomeric=True):
+    """Canonical SMILES of a sanitised copy (RunReactants products are not sanitised)."""
+    m = specify_bonds(Chem.RWMol(mol))
+    Chem.SanitizeMol(m)
+    return Chem.MolToSmiles(m, isomericSmiles=isomeric)
+
+
+def verify(lib, per_reaction, per_slot=3, seed=7):
+    """Zipped synthon pairs against RDKit RunReactants on their building blocks.
+
+    For each reaction, `per_slot` synthons of each slot (the first and random others, building
+    blocks with one reacting site only, so the product of the pair is unambiguous) are zipped
+    (molzip) and compared with the products RunReactants makes from the two building blocks.
+    Returns the summary and the fixture rows (test/engine/synthons/autogrow4-products.test.ts).
+    """
+    import random
+
+    rng = random.Random(seed)
+    summary = {'pairs': 0, 'equal': 0, 'equal_without_stereo': 0, 'invalid': 0, 'differ': 0, 'reactions': {}}
+    rows = []
     params = Chem.MolzipParams()
     params.label = Chem.MolzipLabel.Isotope
     for name, slots in per_reaction.items():
         if len(slots) != 2 or any(not s for s in slots.values()):
             continue
         rxn = AllChem.ReactionFromSmarts(lib[name]['reaction_string'])
-        pairs = [(a, b) for a in slots[0][:per_reaction_pairs] for b in slots[1][:1] if '_' not in a[1] + b[1]]
-        for (sa, ia), (sb, ib) in pairs:
-            total += 1
-            try:
-                zipped = Chem.molzip(Chem.MolFromSmiles(sa + '.' + sb), params)
-                got = Chem.CanonSmiles(Chem.MolToSmiles(zipped))
-            except Exception:
-                invalid.append(f'{name}: {sa} + {sb}')
-                continue
-            ra = BB[ia]
-            rb = BB[ib]
-            want = set()
-            for prods in rxn.RunReactants((Chem.MolFromSmiles(ra), Chem.MolFromSmiles(rb))):
+        picks = []
+        for k in (0, 1):
+            single = [x for x in slots[k] if not x[1].endswith('_2')]
+            picks.append(single[:1] + rng.sample(single[1:], min(per_slot - 1, len(single) - 1)))
+        stats = {'pairs': 0, 'equal': 0, 'equal_without_stereo': 0, 'invalid': 0, 'differ': 0}
+        for sa, ia in picks[0]:
+            for sb, ib in picks[1]:
+                stats['pairs'] += 1
+                want, want_flat = set(), set()
+                for prods in rxn.RunReactants((Chem.MolFromSmiles(BB[ia]), Chem.MolFromSmiles(BB[ib]))):
+                    try:
+                        want.add(canon(prods[0]))
+                        want_flat.add(canon(prods[0], False))
+                    except Exception:
+                        pass
                 try:
-                    want.add(Chem.CanonSmiles(Chem.MolToSmiles(prods[0])))
+                    zipped = Chem.molzip(Chem.MolFromSmiles(sa + '.' + sb), params)
+                    got = Chem.CanonSmiles(Chem.MolToSmiles(zipped))
+                    got_flat = Chem.CanonSmiles(got, useChiral=0)
                 except Exception:
-                    pass
-            agree += got in want
-            if got not in want:
-                differ.append(f'{name}: {got} not in {sorted(want)[:2]}')
-    return {'zipped_pairs_checked': total, 'equal_to_RunReactants': agree, 'invalid': invalid[:5],
-            'differ': differ[:5]}
+                    got = None
+                verdict = (
+                    'invalid' if got is None else 'equal' if got in want
+                    else 'equal_without_stereo' if got_flat in want_flat else 'differ'
+                )
+                stats[verdict] += 1
+                rows.append({'reaction': name, 'synthons': [[ia, sa], [ib, sb]],
+                             'building_blocks': [BB[ia], BB[ib]], 'run_reactants': sorted(want),
+                             'molzip': got, 'verdict': verdict})
+        summary['reactions'][name] = stats
+        for key in stats:
+            summary[key] += stats[key]
+    return summary, rows
 
 
 BB = {}

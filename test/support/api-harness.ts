@@ -49,6 +49,8 @@ export async function startApiHarness(
     spaceDirs?: string[];
     /** Serve /api/v2 with the spaces (searches, sample, selections; the catalog side and runs refuse). */
     v2Spaces?: boolean;
+    /** The space that is the default database (bundled.json `default`). */
+    defaultSpace?: string;
   } = {},
 ): Promise<ApiHarness> {
   const log = createLogger({ level: 'warn', pretty: false });
@@ -68,7 +70,9 @@ export async function startApiHarness(
       website: '',
     })),
   );
-  const search = spacePool ? await withSynthonSpaces(catalogSearch, spaceEntries, spacePool) : catalogSearch;
+  const search = spacePool
+    ? await withSynthonSpaces(catalogSearch, spaceEntries, spacePool, { defaultSpace: opts.defaultSpace })
+    : catalogSearch;
   const v2 =
     spacePool && opts.v2Spaces
       ? ({

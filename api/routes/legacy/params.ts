@@ -40,12 +40,36 @@ export const OrderingSchema = Type.Array(Type.String(), {
   description: `Orderings: ${ORDERINGS.join(', ')}`,
 });
 
-/** Checks the databases exist, that there are at most `max`, and that each serves the search type. */
+/**
+ * The database searched when a request names none: the service's default (the synthon space once
+ * it is built) when the operation searches synthon spaces and the default serves every requested
+ * type; otherwise the largest enumerated catalog serving them (operations that read catalog rows,
+ * search types a space does not serve), so a request without db_names never fails on the default.
+ */
+export function defaultDatabaseFor(
+  search: SearchService,
+  searchTypes: SearchType[],
+  acceptsSpaces: boolean,
+): string {
+  const dbs = search.databases();
+  const serves = (d: (typeof dbs)[number]) => searchTypes.every((t) => d.searchTypes.includes(t));
+  const def = dbs.find((d) => d.id === search.defaultDatabase());
+  if (def && (acceptsSpaces || def.kind !== 'synthon') && serves(def)) return def.id;
+  const catalogs = dbs.filter((d) => d.kind !== 'synthon').sort((a, b) => b.molecules - a.molecules);
+  return (catalogs.find(serves) ?? catalogs[0])?.id ?? search.defaultDatabase();
+}
+
+/**
+ * Checks the databases exist, that there are at most `max`, and that each serves the search type.
+ * Without db_names the default is `defaultDatabaseFor` (`acceptsSpaces`: the operation searches
+ * synthon spaces).
+ */
 export function checkDatabases(
   search: SearchService,
   dbNames: string[] | undefined,
   searchTypes: SearchType[],
   max = MAX_SYNC_DATABASES,
+  acceptsSpaces = false,
 ): string[] {
   const names =
     dbNames && dbNames.length
@@ -57,7 +81,7 @@ export function checkDatabases(
               .filter(Boolean),
           ),
         ]
-      : [search.defaultDatabase()];
+      : [defaultDatabaseFor(search, searchTypes, acceptsSpaces)];
   // `db_names=` names no database: a 422, not a search of nothing with zero neighbours.
   if (!names.length)
     throw validationError(

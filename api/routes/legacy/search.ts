@@ -20,6 +20,7 @@ import {
   checkOrderings,
   FilteringSchema,
   INT32_MAX,
+  MAX_SYNC_DATABASES,
   OrderingSchema,
   SAMPLE_SMILES,
   SearchQualitySchema,
@@ -136,7 +137,8 @@ async function molsearch(
     requested.some((o) => (THREE_D_ORDERINGS as readonly string[]).includes(o));
   if (threeD) return molsearch3d(search, q, searchTypes, requested, { k, remark }, shape);
   const types = searchTypes as SearchType[];
-  const dbNames = checkDatabases(search, q.db_names, types);
+  // /molsearch searches synthon spaces: without db_names the default space for morgan/synthongpt.
+  const dbNames = checkDatabases(search, q.db_names, types, MAX_SYNC_DATABASES, true);
   const filters = q.filter_molecules ? checkFilters(search, q.filtering ?? []) : [];
   const ordering = checkOrderings(search, requested);
   if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');

@@ -107,4 +107,20 @@ describe('similaritySearch is exact', () => {
     expect(res.timedOut).toBe(true);
     expect(res.counts.candidates).toBe(50);
   });
+
+  it('a shared score map gives the same hits without assembling any tuple twice', () => {
+    const space = spaces.get('idorsia_toy_space_a')!;
+    const fp = fpOf(fixture.spaces.idorsia_toy_space_a[0].query);
+    const scored = new Map<string, number | null>();
+    const first = similaritySearch(rd, space, fp, { threshold: 0.45, scored });
+    const size = scored.size;
+    expect(size).toBe(first.counts.assembled + first.counts.invalid);
+    const again = similaritySearch(rd, space, fp, { threshold: 0.45, scored });
+    expect(scored.size).toBe(size);
+    expect(again.hits).toEqual(first.hits);
+    // A lower threshold reuses the scores it has and assembles only the new candidates.
+    const lower = similaritySearch(rd, space, fp, { threshold: 0.35, scored });
+    expect(scored.size).toBe(lower.counts.assembled + lower.counts.invalid);
+    expect(scored.size).toBeGreaterThanOrEqual(size);
+  });
 });

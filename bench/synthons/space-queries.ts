@@ -1,0 +1,78 @@
+/**
+ * Per-query timings of ours on an already built (large) space, beside RDKit's from a peer.py result
+ * on the same space file and queries: for the ≥10^9-product AutoGrow4 space, whose build (ours) and
+ * synthon fingerprints (RDKit) take minutes, so run.ts's build-and-run-both is split in two.
+ * Similarity: the top k (similarityTopK, as /molsearch serves it) and the hits above --cutoff (at
+ * most --max-hits, like the peer's maxHits); substructure: the first --max-hits products.
+ *
+ *   source scripts/env.sh && node bench/synthons/space-queries.ts --space data/spaces/zinc15_autogrow4_space \
+ *     --queries q.json [--peer peer.json] [--k 100] [--cutoff 0.5] [--max-hits 100] [--timeout-s 60]
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { getRDKit } from '../../engine/chem/rdkit.ts';
+import { MORGAN_DETAILS } from '../../engine/chem/fingerprint.ts';
+import { openSpace } from '../../engine/synthons/space.ts';
+import { similaritySearch, similarityTopK } from '../../engine/synthons/similarity.ts';
+import { substructureSearch } from '../../engine/synthons/substructure.ts';
+
+const { values } = parseArgs({
+  options: {
+    space: { type: 'string' },
+    queries: { type: 'string' },
+    peer: { type: 'string' },
+    k: { type: 'string', default: '100' },
+    cutoff: { type: 'string', default: '0.5' },
+    'max-hits': { type: 'string', default: '100' },
+    'timeout-s': { type: 'string', default: '60' },
+  },
+});
+const timeoutMs = Number(values['timeout-s']) * 1000;
+const maxHits = Number(values['max-hits']);
+const rd = await getRDKit();
+let t = performance.now();
+const space = await openSpace(values.space!);
+const c = space.manifest.counts;
+console.log(
+  `${space.manifest.id}: ${c.reactions} reactions, ${c.synthons} synthons, ${c.products} products; ` +
+    `open ${((performance.now() - t) / 1000).toFixed(1)} s, heap ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB rss`,
+);
+const q = JSON.parse(readFileSync(values.queries!, 'utf8')) as {
+  similarity: string[];
+  substructure: string[];
+};
+const peer = values.peer
+  ? (JSON.parse(readFileSync(values.peer, 'utf8')) as {
+      similarity?: Array<{ seconds: number; hits: string[] }>;
+      substructure?: Array<{ seconds: number; hits: string[] }>;
+    })
+  : undefined;
+const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+q.similarity.forEach((smiles, i) => {
+  const mol = rd.get_mol(smiles)!;
+  const fp = new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
+  mol.delete();
+  t = performance.now();
+  const top = similarityTopK(rd, space, fp, Number(values.k), { timeoutMs });
+  const topMs = performance.now() - t;
+  t = performance.now();
+  const cut = similaritySearch(rd, space, fp, { threshold: Number(values.cutoff), maxHits, timeoutMs });
+  const cutMs = performance.now() - t;
+  const p = peer?.similarity?.[i];
+  console.log(
+    `sim q${i} ${smiles}: top-${values.k} ${s(topMs)} (${top.hits.length} hits >= ${top.threshold}, ` +
+      `${top.counts.candidates} candidates${top.timedOut ? ', TIMED OUT' : ''}) | >= ${values.cutoff} ${s(cutMs)} ` +
+      `(${cut.hits.length} hits, ${cut.counts.candidates} candidates${cut.timedOut ? ', TIMED OUT' : ''})` +
+      (p ? ` | RDKit ${p.seconds.toFixed(2)} s (${p.hits.length} hits)` : ''),
+  );
+});
+q.substructure.forEach((smarts, i) => {
+  t = performance.now();
+  const r = substructureSearch(rd, space, smarts, { maxHits, timeoutMs });
+  const p = peer?.substructure?.[i];
+  console.log(
+    `sss ${smarts}: ${s(performance.now() - t)} (${r.hits.length} hits, ${r.examined} examined` +
+      `${r.timedOut ? ', TIMED OUT' : ''})` +
+      (p ? ` | RDKit ${p.seconds.toFixed(2)} s (${p.hits.length} hits)` : ''),
+  );
+});

@@ -1,0 +1,74 @@
+// Background builds of large bundled spaces (bundled.ts buildInBackground) and spaces added to a
+// running pool (space-pool.ts add): the real CLI in a child process, the real engine thread.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildInBackground, type BundledSpace } from '../../../engine/synthons/bundled.ts';
+import { createSpacePool } from '../../../engine/synthons/space-pool.ts';
+import type { SpaceManifest } from '../../../engine/synthons/format.ts';
+
+const REPO = new URL('../../../', import.meta.url).pathname;
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'bundled-bg-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const amide: BundledSpace = {
+  id: 'amide_bg',
+  name: 'amides',
+  vendor: 'RDKit test data',
+  website: 'https://github.com/rdkit/rdkit',
+  source: 'sources/amide_space.txt',
+  license: 'BSD-3-Clause',
+  background: true,
+};
+
+function waitReady(space: BundledSpace) {
+  return new Promise<{ state: ReturnType<typeof buildInBackground>; dir: string; manifest?: SpaceManifest }>(
+    (resolve) => {
+      const state = buildInBackground({
+        space,
+        spaceDir: root,
+        repoRoot: REPO,
+        onReady: (dir, manifest) => resolve({ state, dir, manifest }),
+      });
+      const timer = setInterval(() => {
+        if (state.status === 'failed') {
+          clearInterval(timer);
+          resolve({ state, dir: '' });
+        }
+      }, 200);
+      timer.unref();
+    },
+  );
+}
+
+describe('background space builds', () => {
+  it(
+    'builds in a child process, reports ready, and a running pool then searches the space',
+    { timeout: 300_000 },
+    async () => {
+      const pool = createSpacePool({ dirs: [] });
+      try {
+        const { state, dir, manifest } = await waitReady(amide);
+        expect(state.status).toBe('ready');
+        expect(manifest!.counts).toMatchObject({ reactions: 1, products: 12 });
+        await pool.add(manifest!.id, dir);
+        const sample = await pool.sample('amide_bg', 5, 1);
+        expect(sample.products.length).toBe(5);
+      } finally {
+        await pool.close();
+      }
+    },
+  );
+
+  it('reports a failed build with the reason', { timeout: 300_000 }, async () => {
+    const { state } = await waitReady({ ...amide, id: 'missing_bg', source: 'sources/no_such_file.txt' });
+    expect(state.status).toBe('failed');
+    expect(state.error).toMatch(/exited with code/);
+  });
+});
