@@ -20,6 +20,7 @@ import { csvCell, npyFloat32, outputPath, readInputSmiles } from './analysis-fil
 import { createAnalysisResults } from './analysis-results.ts';
 import type { JobService } from './jobs.ts';
 import { ulid } from './jobs-ids.ts';
+import { requestLimits } from './request-limits.ts';
 
 /** The stated input limits, for the routes' 422s and descriptions. */
 export { ANALYSIS_LIMITS } from '../../engine/analysis/index.ts';
@@ -44,7 +45,8 @@ export type ArrayRow = SimilarityResult & { error?: string };
 
 export function createAnalysisService(deps: AnalysisServiceDeps) {
   const { pool, search, objects } = deps;
-  const run = <R extends AnalysisRequest>(req: R) => pool.run(req);
+  // The client going away withdraws queued work; the pool's own deadlines bound the rest.
+  const run = <R extends AnalysisRequest>(req: R) => pool.run(req, { signal: requestLimits().signal });
   const results = createAnalysisResults({ search, jobs: deps.jobs });
 
   return {

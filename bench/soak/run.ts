@@ -241,7 +241,7 @@ const sample = async () => {
   const mem = await memoryBreakdown();
   const sum = (kind: string) =>
     Object.entries(mem)
-      .filter(([k]) => k.endsWith(kind))
+      .filter(([k]) => k.includes(kind))
       .reduce((s, [, v]) => s + v, 0);
   const row = {
     t_s: Math.round((Date.now() - t0) / 1000),
@@ -250,9 +250,9 @@ const sample = async () => {
     requests: total(),
     unexpected: totalUnexpected(),
     heaps_mb: sum('.heap_used'),
-    wasm_mb: sum('.wasm_rdkit'),
+    wasm_mb: sum('.wasm_'),
     array_buffers_mb: sum('.array_buffers'),
-    native_mb: rss - sum('.heap_used') - sum('.wasm_rdkit') - sum('.array_buffers'),
+    native_mb: rss - sum('.heap_used') - sum('.wasm_') - sum('.array_buffers'),
     mem,
   };
   series.push(row);
@@ -290,6 +290,23 @@ const result = {
   rss_mb_max_after_warmup: Math.max(...rss),
   rss_growth_after_warmup_mb: rss.length ? rss[rss.length - 1] - rss[0] : NaN,
   temporal_rss_mb_end: series[series.length - 1].temporal_rss_mb,
+  // Where the growth after warm-up went: RSS, then each part of the breakdown (MB, last − first).
+  growth_after_warmup_mb: (() => {
+    const [first, last] = [series.find((x) => x.t_s * 1000 >= warmupMs), series[series.length - 1]];
+    if (!first) return {};
+    const keys = new Set([...Object.keys(first.mem), ...Object.keys(last.mem)]);
+    const parts = Object.fromEntries(
+      [...keys].map((k) => [k, (last.mem[k] ?? 0) - (first.mem[k] ?? 0)]).filter(([, v]) => v !== 0),
+    );
+    return {
+      rss: last.rss_mb - first.rss_mb,
+      heaps: last.heaps_mb - first.heaps_mb,
+      wasm: last.wasm_mb - first.wasm_mb,
+      array_buffers: last.array_buffers_mb - first.array_buffers_mb,
+      native: last.native_mb - first.native_mb,
+      parts,
+    };
+  })(),
   unexpected_samples: unexpected,
   series,
 };
