@@ -14,6 +14,7 @@ import {
   type NormalizedSelection,
   type SelectionPool,
 } from '../../engine/selection/index.ts';
+import { requestLimits } from './request-limits.ts';
 
 /** Most hits a synchronous v2 answer holds (search, sample, selections). */
 export const MAX_SYNC_LIMIT = 200;
@@ -103,7 +104,10 @@ export function createSelectionsService(deps: SelectionsServiceDeps) {
           `shortlist ${shortlistOf(selection)} exceeds ${shortlistCap} for a synchronous selection; submit it as a run (POST /api/v2/runs)`,
         );
       }
-      const out = await executeSelectionIn(deps.selectionPool, library, selection);
+      const out = await executeSelectionIn(deps.selectionPool, library, selection, {
+        lane: 'interactive',
+        ...requestLimits(),
+      });
       return {
         object: 'selection' as const,
         id: `sel_${randomUUID().replace(/-/g, '')}`,

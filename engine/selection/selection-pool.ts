@@ -20,6 +20,17 @@ export interface SelectionPoolOptions {
   log?: Logger;
 }
 
+/**
+ * How a selection waits for a thread (issue 15): a synchronous request's selection (`interactive`)
+ * goes ahead of run items (`batch`, the default), and its deadline (queue included) or client
+ * going away withdraws it while queued (`overloaded` / the signal's reason).
+ */
+export interface SelectionRunOptions {
+  lane?: 'interactive' | 'batch';
+  deadline?: number;
+  signal?: AbortSignal;
+}
+
 export interface SelectionPoolStats {
   threads: number;
   busy: number;
@@ -34,7 +45,11 @@ export interface SelectionPool {
    * call would throw, with DomainError('overloaded') when the queue is full, DomainError('unavailable')
    * after close(), and DomainError('internal') when the thread dies.
    */
-  execute(source: LibrarySource, selection: NormalizedSelection): Promise<SelectionOutcome>;
+  execute(
+    source: LibrarySource,
+    selection: NormalizedSelection,
+    opts?: SelectionRunOptions,
+  ): Promise<SelectionOutcome>;
   stats(): SelectionPoolStats;
   /** Stops the threads; pending selections reject with 'unavailable'. Idempotent. */
   close(): Promise<void>;
@@ -51,6 +66,7 @@ export function createSelectionPool(opts: SelectionPoolOptions = {}): SelectionP
     name: 'selection',
     script: workerUrl,
     size: Math.max(1, opts.threads ?? 1),
+    lanes: ['interactive', 'batch'],
     maxQueue,
     unrefIdle: true, // idle threads never keep the process alive; a running selection does
     errors: {
@@ -79,17 +95,20 @@ export function createSelectionPool(opts: SelectionPoolOptions = {}): SelectionP
   };
 
   return {
-    execute(source, selection) {
+    execute(source, selection, ro = {}) {
       const key = keyOf(source);
       // The source (a catalog directory, or in-memory molecules) goes to each thread once.
-      return threads.run((t) => {
-        const msg: ExecuteMessage = { key, selection };
-        if (!t.seen.has(key)) {
-          msg.source = source;
-          t.seen.add(key);
-        }
-        return msg;
-      });
+      return threads.run(
+        (t) => {
+          const msg: ExecuteMessage = { key, selection };
+          if (!t.seen.has(key)) {
+            msg.source = source;
+            t.seen.add(key);
+          }
+          return msg;
+        },
+        { lane: ro.lane ?? 'batch', deadline: ro.deadline, signal: ro.signal },
+      );
     },
     stats: () => {
       const s = threads.stats();
@@ -107,6 +126,7 @@ export function executeSelectionIn(
   pool: SelectionPool | undefined,
   lib: Library,
   selection: NormalizedSelection,
+  opts?: SelectionRunOptions,
 ): Promise<SelectionOutcome> {
-  return pool && lib.source ? pool.execute(lib.source, selection) : executeSelection(lib, selection);
+  return pool && lib.source ? pool.execute(lib.source, selection, opts) : executeSelection(lib, selection);
 }
