@@ -34,7 +34,13 @@ export function registerWasmMemory(name: string, memory: WasmMemoryLike): void {
 export function isolateMemory(): IsolateMemory {
   const m = memoryUsage();
   const wasm: Record<string, number> = {};
-  for (const [name, mem] of wasmMemories) wasm[name] = mem.buffer.byteLength;
+  for (const [name, mem] of wasmMemories) {
+    try {
+      wasm[name] = mem.buffer.byteLength;
+    } catch {
+      wasmMemories.delete(name); // its module was closed (a PGlite database after close())
+    }
+  }
   return {
     heapUsed: m.heapUsed,
     heapTotal: m.heapTotal,
