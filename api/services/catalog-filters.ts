@@ -14,6 +14,7 @@ import {
   type QedBaseDescriptors,
 } from '../../engine/filters/index.ts';
 import type { FilterName, NeighborRow } from './search-service.ts';
+import { requestLimits } from './request-limits.ts';
 
 export interface FilterCandidate {
   row: NeighborRow;
@@ -90,6 +91,7 @@ export function createCatalogFilters(deps: {
             descriptors: chem.includes('QED')
               ? chunk.map((c) => stored<QedBaseDescriptors>(c, QED_BASE_COLUMNS))
               : undefined,
+            ...requestLimits(),
           },
         );
         chunk.forEach((c, i) => {
