@@ -40,6 +40,7 @@ import { registerInstallationRoutes } from './routes/legacy/installation.ts';
 import { registerV2Routes, type V2Services } from './routes/v2/index.ts';
 import { registerWebApp } from './plugins/web-app.ts';
 import { registerMetrics } from './plugins/metrics.ts';
+import { registerRequestLimits } from './plugins/request-limits.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 
 export type { HealthCheck } from './routes/legacy/meta.ts';
@@ -95,6 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 16 * 1024 * 1024,
     routerOptions: { maxParamLength: deps.maxParamLength ?? 500 },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  registerRequestLimits(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -72,9 +72,11 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
   });
   // ADMET for query molecules: predictor threads start on the first /predict_array request.
   const admet = createAdmetService({ objects, publicUrl: config.publicUrl, log });
-  // Similarity, embeddings, clustering and maps: one analysis thread, started now in the background
-  // so the first legacy analysis call does not wait for RDKit to load; readiness does not wait for it.
-  const analysisPool = createAnalysisPool({ threads: 1 });
+  // Similarity, embeddings, clustering and maps: two analysis threads (heavy requests use at most
+  // one, so cheap ones never wait behind them; engine/analysis/pool.ts), started now in the
+  // background so the first legacy analysis call does not wait for RDKit to load; readiness does
+  // not wait for them.
+  const analysisPool = createAnalysisPool({ threads: 2 });
   let closing = false;
   analysisPool.start().then(
     () => log.debug('analysis thread started'),

@@ -10,6 +10,18 @@ import { createMetricsRegistry, type MetricsRegistry } from '../platform/metrics
 import type { SearchPool } from '../engine/search/index.ts';
 import type { FleetSearch } from '../api/services/fleet-search.ts';
 import { TASK_QUEUES, taskQueue, type TaskQueueKind } from '../workflows/contracts.ts';
+import { cachesStats } from '../platform/lru.ts';
+import { isolateMemory, threadPoolsMemory, type IsolateMemory } from '../engine/threads/index.ts';
+
+/** One isolate's memory as labelled samples (`kind`: heap_used, external, array_buffers, wasm_<name>). */
+function memorySamples(m: IsolateMemory, labels: Record<string, string>) {
+  return [
+    { labels: { ...labels, kind: 'heap_used' }, value: m.heapUsed },
+    { labels: { ...labels, kind: 'external' }, value: m.external },
+    { labels: { ...labels, kind: 'array_buffers' }, value: m.arrayBuffers },
+    ...Object.entries(m.wasm).map(([name, v]) => ({ labels: { ...labels, kind: `wasm_${name}` }, value: v })),
+  ];
+}
 
 export function createStackMetrics(deps: {
   pool: SearchPool;
@@ -19,6 +31,26 @@ export function createStackMetrics(deps: {
   prefix: string;
 }): MetricsRegistry {
   const r = createMetricsRegistry();
+  // Memory by where it lives (issue 15): RSS, the main isolate, and every engine thread, so a
+  // growing RSS can be attributed to a heap, a WASM module or (by difference) native allocations.
+  r.collect('process_resident_memory_bytes', 'Resident set size of this process', 'gauge', () => [
+    { value: process.memoryUsage.rss() },
+  ]);
+  r.collect(
+    'isolate_memory_bytes',
+    'Memory of the main isolate and of each engine thread',
+    'gauge',
+    async () => [
+      ...memorySamples(isolateMemory(), { pool: 'main', slot: '0' }),
+      ...(await threadPoolsMemory()).flatMap((m) => memorySamples(m, { pool: m.pool, slot: String(m.slot) })),
+    ],
+  );
+  r.collect('cache_bytes', 'Bytes held by each in-memory cache (bounded by cache_max_bytes)', 'gauge', () =>
+    cachesStats().map((c) => ({ labels: { cache: c.name }, value: c.bytes })),
+  );
+  r.collect('cache_max_bytes', 'Byte budget of each in-memory cache', 'gauge', () =>
+    cachesStats().map((c) => ({ labels: { cache: c.name }, value: c.maxBytes })),
+  );
   const pool = () => deps.pool.stats();
   r.collect('molsearch_searches_total', 'Searches run by the in-process pool', 'counter', () => [
     { value: pool().searches },

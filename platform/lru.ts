@@ -5,6 +5,8 @@
  * an entry counts `pendingBytes`). A value bigger than the whole budget is not kept.
  */
 export interface LruOptions<V> {
+  /** Names the cache in /metrics (cache_bytes); unnamed caches are not exported. */
+  name?: string;
   maxBytes: number;
   maxEntries?: number;
   /** Bytes a resolved value holds (an estimate is fine: typed arrays' byteLength, strings × 2). */
@@ -25,6 +27,20 @@ export interface Lru<V> {
     misses: number;
     evictions: number;
   };
+}
+
+/** Named caches alive in this process (weakly held: a dropped cache disappears from the list). */
+const named = new Set<{ name: string; ref: WeakRef<Lru<unknown>> }>();
+
+/** Size and hit counts of every named cache alive in this process (for /metrics). */
+export function cachesStats(): ({ name: string } & ReturnType<Lru<unknown>['stats']>)[] {
+  const out = [];
+  for (const entry of named) {
+    const lru = entry.ref.deref();
+    if (!lru) named.delete(entry);
+    else out.push({ name: entry.name, ...lru.stats() });
+  }
+  return out;
 }
 
 export function createLru<V>(opts: LruOptions<V>): Lru<V> {
@@ -54,7 +70,7 @@ export function createLru<V>(opts: LruOptions<V>): Lru<V> {
     if (n > opts.maxBytes) drop(key);
     trim();
   };
-  return {
+  const lru: Lru<V> = {
     get(key) {
       const e = entries.get(key);
       if (!e) {
@@ -83,4 +99,6 @@ export function createLru<V>(opts: LruOptions<V>): Lru<V> {
     delete: drop,
     stats: () => ({ entries: entries.size, bytes, maxBytes: opts.maxBytes, hits, misses, evictions }),
   };
+  if (opts.name) named.add({ name: opts.name, ref: new WeakRef(lru as Lru<unknown>) });
+  return lru;
 }

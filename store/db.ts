@@ -4,6 +4,7 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import type { Logger } from '../platform/logger.ts';
 import { acquireLock } from '../platform/process-lock.ts';
+import { registerWasmMemory } from '../platform/memory.ts';
 
 /**
  * One SQL dialect over two drivers: PostgreSQL (`pg` pool) in production, PGlite embedded.
@@ -141,6 +142,13 @@ async function openPglite(dir: string | undefined, opts: OpenDatabaseOptions): P
     throw err;
   }
   opts.log?.info({ dir: memory ? 'memory' : dir }, 'opened embedded PGlite database');
+  // PGlite is Postgres compiled to WebAssembly in this thread: its heap only grows, so memory
+  // probes report it next to RDKit's (/metrics isolate_memory_bytes, kind wasm_pglite).
+  registerWasmMemory('pglite', {
+    get buffer() {
+      return lite.Module.HEAPU8.buffer;
+    },
+  });
   const lock = createMutex();
   // Marks the async context of a running transaction, to refuse (not deadlock on) outer-db use in it.
   const inTx = new AsyncLocalStorage<boolean>();

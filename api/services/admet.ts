@@ -15,6 +15,7 @@ import {
   type AdmetTable,
 } from '../../engine/admet/index.ts';
 import { userFileKey } from './jobs-files.ts';
+import { requestLimits } from './request-limits.ts';
 
 /** Most molecules per /predict_array request. */
 export const MAX_PREDICT_MOLECULES = 1000;
@@ -137,7 +138,13 @@ export function createAdmetService(deps: AdmetServiceDeps) {
       }
       const file = req.filename.trim() ? exportFileName(req.filename) : undefined;
       const t0 = performance.now();
-      const table = toPredictTable(req.smiles, await (await predictor()).predictSmiles(req.smiles), req);
+      const table = toPredictTable(
+        req.smiles,
+        // The client going away withdraws queued batches; no 30 s deadline: a full-size request is
+        // legitimately long on one thread, and its later batches already yield to new requests.
+        await (await predictor()).predictSmiles(req.smiles, { signal: requestLimits().signal }),
+        req,
+      );
       deps.log?.debug(
         { molecules: req.smiles.length, ms: Math.round(performance.now() - t0) },
         'admet predictions',

@@ -23,6 +23,7 @@ import { ulid } from './jobs-ids.ts';
 import { createAnalysis3d } from './analysis-3d.ts';
 import type { ShapeSearchService } from './shape-search.ts';
 import type { AnalysisJobService } from './analysis-jobs.ts';
+import { requestLimits } from './request-limits.ts';
 
 /** The stated input limits, for the routes' 422s and descriptions. */
 export { ANALYSIS_LIMITS, syncMapLimit } from '../../engine/analysis/index.ts';
@@ -51,7 +52,8 @@ export type ArrayRow = SimilarityResult & { error?: string };
 
 export function createAnalysisService(deps: AnalysisServiceDeps) {
   const { pool, search, objects } = deps;
-  const run = <R extends AnalysisRequest>(req: R) => pool.run(req);
+  // The client going away withdraws queued work; the pool's own deadlines bound the rest.
+  const run = <R extends AnalysisRequest>(req: R) => pool.run(req, { signal: requestLimits().signal });
   const results = createAnalysisResults({ search, jobs: deps.jobs });
 
   return {

@@ -16,6 +16,7 @@ import {
   type QedBaseDescriptors,
 } from '../../engine/filters/index.ts';
 import type { FilterName, NeighborRow } from './search-service.ts';
+import { requestLimits } from './request-limits.ts';
 
 /**
  * How many candidates to rank when filters may drop some, so `k` survive when possible (the
@@ -98,6 +99,7 @@ export function createCatalogFilters(deps: {
             descriptors: chem.includes('QED')
               ? chunk.map((c) => stored<QedBaseDescriptors>(c, QED_BASE_COLUMNS))
               : undefined,
+            ...requestLimits(),
           },
         );
         chunk.forEach((c, i) => {

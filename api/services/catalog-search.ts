@@ -34,6 +34,7 @@ import {
 } from './search-service.ts';
 import { servedSearchTypes } from '../../engine/catalog/three-d-schema.ts';
 import { SERVED_SEARCH_TYPES } from './three-d-status.ts';
+import { requestLimits } from './request-limits.ts';
 
 export interface CatalogSearchDeps {
   catalogs: Catalog[];
@@ -166,14 +167,14 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
   ): Promise<SimilarityResult> {
     const remote = req.dbNames.filter((d) => fleetIds.has(d));
     if (!fleet || !remote.length) {
-      const hits = await pool.knn({ catalogs: req.dbNames, query: q.fp, k });
+      const hits = await pool.knn({ catalogs: req.dbNames, query: q.fp, k, ...requestLimits() });
       return finish(hits, (fp) => tanimoto(q.fp, fp), req, q.canonicalSmiles);
     }
     // Fleet catalogs fan out; catalogs this process holds are scanned here; one merged top k.
     const rest = req.dbNames.filter((d) => !fleetIds.has(d));
     const [far, near] = await Promise.all([
       fleet.knn(remote, q.fp, k),
-      rest.length ? pool.knn({ catalogs: rest, query: q.fp, k }) : Promise.resolve([]),
+      rest.length ? pool.knn({ catalogs: rest, query: q.fp, k, ...requestLimits() }) : Promise.resolve([]),
     ]);
     const tagged = [
       ...far.hits.map((h) => ({ h, s: far.shardOf(h) })),
@@ -216,7 +217,12 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
         for (const q of qs) out.push(await fanOut(req, q, k));
         return out;
       }
-      const all = await pool.knnMany({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });
+      const all = await pool.knnMany({
+        catalogs: req.dbNames,
+        queries: qs.map((q) => q.fp),
+        k,
+        ...requestLimits(),
+      });
       return Promise.all(
         all.map((hits, i) => finish(hits, (fp) => tanimoto(qs[i].fp, fp), req, qs[i].canonicalSmiles)),
       );
@@ -225,7 +231,12 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
       noFleet(req.dbNames);
       const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
-      const hits = await pool.centroid({ catalogs: req.dbNames, queries: qs.map((q) => q.fp), k });
+      const hits = await pool.centroid({
+        catalogs: req.dbNames,
+        queries: qs.map((q) => q.fp),
+        k,
+        ...requestLimits(),
+      });
       const canonicalInputs = qs.map((q) => q.canonicalSmiles);
       const centroid = prepareCentroid(qs.map((q) => q.fp));
       const score = (fp: Uint8Array) => centroidTanimoto(centroid, fp);
@@ -239,7 +250,7 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
         throw analysisToDomain(err);
       }
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
-      const hits = await pool.knnPrepared({ catalogs: req.dbNames, query, k });
+      const hits = await pool.knnPrepared({ catalogs: req.dbNames, query, k, ...requestLimits() });
       // A fingerprint query is rescored in f64 like /molsearch; a weighted one keeps its score.
       const fp = query.kind === 'tanimoto' ? query.fp : undefined;
       return finish(hits, (row, hit) => (fp ? tanimoto(fp, row) : hit.similarity), req, '');

@@ -66,7 +66,12 @@ export function jobResultBytes(r: JobResult): number {
  * by bytes (`maxBytes`, RESULT_CACHE_BYTES): a 100,000-row result with properties is ~35 MB.
  */
 export function createResultCache(objects: ObjectStore, maxBytes = 256 * 2 ** 20) {
-  const entries = createLru<Promise<JobResult>>({ maxBytes, maxEntries: 64, size: jobResultBytes });
+  const entries = createLru<Promise<JobResult>>({
+    name: 'job_results',
+    maxBytes,
+    maxEntries: 64,
+    size: jobResultBytes,
+  });
   return {
     get(key: string): Promise<JobResult> {
       let p = entries.get(key);

@@ -109,6 +109,7 @@ export function createJobService(deps: JobServiceDeps) {
   const results = createResultCache(deps.objects, deps.resultCacheBytes);
   // Filtered views of cached results: an index array per filter, 5 bytes a row.
   const views = createLru<ResultView>({
+    name: 'job_result_views',
     maxBytes: 64 * 2 ** 20,
     maxEntries: 256,
     size: (v) => v.indices.byteLength + v.inRange.byteLength,

@@ -22,6 +22,7 @@ import {
   type SelectionPool,
 } from '../../engine/selection/index.ts';
 import type { ShapeObjectives } from './shape-objectives.ts';
+import { requestLimits } from './request-limits.ts';
 
 /** Most hits a synchronous v2 answer holds (search, sample, selections). */
 export const MAX_SYNC_LIMIT = 200;
@@ -174,7 +175,10 @@ export function createSelectionsService(deps: SelectionsServiceDeps) {
       }
       const external =
         deps.shape && needsExternalScores(selection) ? await threeD(library, selection) : undefined;
-      const out = await executeSelectionIn(deps.selectionPool, library, selection, external);
+      const out = await executeSelectionIn(deps.selectionPool, library, selection, external, {
+        lane: 'interactive',
+        ...requestLimits(),
+      });
       return {
         object: 'selection' as const,
         id: `sel_${randomUUID().replace(/-/g, '')}`,

@@ -16,6 +16,7 @@ import {
 } from '../../engine/chem/index.ts';
 import { sampleIndices, type Library, type LibraryRegistry } from '../../engine/selection/index.ts';
 import { isValidQuery, type SubstructureRunner } from '../../engine/substructure/index.ts';
+import { requestLimits } from './request-limits.ts';
 
 export const ENGINE_VERSION = 'molsearch-engine/1';
 
@@ -143,7 +144,7 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
       const lib = await library(b.database_id);
       const q = await parseQuery(b.query_smiles);
       const t1 = performance.now();
-      const knn = await lib.knn(q.fp, b.limit);
+      const knn = await lib.knn(q.fp, b.limit, undefined, requestLimits());
       // The k-NN ranks in float32; answers carry the exact double Tanimoto of each pair (as
       // /molsearch, centroid search and selections do), re-sorted so rank follows the score.
       const exact = Array.from(knn.rows, (row) => ({ row, score: tanimoto(q.fp, lib.fingerprint(row)) }));

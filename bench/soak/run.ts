@@ -208,29 +208,65 @@ const series: {
   temporal_rss_mb: number;
   requests: number;
   unexpected: number;
+  heaps_mb: number;
+  wasm_mb: number;
+  array_buffers_mb: number;
+  native_mb: number;
+  mem: Record<string, number>;
 }[] = [];
 const total = () => Object.values(counts).reduce((s, c) => s + c.n, 0);
 const totalUnexpected = () => Object.values(counts).reduce((s, c) => s + c.unexpected, 0);
-const sample = () => {
+/**
+ * The service's own memory breakdown from /metrics (MB): each isolate's heap, external memory and
+ * WASM memories (`<pool>.<slot>.<kind>`), so RSS growth can be attributed; what no isolate
+ * accounts for (RSS minus heaps, WASM memories and array buffers) is native memory.
+ */
+async function memoryBreakdown(): Promise<Record<string, number>> {
+  try {
+    const text = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+    const out: Record<string, number> = {};
+    for (const m of text.matchAll(/^isolate_memory_bytes\{(.*)\} (\S+)$/gm)) {
+      const l = Object.fromEntries([...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+      out[`${l.pool}.${l.slot}.${l.kind}`] = Math.round(Number(m[2]) / 2 ** 20);
+    }
+    for (const m of text.matchAll(/^cache_bytes\{cache="([^"]*)"\} (\S+)$/gm))
+      out[`cache.${m[1]}`] = Math.round(Number(m[2]) / 2 ** 20);
+    return out;
+  } catch {
+    return {};
+  }
+}
+const sample = async () => {
+  const rss = rssMb(child.pid!);
+  const mem = await memoryBreakdown();
+  const sum = (kind: string) =>
+    Object.entries(mem)
+      .filter(([k]) => k.includes(kind))
+      .reduce((s, [, v]) => s + v, 0);
   const row = {
     t_s: Math.round((Date.now() - t0) / 1000),
-    rss_mb: rssMb(child.pid!),
+    rss_mb: rss,
     temporal_rss_mb: rssMb(temporalPid()),
     requests: total(),
     unexpected: totalUnexpected(),
+    heaps_mb: sum('.heap_used'),
+    wasm_mb: sum('.wasm_'),
+    array_buffers_mb: sum('.array_buffers'),
+    native_mb: rss - sum('.heap_used') - sum('.wasm_') - sum('.array_buffers'),
+    mem,
   };
   series.push(row);
   console.error(JSON.stringify(row));
 };
-sample();
-const sampler = setInterval(sample, Number(values['sample-seconds']) * 1000);
+await sample();
+const sampler = setInterval(() => void sample(), Number(values['sample-seconds']) * 1000);
 await Promise.all(
   Array.from({ length: Number(values.concurrency) }, async () => {
     while (Date.now() - t0 < durationMs) await pick(ops)();
   }),
 );
 clearInterval(sampler);
-sample();
+await sample();
 
 const after = series.filter((s) => s.t_s * 1000 >= warmupMs);
 const rss = after.map((s) => s.rss_mb);
@@ -254,6 +290,23 @@ const result = {
   rss_mb_max_after_warmup: Math.max(...rss),
   rss_growth_after_warmup_mb: rss.length ? rss[rss.length - 1] - rss[0] : NaN,
   temporal_rss_mb_end: series[series.length - 1].temporal_rss_mb,
+  // Where the growth after warm-up went: RSS, then each part of the breakdown (MB, last − first).
+  growth_after_warmup_mb: (() => {
+    const [first, last] = [series.find((x) => x.t_s * 1000 >= warmupMs), series[series.length - 1]];
+    if (!first) return {};
+    const keys = new Set([...Object.keys(first.mem), ...Object.keys(last.mem)]);
+    const parts = Object.fromEntries(
+      [...keys].map((k) => [k, (last.mem[k] ?? 0) - (first.mem[k] ?? 0)]).filter(([, v]) => v !== 0),
+    );
+    return {
+      rss: last.rss_mb - first.rss_mb,
+      heaps: last.heaps_mb - first.heaps_mb,
+      wasm: last.wasm_mb - first.wasm_mb,
+      array_buffers: last.array_buffers_mb - first.array_buffers_mb,
+      native: last.native_mb - first.native_mb,
+      parts,
+    };
+  })(),
   unexpected_samples: unexpected,
   series,
 };

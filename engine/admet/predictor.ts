@@ -7,7 +7,7 @@ import { DomainError } from '../../platform/errors.ts';
 import { DESCRIPTOR_NAMES } from '../chem/descriptors.ts';
 import { ADMET_ENDPOINTS } from './endpoints.ts';
 import type { AdmetTable } from './predict.ts';
-import { createThreadPool } from '../threads/index.ts';
+import { createThreadPool, type RunOptions } from '../threads/index.ts';
 
 export interface AdmetPredictorOptions {
   /** Worker threads (default 1). */
@@ -22,7 +22,16 @@ export interface AdmetPredictor {
   /** Model version (models/onnx/manifest.json `version`), known once the threads are up. */
   readonly modelVersion: string;
   /** Predicts every SMILES; rows keep input order. Bad SMILES give a row error, never a throw. */
-  predictSmiles(smiles: readonly string[]): Promise<AdmetTable>;
+  /**
+   * Predicts in batches of `batchRows` on the threads. A request's first batch waits in a priority
+   * lane ahead of the later batches of large requests, so a one-molecule request is not queued
+   * behind a 10,000-molecule one; `deadline` (queue included) and `signal` withdraw what is still
+   * queued (`overloaded` / the signal's reason).
+   */
+  predictSmiles(
+    smiles: readonly string[],
+    limits?: { deadline?: number; signal?: AbortSignal },
+  ): Promise<AdmetTable>;
   close(): Promise<void>;
 }
 
@@ -36,6 +45,7 @@ export async function createAdmetPredictor(opts: AdmetPredictorOptions = {}): Pr
     name: 'ADMET predictor',
     script: new URL('./predictor-worker.ts', import.meta.url),
     size: Math.max(1, opts.threads ?? 1),
+    lanes: ['first', 'more'],
     workerData: () => ({ modelDir: opts.modelDir }),
     errors: {
       closed: () => new DomainError('unavailable', 'ADMET predictor is closed'),
@@ -52,8 +62,8 @@ export async function createAdmetPredictor(opts: AdmetPredictorOptions = {}): Pr
       cause: err,
     });
   }
-  const runBatch = (smiles: string[]): Promise<AdmetTable> =>
-    threads.run(smiles).catch((err: unknown) => {
+  const runBatch = (smiles: string[], ro: RunOptions): Promise<AdmetTable> =>
+    threads.run(smiles, ro).catch((err: unknown) => {
       throw err instanceof DomainError ? err : new Error(`ADMET batch failed: ${(err as Error).message}`);
     });
 
@@ -61,11 +71,16 @@ export async function createAdmetPredictor(opts: AdmetPredictorOptions = {}): Pr
     get modelVersion() {
       return version;
     },
-    async predictSmiles(smiles) {
+    async predictSmiles(smiles, limits = {}) {
       const parts: Promise<AdmetTable>[] = [];
-      for (let s = 0; s < smiles.length; s += batchRows) parts.push(runBatch(smiles.slice(s, s + batchRows)));
+      for (let s = 0; s < smiles.length; s += batchRows)
+        parts.push(runBatch(smiles.slice(s, s + batchRows), { lane: s === 0 ? 'first' : 'more', ...limits }));
       if (parts.length === 1) return parts[0];
-      return concatTables(await Promise.all(parts));
+      // One failed batch fails the request: settle the others so none rejects unobserved.
+      const settled = await Promise.allSettled(parts);
+      const failed = settled.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      return concatTables(settled.map((r) => (r as PromiseFulfilledResult<AdmetTable>).value));
     },
     close: () => threads.close(),
   };

@@ -5,6 +5,7 @@
  * the verdicts come back in input order.
  */
 import type { FilterRequest } from './evaluate.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { createThreadPool } from '../threads/index.ts';
 
 /** A thread's verdicts for its chunk: 1 = passes, and QED per candidate (NaN when unparsable). */
@@ -24,12 +25,19 @@ export interface FilterPool {
   /**
    * Evaluates the RDKit filters among `filters` (QED, PAINS, Substructure, Superstructure; other
    * names are ignored) for each SMILES, relative to `query` for the structure filters. Rejects
-   * with an Error whose `code` is 'invalid_smiles' when the query cannot be parsed.
+   * with an Error whose `code` is 'invalid_smiles' when the query cannot be parsed. `deadline`
+   * (queue included) and `signal` withdraw chunks still queued (DomainError `overloaded` / the
+   * signal's reason), as for every synchronous pool (engine/README.md, Deadlines).
    */
   evaluate(
     smiles: string[],
     filters: readonly string[],
-    opts?: { query?: string; descriptors?: FilterRequest['descriptors'] },
+    opts?: {
+      query?: string;
+      descriptors?: FilterRequest['descriptors'];
+      deadline?: number;
+      signal?: AbortSignal;
+    },
   ): Promise<FilterResult>;
   close(): Promise<void>;
 }
@@ -55,13 +63,18 @@ export function createFilterPool(opts: { threads?: number } = {}): FilterPool {
       const replies = await Promise.all(
         Array.from({ length: chunks }, (_, c) =>
           threads
-            .run({
-              smiles: smiles.slice(c * per, (c + 1) * per),
-              filters: [...filters],
-              query: o.query,
-              descriptors: o.descriptors?.slice(c * per, (c + 1) * per),
-            })
+            .run(
+              {
+                smiles: smiles.slice(c * per, (c + 1) * per),
+                filters: [...filters],
+                query: o.query,
+                descriptors: o.descriptors?.slice(c * per, (c + 1) * per),
+              },
+              { deadline: o.deadline, signal: o.signal },
+            )
             .catch((err: Error & { code?: string }) => {
+              // Withdrawn (deadline, client gone): the pool's own error, as is.
+              if ((err instanceof DomainError && err.code === 'overloaded') || o.signal?.aborted) throw err;
               throw Object.assign(new Error(`filter evaluation failed: ${err.message}`), { code: err.code });
             }),
         ),

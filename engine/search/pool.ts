@@ -4,6 +4,12 @@
  * every thread (and any replacement of a thread that died) is registered with every arena and
  * shard before it scans. The caller's event loop only splits work, dispatches and merges; every
  * row is scored on a thread. Results are exact and identical to a serial scan.
+ *
+ * No search can stall the others (issue 15): a search is a chain of segment tasks whose size
+ * shrinks with the number of queries (a batch of 100 queries scans 100 times fewer rows per task),
+ * a search's first task waits in a priority lane ('first') ahead of the continuations of running
+ * searches ('more'), and a `deadline` (absolute, queue included) or an aborted `signal` withdraws
+ * what is still queued and rejects the search (overloaded, 503) instead of scanning on.
  */
 import { availableParallelism } from 'node:os';
 import type { Logger } from '../../platform/logger.ts';
@@ -29,13 +35,20 @@ export interface SearchPoolOptions {
   blockBound?: boolean;
 }
 
-export interface KnnRequest {
+/** When a search must give up: the request's whole-life deadline, its client going away. */
+export interface SearchLimits {
+  /** Date.now() ms; past it the search rejects with `overloaded` and queued work is withdrawn. */
+  deadline?: number;
+  /** Aborting withdraws the search's queued work; it rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+export interface KnnRequest extends SearchLimits {
   catalogs: string[];
   query: Uint8Array;
   k: number;
   threshold?: number;
 }
-export interface KnnManyRequest {
+export interface KnnManyRequest extends SearchLimits {
   catalogs: string[];
   queries: Uint8Array[];
   k: number;
@@ -70,7 +83,7 @@ export interface SearchPool {
   /** Top-k by continuous Tanimoto to the mean fingerprint of the queries (see prepareCentroid). */
   centroid(req: CentroidRequest): Promise<Hit[]>;
   /** Top-k for an already prepared query (search by a given embedding, engine/analysis). */
-  knnPrepared(req: { catalogs: string[]; query: PreparedQuery; k: number }): Promise<Hit[]>;
+  knnPrepared(req: { catalogs: string[]; query: PreparedQuery; k: number } & SearchLimits): Promise<Hit[]>;
   stats(): SearchPoolStats;
   /** Stops all threads (pending searches reject with code 'unavailable') and frees the memories. */
   close(): Promise<void>;
@@ -88,6 +101,9 @@ interface Search {
   k: number;
   threshold?: number;
   segments: Segment[];
+  /** No task dispatched yet: the next one goes to the priority lane. */
+  fresh: boolean;
+  limits: SearchLimits;
   inFlight: number;
   hits: Hit[][];
   resolve(h: Hit[][]): void;
@@ -128,6 +144,7 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
     // Each slot owns a scratch area in every arena; a replacement thread reuses its slot's.
     workerData: (slot) => ({ slot, blockBound }),
     respawnEagerly: true,
+    lanes: ['first', 'more'],
     onSpawn: (t: ThreadHandle) =>
       Promise.all([...registry.values()].flatMap((c) => c.messages.map((m) => t.call(m)))).then(() => {}),
     errors: {
@@ -175,18 +192,23 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
       const seg = nextSegment(search);
       if (!seg) break;
       search.inFlight++;
+      const lane = search.fresh ? 'first' : 'more';
+      search.fresh = false;
       threads
-        .run(() => ({
-          t: 'scan',
-          catalog: seg.catalog,
-          shard: seg.shard.index,
-          rowStart: seg.rowStart,
-          rowEnd: seg.rowEnd,
-          queries: search.queries,
-          k: search.k,
-          threshold: search.threshold,
-          floors: search.queries.map((_, qi) => floorOf(search, qi)),
-        }))
+        .run(
+          () => ({
+            t: 'scan',
+            catalog: seg.catalog,
+            shard: seg.shard.index,
+            rowStart: seg.rowStart,
+            rowEnd: seg.rowEnd,
+            queries: search.queries,
+            k: search.k,
+            threshold: search.threshold,
+            floors: search.queries.map((_, qi) => floorOf(search, qi)),
+          }),
+          { lane, deadline: search.limits.deadline, signal: search.limits.signal },
+        )
         .then(
           (reply) => {
             search.inFlight--;
@@ -213,11 +235,36 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
     if (!search.done && search.inFlight === 0 && !search.segments.length) finish(search);
   }
 
+  /** Fails a search at its deadline or when its signal aborts, even between tasks. */
+  function watchLimits(search: Search): void {
+    const { deadline, signal } = search.limits;
+    const timer =
+      deadline === undefined
+        ? undefined
+        : setTimeout(
+            () =>
+              finish(
+                search,
+                new DomainError('overloaded', 'the search ran past its deadline; retry shortly', {
+                  retryAfterSeconds: 1,
+                }),
+              ),
+            Math.max(0, deadline - Date.now()),
+          );
+    const onAbort = () => finish(search, signal!.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const { resolve, reject } = search;
+    const clear = () => (clearTimeout(timer), signal?.removeEventListener('abort', onAbort));
+    search.resolve = (h) => (clear(), resolve(h));
+    search.reject = (e) => (clear(), reject(e));
+  }
+
   function run(
     catalogIds: string[],
     queries: PreparedQuery[],
     k: number,
-    threshold?: number,
+    threshold: number | undefined,
+    limits: SearchLimits,
   ): Promise<Hit[][]> {
     if (closed) return Promise.reject(new DomainError('unavailable', 'search pool is closed'));
     if (!Number.isInteger(k) || k < 0)
@@ -225,13 +272,19 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
     if (threshold !== undefined && !(threshold >= 0 && threshold <= 1))
       return Promise.reject(validationError(['threshold'], 'must be between 0 and 1'));
     const segments: Segment[] = [];
+    // A task scores rows × queries; keep that about constant so one task of a batch is as short
+    // as one of a single query (multiples of 1,024 rows keep the kernels' block alignment).
+    const rowsPerTask =
+      queries.length > 1
+        ? Math.max(1024, Math.floor(segmentRows / queries.length / 1024) * 1024)
+        : segmentRows;
     for (const id of catalogIds) {
       const cat = catalogs.get(id);
       if (!cat) return Promise.reject(notFound(`catalog ${id}`));
       for (const shard of cat.shards) {
         const pc = shard.data.popcounts;
-        for (let s = 0; s < shard.ref.rows; s += segmentRows) {
-          const e = Math.min(shard.ref.rows, s + segmentRows);
+        for (let s = 0; s < shard.ref.rows; s += rowsPerTask) {
+          const e = Math.min(shard.ref.rows, s + rowsPerTask);
           segments.push({
             catalog: id,
             shard,
@@ -251,6 +304,8 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
         k,
         threshold,
         segments,
+        fresh: true,
+        limits,
         inFlight: 0,
         hits: queries.map(() => []),
         resolve,
@@ -258,6 +313,7 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
         done: false,
       };
       active.add(search);
+      watchLimits(search);
       dispatch(search);
     });
   }
@@ -320,17 +376,18 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
       await threads.broadcast({ t: 'drop', catalog: id, arenas: cat.arenas });
     },
     shard: (catalog, index) => catalogs.get(catalog)?.shards.find((s) => s.index === index)?.data,
-    knn: async (req) => (await run(req.catalogs, [prepareTanimoto(req.query)], req.k, req.threshold))[0],
+    knn: async (req) => (await run(req.catalogs, [prepareTanimoto(req.query)], req.k, req.threshold, req))[0],
     knnMany: (req) =>
       run(
         req.catalogs,
         req.queries.map((q) => prepareTanimoto(q)),
         req.k,
         req.threshold,
+        req,
       ),
     centroid: async (req) =>
-      (await run(req.catalogs, [prepareCentroid(req.queries)], req.k, req.threshold))[0],
-    knnPrepared: async (req) => (await run(req.catalogs, [req.query], req.k))[0],
+      (await run(req.catalogs, [prepareCentroid(req.queries)], req.k, req.threshold, req))[0],
+    knnPrepared: async (req) => (await run(req.catalogs, [req.query], req.k, undefined, req))[0],
     stats: () => {
       const t = threads.stats();
       return {

@@ -20,6 +20,8 @@ export interface PoolKnn {
     catalogs: string[];
     query: Uint8Array;
     k: number;
+    deadline?: number;
+    signal?: AbortSignal;
   }): Promise<{ shard: number; row: number; similarity: number }[]>;
 }
 
@@ -88,9 +90,9 @@ export async function openCatalogLibrary(catalog: Catalog, pool?: PoolKnn): Prom
     copyProperties(columns, shard, base);
     base += shard.rows;
   }
-  const knn = async (query: Uint8Array, k: number, mask?: Uint8Array): Promise<KnnResult> => {
+  const knn: Library['knn'] = async (query, k, mask, limits) => {
     if (mask || !pool) return bruteForceKnn(fps, popcounts, query, k, mask);
-    const hits = await pool.knn({ catalogs: [m.id], query, k });
+    const hits = await pool.knn({ catalogs: [m.id], query, k, ...limits });
     return {
       rows: Int32Array.from(hits, (h) => offsets[h.shard] + h.row),
       scores: Float32Array.from(hits, (h) => h.similarity),

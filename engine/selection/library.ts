@@ -54,8 +54,16 @@ export interface Library {
   price(row: number): number | null;
   /** Values of a descriptor or predicted property, NaN where missing; undefined for unknown ids. */
   column(propertyId: string): Float64Array | undefined;
-  /** The k best rows by Tanimoto to `query`, best first (score desc, row asc); `mask[row]` = 0 excludes. */
-  knn(query: Uint8Array, k: number, mask?: Uint8Array): Promise<KnnResult>;
+  /**
+   * The k best rows by Tanimoto to `query`, best first (score desc, row asc); `mask[row]` = 0
+   * excludes. `limits` (a request's deadline, its client going away) stop a pool scan early.
+   */
+  knn(
+    query: Uint8Array,
+    k: number,
+    mask?: Uint8Array,
+    limits?: { deadline?: number; signal?: AbortSignal },
+  ): Promise<KnnResult>;
 }
 
 /** What normalization needs from a library. */

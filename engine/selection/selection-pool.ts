@@ -20,6 +20,17 @@ export interface SelectionPoolOptions {
   log?: Logger;
 }
 
+/**
+ * How a selection waits for a thread (issue 15): a synchronous request's selection (`interactive`)
+ * goes ahead of run items (`batch`, the default), and its deadline (queue included) or client
+ * going away withdraws it while queued (`overloaded` / the signal's reason).
+ */
+export interface SelectionRunOptions {
+  lane?: 'interactive' | 'batch';
+  deadline?: number;
+  signal?: AbortSignal;
+}
+
 export interface SelectionPoolStats {
   threads: number;
   busy: number;
@@ -38,6 +49,7 @@ export interface SelectionPool {
     source: LibrarySource,
     selection: NormalizedSelection,
     external?: ExternalObjectiveScores,
+    opts?: SelectionRunOptions,
   ): Promise<SelectionOutcome>;
   stats(): SelectionPoolStats;
   /** Stops the threads; pending selections reject with 'unavailable'. Idempotent. */
@@ -55,6 +67,7 @@ export function createSelectionPool(opts: SelectionPoolOptions = {}): SelectionP
     name: 'selection',
     script: workerUrl,
     size: Math.max(1, opts.threads ?? 1),
+    lanes: ['interactive', 'batch'],
     maxQueue,
     unrefIdle: true, // idle threads never keep the process alive; a running selection does
     errors: {
@@ -83,17 +96,20 @@ export function createSelectionPool(opts: SelectionPoolOptions = {}): SelectionP
   };
 
   return {
-    execute(source, selection, external) {
+    execute(source, selection, external, ro = {}) {
       const key = keyOf(source);
       // The source (a catalog directory, or in-memory molecules) goes to each thread once.
-      return threads.run((t) => {
-        const msg: ExecuteMessage = { key, selection, ...(external ? { external } : {}) };
-        if (!t.seen.has(key)) {
-          msg.source = source;
-          t.seen.add(key);
-        }
-        return msg;
-      });
+      return threads.run(
+        (t) => {
+          const msg: ExecuteMessage = { key, selection, ...(external ? { external } : {}) };
+          if (!t.seen.has(key)) {
+            msg.source = source;
+            t.seen.add(key);
+          }
+          return msg;
+        },
+        { lane: ro.lane ?? 'batch', deadline: ro.deadline, signal: ro.signal },
+      );
     },
     stats: () => {
       const s = threads.stats();
@@ -112,8 +128,9 @@ export function executeSelectionIn(
   lib: Library,
   selection: NormalizedSelection,
   external?: ExternalObjectiveScores,
+  opts?: SelectionRunOptions,
 ): Promise<SelectionOutcome> {
   return pool && lib.source
-    ? pool.execute(lib.source, selection, external)
+    ? pool.execute(lib.source, selection, external, opts)
     : executeSelection(lib, selection, external);
 }

@@ -14,15 +14,35 @@
  * - A request may be a function of the thread it is dispatched to, called at dispatch time: it
  *   can send bulky context once per thread (`thread.seen`) or read state that changed while the
  *   request was queued.
- * - An AbortSignal withdraws a request that is still queued. Work already running is not
- *   interrupted (a thread can only be stopped by terminating it; see engine/README.md).
+ * - A lane may be limited to fewer threads than the pool has (`laneLimits`), so expensive work
+ *   never occupies every thread and a cheap request always finds one within one slice or task.
+ * - An AbortSignal withdraws a request that is still queued. A `deadline` covers the request's
+ *   whole life: still queued at the deadline, it is withdrawn (errors.timedOut); still running, it
+ *   is stopped by terminating its thread when the pool has `terminateOverdue` (the slot's thread
+ *   is replaced; a thread can only be stopped by terminating it, see engine/README.md), or else
+ *   answered late.
  */
 import { Worker, type TransferListItem } from 'node:worker_threads';
 import { DomainError } from '../../platform/errors.ts';
 import { deserializeError, type RequestEnvelope, type ThreadEnvelope } from './protocol.ts';
-import type { ThreadHandle, ThreadPool, ThreadPoolOptions } from './types.ts';
+import type { ThreadHandle, ThreadMemory, ThreadPool, ThreadPoolOptions } from './types.ts';
 
-export type { RunOptions, ThreadHandle, ThreadPool, ThreadPoolOptions, ThreadPoolStats } from './types.ts';
+export type {
+  RunOptions,
+  ThreadHandle,
+  ThreadMemory,
+  ThreadPool,
+  ThreadPoolOptions,
+  ThreadPoolStats,
+} from './types.ts';
+
+/** Every open pool of this process, so that /metrics can break memory down by thread. */
+const openPools = new Set<ThreadPool<unknown, unknown>>();
+
+/** The memory of every thread of every open pool in this process (threads not yet ready are left out). */
+export async function threadPoolsMemory(): Promise<ThreadMemory[]> {
+  return (await Promise.all([...openPools].map((p) => p.memory()))).flat();
+}
 
 interface Pending {
   resolve(v: unknown): void;
@@ -32,11 +52,14 @@ interface Task<Req> extends Pending {
   request: Req | ((thread: ThreadHandle) => Req);
   lane: string;
   transfer?: TransferListItem[];
+  /** Stops listening for the abort signal (the task left its queue). */
   detach(): void;
+  /** The thread running it, once dispatched. */
+  thread?: Thread<Req>;
 }
 interface Thread<Req> extends ThreadHandle {
   worker: Worker;
-  task?: Task<Req> & { id: number };
+  task?: Task<Req> & { id: number; origin: Task<Req> };
   calls: Map<number, Pending>;
   /** onSpawn has not finished: the thread takes no queued work yet. */
   starting: boolean;
@@ -56,6 +79,17 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
   const diedError =
     opts.errors?.died ??
     ((cause: unknown) => new DomainError('internal', `${opts.name} thread failed`, { cause }));
+  const timedOutError =
+    opts.errors?.timedOut ??
+    ((queued: boolean) =>
+      new DomainError(
+        'overloaded',
+        queued
+          ? `the ${opts.name} request waited past its deadline; retry shortly`
+          : `the ${opts.name} request ran past its deadline and was stopped`,
+        { retryAfterSeconds: 1 },
+      ));
+  const laneLimits = opts.laneLimits ?? {};
   const overloadedError =
     opts.errors?.overloaded ??
     ((n: number) =>
@@ -176,10 +210,13 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
     for (const l of lanes) for (const task of queues.get(l)!.splice(0)) yield (task.detach(), task);
   }
 
+  const runningIn = (lane: string) => live().filter((t) => t.task?.lane === lane).length;
+
+  /** The first task of the highest-priority lane that is below its thread limit. */
   function nextTask(): Task<Req> | undefined {
     for (const l of lanes) {
       const q = queues.get(l)!;
-      if (q.length) return q.shift();
+      if (q.length && (laneLimits[l] === undefined || runningIn(l) < laneLimits[l])) return q.shift();
     }
     return undefined;
   }
@@ -197,7 +234,8 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
     while (!closed && queued() > 0) {
       const t = freeThread();
       if (!t) return;
-      const task = nextTask()!;
+      const task = nextTask();
+      if (!task) return; // what waits is in lanes at their thread limit
       task.detach();
       let body: Req;
       try {
@@ -210,13 +248,42 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
         continue;
       }
       const id = nextId++;
-      t.task = { ...task, id };
+      t.task = { ...task, id, origin: task };
+      task.thread = t;
       if (opts.unrefIdle) t.worker.ref();
       t.worker.postMessage({ id, body } satisfies RequestEnvelope<Req>, task.transfer);
     }
   }
 
-  return {
+  function onDeadline(task: Task<Req>): void {
+    const q = queues.get(task.lane)!;
+    const i = q.indexOf(task);
+    if (i >= 0) {
+      q.splice(i, 1);
+      task.detach();
+      return task.reject(timedOutError(true));
+    }
+    const t = task.thread;
+    if (!t || t.task?.origin !== task || !opts.terminateOverdue) return; // answered, or answered late
+    opts.log?.warn({ pool: opts.name, slot: t.index }, 'stopping a request that ran past its deadline');
+    kill(t, timedOutError(false));
+    pump();
+  }
+
+  function probe(t: Thread<Req>): Promise<ThreadMemory | undefined> {
+    return new Promise((resolve) => {
+      const id = nextId++;
+      const timer = setTimeout(() => (t.calls.delete(id), resolve(undefined)), 5000);
+      const done = (v: unknown) => (clearTimeout(timer), resolve(v as ThreadMemory | undefined));
+      t.calls.set(id, {
+        resolve: (m) => done({ pool: opts.name, slot: t.index, ...(m as object) }),
+        reject: () => done(undefined),
+      });
+      t.worker.postMessage({ id, body: null, probe: 'memory' } satisfies RequestEnvelope<null>);
+    });
+  }
+
+  const pool: ThreadPool<Req, Res> = {
     run(request, ro = {}) {
       if (closed) return Promise.reject(closedError());
       const lane = ro.lane ?? lanes[0];
@@ -226,20 +293,30 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
       if (opts.maxQueue !== undefined && waiting >= opts.maxQueue)
         return Promise.reject(overloadedError(waiting));
       if (ro.signal?.aborted) return Promise.reject(ro.signal.reason);
+      if (ro.deadline !== undefined && ro.deadline <= Date.now()) return Promise.reject(timedOutError(true));
       return new Promise<Res>((resolve, reject) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const settle =
+          <A>(f: (a: A) => void) =>
+          (a: A) => {
+            clearTimeout(timer);
+            f(a);
+          };
         const onAbort = () => {
           const i = q.indexOf(task);
           if (i >= 0) q.splice(i, 1);
-          reject(ro.signal!.reason);
+          task.reject(ro.signal!.reason);
         };
         const task: Task<Req> = {
           request,
           lane,
           transfer: ro.transfer,
-          resolve: resolve as (v: unknown) => void,
-          reject,
+          resolve: settle(resolve as (v: unknown) => void),
+          reject: settle(reject),
           detach: () => ro.signal?.removeEventListener('abort', onAbort),
         };
+        if (ro.deadline !== undefined)
+          timer = setTimeout(() => onDeadline(task), Math.max(0, ro.deadline - Date.now()));
         ro.signal?.addEventListener('abort', onAbort, { once: true });
         q.push(task);
         pump();
@@ -253,6 +330,10 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
       for (let i = 0; i < size; i++) if (!slots[i]) spawn(i);
       return Promise.all(live().map((t) => t.ready));
     },
+    async memory() {
+      const ready = live().filter((t) => t.wasReady && !t.dead);
+      return (await Promise.all(ready.map(probe))).filter((m): m is ThreadMemory => m !== undefined);
+    },
     stats: () => ({
       size,
       threads: live().length,
@@ -264,9 +345,12 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
     async close() {
       if (closed) return;
       closed = true;
+      openPools.delete(pool as ThreadPool<unknown, unknown>);
       const err = closedError();
       for (const task of drainQueues()) task.reject(err);
       await Promise.all(live().map((t) => t.worker.terminate()));
     },
   };
+  openPools.add(pool as ThreadPool<unknown, unknown>);
+  return pool;
 }

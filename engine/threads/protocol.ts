@@ -10,6 +10,8 @@ import { DomainError, type ErrorCode, type FieldIssue } from '../../platform/err
 export interface RequestEnvelope<Req = unknown> {
   id: number;
   body: Req;
+  /** A probe answered by the thread runtime itself, not the service (see memory.ts). */
+  probe?: 'memory';
 }
 
 /** Thread → pool: the thread's setup finished (with what it reports) or failed; or a reply. */

@@ -7,6 +7,7 @@
  */
 import { parentPort, workerData, type TransferListItem } from 'node:worker_threads';
 import { serializeError, type RequestEnvelope, type ThreadEnvelope } from './protocol.ts';
+import { isolateMemory } from '../../platform/memory.ts';
 
 export interface ThreadService<Req, Res> {
   /** Reported to the pool with `ready` (e.g. a model version). */
@@ -51,6 +52,10 @@ export function serveThread<Req, Res>(
       },
     );
   port.on('message', (msg: RequestEnvelope<Req>) => {
+    // Probes skip the chain: they must not wait behind queued work (a thread busy with a
+    // synchronous slice answers right after it).
+    if (msg.probe === 'memory')
+      return post({ t: 'reply', id: msg.id, ok: true, value: isolateMemory() as Res });
     chain = chain.then(async () => {
       const s = await service;
       if (!s) return; // setup failed: the pool already knows and fails this request

@@ -1,6 +1,13 @@
 /** The contract of the engine's thread pool (engine/threads/pool.ts); see engine/README.md. */
 import type { TransferListItem } from 'node:worker_threads';
 import type { Logger } from '../../platform/logger.ts';
+import type { IsolateMemory } from '../../platform/memory.ts';
+
+/** What one thread of a pool holds (engine/threads/memory.ts). */
+export interface ThreadMemory extends IsolateMemory {
+  pool: string;
+  slot: number;
+}
 
 export interface ThreadHandle {
   /** Slot number, 0..size-1; a replacement of a dead thread takes over its slot. */
@@ -22,6 +29,10 @@ export interface ThreadPoolOptions {
   workerData?: (index: number) => unknown;
   /** Queues in priority order (default ['default']). */
   lanes?: readonly string[];
+  /** Most threads that may run requests of a lane at once (a lane not named: all of them). */
+  laneLimits?: Record<string, number>;
+  /** A request running past its `deadline` is stopped by terminating its thread (then replaced). */
+  terminateOverdue?: boolean;
   /** Requests waiting (all lanes) beyond which run() rejects with errors.overloaded (default unbounded). */
   maxQueue?: number;
   /** Idle threads do not keep the process alive (a thread with work does). */
@@ -35,6 +46,8 @@ export interface ThreadPoolOptions {
     closed?: () => Error;
     /** Rejects the work of a thread that died (default internal). */
     died?: (cause: unknown) => Error;
+    /** Rejects a request past its deadline, still queued or stopped running (default overloaded). */
+    timedOut?: (queued: boolean) => Error;
     /** Rejects run() when maxQueue requests wait (default overloaded, retry after 1 s). */
     overloaded?: (queued: number) => Error;
   };
@@ -48,6 +61,8 @@ export interface RunOptions {
   transfer?: TransferListItem[];
   /** Aborting withdraws the request while it is queued (it rejects with the signal's reason). */
   signal?: AbortSignal;
+  /** Date.now() ms by which the request must be answered, queue included (see ThreadPoolOptions.terminateOverdue). */
+  deadline?: number;
 }
 
 export interface ThreadPoolStats {
@@ -72,6 +87,8 @@ export interface ThreadPool<Req, Res> {
   /** Starts every slot's thread; resolves with each thread's ready info, rejects with a setup error. */
   start(): Promise<unknown[]>;
   stats(): ThreadPoolStats;
+  /** What each ready thread holds now (V8 heap, external, WASM memories); a thread that does not answer within 5 s is left out. */
+  memory(): Promise<ThreadMemory[]>;
   /** Stops every thread; queued and running requests reject with errors.closed. Idempotent. */
   close(): Promise<void>;
 }

@@ -31,6 +31,26 @@ beforeAll(async () => {
 afterAll(async () => predictor?.close());
 
 describe('ADMET predictor (worker threads)', () => {
+  it('answers a one-molecule request before a 1,500-molecule one queued first ends (first batches go ahead)', async () => {
+    const big = Array.from({ length: 1500 }, (_, i) => fixture.smiles[i % fixture.smiles.length]);
+    let bigDone = 0;
+    const large = predictor.predictSmiles(big).then((t) => ((bigDone = Date.now()), t));
+    await new Promise((r) => setTimeout(r, 20));
+    const one = await predictor.predictSmiles([fixture.smiles[0]]);
+    const oneDone = Date.now();
+    expect(one.n).toBe(1);
+    expect((await large).n).toBe(1500);
+    expect(oneDone).toBeLessThan(bigDone);
+  });
+
+  it('withdraws the queued batches of a request whose client went away', async () => {
+    const gone = new AbortController();
+    const big = Array.from({ length: 1500 }, (_, i) => fixture.smiles[i % fixture.smiles.length]);
+    const p = predictor.predictSmiles(big, { signal: gone.signal }).catch((e: unknown) => e);
+    gone.abort(new Error('client closed the connection'));
+    expect(await p).toMatchObject({ message: expect.stringContaining('client closed the connection') });
+  });
+
   it('reports the version of the committed models', () => {
     expect(predictor.modelVersion).toBe(fixture.model_version);
   });

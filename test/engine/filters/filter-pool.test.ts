@@ -18,6 +18,19 @@ beforeAll(() => {
 afterAll(async () => pool?.close());
 
 describe('filter pool (worker threads)', () => {
+  it('withdraws the queued chunks of a request past its deadline or whose client went away', async () => {
+    const busy = pool.evaluate(smiles, ['PAINS']);
+    const late = await pool
+      .evaluate(smiles, ['PAINS'], { deadline: Date.now() + 1 })
+      .catch((e: unknown) => e);
+    expect(late).toMatchObject({ code: 'overloaded', message: /deadline/ });
+    const gone = new AbortController();
+    const withdrawn = pool.evaluate(smiles, ['QED'], { signal: gone.signal }).catch((e: unknown) => e);
+    gone.abort(new Error('client closed the connection'));
+    expect(await withdrawn).toMatchObject({ message: 'client closed the connection' });
+    expect((await busy).pass).toHaveLength(smiles.length);
+  }, 120_000);
+
   it('QED filter: keeps QED >= 0.5 and returns Python RDKit QED per candidate', async () => {
     const r = await pool.evaluate(smiles, ['QED']);
     expect(r.pass).toEqual(ref.molecules.map((m) => m.qed >= QED_THRESHOLD));

@@ -156,6 +156,73 @@ describe('thread pool', () => {
     expect(p.stats().completed).toBe(2);
   });
 
+  it('keeps a limited lane off the last thread: a cheap request runs at once while heavy ones queue', async () => {
+    const p = pool({ size: 2, lanes: ['cheap', 'heavy'], laneLimits: { heavy: 1 } });
+    await p.start();
+    const heavy = [1, 2, 3].map((i) => p.run({ op: 'sleep', ms: 300, tag: `h${i}` }, { lane: 'heavy' }));
+    await settle();
+    expect(p.stats()).toMatchObject({ busy: 1, queued: 2 });
+    const t0 = Date.now();
+    const cheap = await p.run({ op: 'sleep', ms: 5, tag: 'c' }, { lane: 'cheap' });
+    expect(cheap.tag).toBe('c');
+    expect(Date.now() - t0).toBeLessThan(250); // not behind a 300 ms heavy request
+    const done = await Promise.all(heavy);
+    // One heavy at a time: each starts after the previous ended.
+    expect(done[1].start).toBeGreaterThanOrEqual(done[0].end);
+    expect(done[2].start).toBeGreaterThanOrEqual(done[1].end);
+  });
+
+  it('withdraws a request still queued at its deadline, with overloaded, and leaves the others', async () => {
+    const p = pool({ size: 1 });
+    const blocker = p.run({ op: 'sleep', ms: 300 });
+    const t0 = Date.now();
+    const late = p
+      .run({ op: 'sleep', ms: 10, tag: 'late' }, { deadline: Date.now() + 50 })
+      .catch((e: unknown) => e);
+    const kept = p.run({ op: 'sleep', ms: 10, tag: 'kept' });
+    expect(await late).toMatchObject({ code: 'overloaded', message: /waited past its deadline/ });
+    expect(Date.now() - t0).toBeLessThan(250); // answered at its deadline, not when the blocker ends
+    expect(p.stats().queued).toBe(1);
+    await blocker;
+    expect((await kept).tag).toBe('kept');
+    await expect(p.run({ op: 'whoami' }, { deadline: Date.now() - 1 })).rejects.toMatchObject({
+      code: 'overloaded',
+    });
+  });
+
+  it('with terminateOverdue, stops a request running past its deadline by replacing its thread; without, answers it late', async () => {
+    const p = pool({ size: 1, terminateOverdue: true });
+    const before = await p.run({ op: 'whoami' });
+    const t0 = Date.now();
+    const overdue = p.run({ op: 'sleep', ms: 5000 }, { deadline: Date.now() + 100 }).catch((e: unknown) => e);
+    const next = p.run({ op: 'whoami' });
+    expect(await overdue).toMatchObject({ code: 'overloaded', message: /ran past its deadline/ });
+    const after = await next;
+    expect(Date.now() - t0).toBeLessThan(3000); // not after the 5 s the request wanted
+    expect(after.threadId).not.toBe(before.threadId);
+    expect(after.slot).toBe(0);
+
+    const lenient = pool({ size: 1 });
+    const late = await lenient.run({ op: 'sleep', ms: 200, tag: 'late' }, { deadline: Date.now() + 50 });
+    expect(late.tag).toBe('late');
+  });
+
+  it('reports each ready thread’s memory (heaps, array buffers) without waiting in the queue', async () => {
+    const p = pool({ size: 2 });
+    await p.start();
+    const busy = p.run({ op: 'sleep', ms: 300 });
+    p.run({ op: 'sleep', ms: 300 }).catch(() => undefined);
+    p.run({ op: 'sleep', ms: 300 }).catch(() => undefined);
+    const mem = await p.memory();
+    expect(mem.map((m) => m.slot).sort()).toEqual([0, 1]);
+    for (const m of mem) {
+      expect(m.pool).toBe('test');
+      expect(m.heapUsed).toBeGreaterThan(1e5);
+      expect(m.wasm).toEqual({});
+    }
+    await busy;
+  });
+
   it('builds a request for the thread it lands on: context is sent once per thread, again to a replacement', async () => {
     const p = pool({ size: 1 });
     const sent: boolean[] = [];
