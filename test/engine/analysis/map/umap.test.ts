@@ -69,9 +69,9 @@ describe('UMAP 2D map', () => {
     expect(kept / (set.n * 10)).toBeGreaterThan(0.3);
   });
 
-  it('rejects too few molecules for the neighbourhood and t-SNE', () => {
+  it('rejects too few molecules for the neighbourhood and an unknown map method', () => {
     expectAnalysisError(() => umap2d({ fps: sliceSet(zinc, 0, 10) }), 'invalid_parameter', 'n_neighbors');
-    expectAnalysisError(() => mapMethod('tsne'), 'unknown_metric', 'visualisation_method');
-    expect(mapMethod('pca')).toBe('pca');
+    expectAnalysisError(() => mapMethod('mds'), 'unknown_metric', 'visualisation_method');
+    for (const m of ['pca', 'umap', 'tsne']) expect(mapMethod(m)).toBe(m);
   });
 });
