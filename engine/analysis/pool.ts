@@ -72,7 +72,7 @@ export interface AnalysisRunOptions {
 export interface AnalysisPoolOptions {
   threads?: number;
   maxQueue?: number;
-  /** Whole-life deadline of a cheap request (default 10 s). */
+  /** Whole-life deadline of a cheap request (default 30 s, the API request deadline). */
   cheapMs?: number;
   /** Whole-life deadline of a heavy request (default 120 s). */
   heavyMs?: number;
@@ -92,7 +92,7 @@ export interface AnalysisPool {
 /** A pool of `threads` (default 2) analysis threads; requests beyond `maxQueue` waiting are refused (503). */
 export function createAnalysisPool(opts: AnalysisPoolOptions = {}): AnalysisPool {
   const size = Math.max(1, Math.min(opts.threads ?? 2, 4));
-  const cheapMs = opts.cheapMs ?? 10_000;
+  const cheapMs = opts.cheapMs ?? 30_000;
   const heavyMs = opts.heavyMs ?? 120_000;
   const threads = createThreadPool<AnalysisRequest, unknown>({
     name: 'analysis',
