@@ -1,8 +1,8 @@
-import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { AnalysisJobActivities } from '../activities/analysis-jobs.ts';
 import type { JobActivities } from '../activities/jobs.ts';
 import { INVALID_INPUT_FAILURE, type AnalysisJobInput, type AnalysisJobResult } from './contracts.ts';
-import { failureReason } from './molsearch-job-workflow.ts';
+import { forEachBounded, recordingEnd, succeed, type JobRecord } from './job-lifecycle.ts';
 
 /**
  * An analysis job (workflow id = job name; docs/operations.md, "Jobs"): counts the chunks of the
@@ -29,34 +29,18 @@ export async function analysisJobWorkflow(input: AnalysisJobInput): Promise<Anal
       nonRetryableErrorTypes: [INVALID_INPUT_FAILURE],
     },
   });
-  const record = (u: Omit<Parameters<JobActivities['jobRecord']>[0], 'jobName'>) =>
-    book.jobRecord({ jobName: input.jobName, ...u });
-  try {
+  const record: JobRecord = (u) => book.jobRecord({ jobName: input.jobName, ...u });
+  return recordingEnd(record, async () => {
     const { chunks } = await work.analysisPrepare({ jobName: input.jobName });
     await record({ status: 'STARTED', progress: { shardsDone: 0, shardsTotal: chunks } });
     const parts: string[] = new Array(chunks);
-    let next = 0;
     let done = 0;
-    const lane = async (): Promise<void> => {
-      while (next < chunks) {
-        const i = next++;
-        parts[i] = (await work.analysisChunk({ jobName: input.jobName, chunk: i })).key;
-        done++;
-        await record({ progress: { shardsDone: done, shardsTotal: chunks } });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency ?? 2, chunks)) }, lane));
+    await forEachBounded(chunks, input.concurrency ?? 2, async (i) => {
+      parts[i] = (await work.analysisChunk({ jobName: input.jobName, chunk: i })).key;
+      done++;
+      await record({ progress: { shardsDone: done, shardsTotal: chunks } });
+    });
     const r = await work.analysisFinish({ jobName: input.jobName, parts });
-    await record({ status: 'SUCCESS', resultKey: r.resultKey, rows: r.rows });
-    return { status: 'SUCCESS', resultKey: r.resultKey, rows: r.rows };
-  } catch (err) {
-    if (isCancellation(err)) {
-      await CancellationScope.nonCancellable(() =>
-        record({ status: 'REVOKED', error: 'revoked by the user' }),
-      );
-      throw err;
-    }
-    await record({ status: 'FAILURE', error: failureReason(err) });
-    throw err;
-  }
+    return succeed(record, { key: r.resultKey, rows: r.rows });
+  });
 }

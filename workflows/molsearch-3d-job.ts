@@ -1,10 +1,10 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { JobActivities, JobPrepareResult } from '../activities/jobs.ts';
+import type { JobPrepareResult } from '../activities/jobs.ts';
 import type { Job3dActivities, JobScan3dResult } from '../activities/jobs-3d.ts';
 import type { Chem3dActivities } from './chem3d-contracts.ts';
 import { INVALID_INPUT_FAILURE, type MolsearchJobInput, type MolsearchJobResult } from './contracts.ts';
 
-type Record = (u: Omit<Parameters<JobActivities['jobRecord']>[0], 'jobName'>) => Promise<void>;
+import { forEachBounded, succeed, type JobRecord } from './job-lifecycle.ts';
 
 /**
  * The 3D part of molsearchJobWorkflow (docs/search.md, "3D jobs"): the query is embedded once on
@@ -16,7 +16,7 @@ type Record = (u: Omit<Parameters<JobActivities['jobRecord']>[0], 'jobName'>) =>
 export async function runMolsearch3dJob(
   input: MolsearchJobInput,
   prep: JobPrepareResult,
-  record: Record,
+  record: JobRecord,
 ): Promise<MolsearchJobResult> {
   const threeD = input.threeD!;
   const chem3d = proxyActivities<Chem3dActivities>({
@@ -57,7 +57,6 @@ export async function runMolsearch3dJob(
   });
   const total = prep.shards.length;
   const results: JobScan3dResult[] = new Array(total);
-  let next = 0;
   let done = 0;
   let scored = 0;
   let rejected = 0;
@@ -67,26 +66,22 @@ export async function runMolsearch3dJob(
     rowsScored: scored,
     rowsRejected: rejected,
   });
-  const lane = async (): Promise<void> => {
-    while (next < total) {
-      const i = next++;
-      const s = prep.shards[i];
-      results[i] = await scan.jobScanShard3d({
-        jobName: input.jobName,
-        catalog: s.catalog,
-        shard: s.shard,
-        queryKey: query.key,
-        k: input.k,
-        metric: threeD.metric,
-        shortlist: threeD.shortlist,
-      });
-      done++;
-      scored += results[i].scored;
-      rejected += results[i].rejected;
-      if (done < total) await record({ progress: progress() });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency ?? 4, total)) }, lane));
+  await forEachBounded(total, input.concurrency ?? 4, async (i) => {
+    const s = prep.shards[i];
+    results[i] = await scan.jobScanShard3d({
+      jobName: input.jobName,
+      catalog: s.catalog,
+      shard: s.shard,
+      queryKey: query.key,
+      k: input.k,
+      metric: threeD.metric,
+      shortlist: threeD.shortlist,
+    });
+    done++;
+    scored += results[i].scored;
+    rejected += results[i].rejected;
+    if (done < total) await record({ progress: progress() });
+  });
   await record({ progress: progress() });
   const merged = await scan.jobMerge3d({
     jobName: input.jobName,
@@ -96,6 +91,5 @@ export async function runMolsearch3dJob(
     query: prep.canonical,
     queryKey: query.key,
   });
-  await record({ status: 'SUCCESS', resultKey: merged.key, rows: merged.rows });
-  return { status: 'SUCCESS', resultKey: merged.key, rows: merged.rows };
+  return succeed(record, merged);
 }

@@ -1,7 +1,6 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  CancellationScope,
   isCancellation,
   patched,
   proxyActivities,
@@ -14,14 +13,7 @@ import {
   type MolsearchJobResult,
 } from './contracts.ts';
 import { runMolsearch3dJob } from './molsearch-3d-job.ts';
-
-/** The reason a job failed, for the job info: the innermost application failure's message. */
-export function failureReason(err: unknown): string {
-  let e: unknown = err;
-  while (e instanceof ActivityFailure && e.cause) e = e.cause;
-  if (e instanceof ApplicationFailure || e instanceof Error) return e.message;
-  return String(e);
-}
+import { forEachBounded, recordingEnd, succeed, type JobRecord } from './job-lifecycle.ts';
 
 /** Failures that no other worker would avoid: the job fails instead of moving the scan. */
 function isFinal(err: unknown): boolean {
@@ -67,9 +59,8 @@ export async function molsearchJobWorkflow(input: MolsearchJobInput): Promise<Mo
       heartbeatTimeout: '10 seconds',
       retry: { maximumAttempts: 1 },
     });
-  const record = (u: Omit<Parameters<JobActivities['jobRecord']>[0], 'jobName'>) =>
-    book.jobRecord({ jobName: input.jobName, ...u });
-  try {
+  const record: JobRecord = (u) => book.jobRecord({ jobName: input.jobName, ...u });
+  return recordingEnd(record, async () => {
     const prep = await scan.jobPrepare({
       jobName: input.jobName,
       smiles: input.smiles,
@@ -85,30 +76,25 @@ export async function molsearchJobWorkflow(input: MolsearchJobInput): Promise<Mo
     /** Holder queues that failed a scan in this job: later scans skip them. */
     const gone = new Set<string>();
     const results: JobScanResult[] = new Array(total);
-    let next = 0;
     let done = 0;
-    const lane = async (): Promise<void> => {
-      while (next < total) {
-        const i = next++;
-        const s = prep.shards[i];
-        const args = { jobName: input.jobName, catalog: s.catalog, shard: s.shard, fp: prep.fp, k: input.k };
-        const queue = placed[i];
-        let r: JobScanResult | undefined;
-        if (queue && !gone.has(queue)) {
-          try {
-            r = await placedScan(queue).jobScanShard(args);
-          } catch (err) {
-            if (isCancellation(err) || isFinal(err)) throw err;
-            gone.add(queue);
-          }
+    await forEachBounded(total, input.concurrency ?? 4, async (i) => {
+      const s = prep.shards[i];
+      const args = { jobName: input.jobName, catalog: s.catalog, shard: s.shard, fp: prep.fp, k: input.k };
+      const queue = placed[i];
+      let r: JobScanResult | undefined;
+      if (queue && !gone.has(queue)) {
+        try {
+          r = await placedScan(queue).jobScanShard(args);
+        } catch (err) {
+          if (isCancellation(err) || isFinal(err)) throw err;
+          gone.add(queue);
         }
-        results[i] = r ?? (await scan.jobScanShard(args));
-        done++;
-        // Progress counters for job info; a handful of shards per job keeps history small.
-        if (done < total) await record({ progress: { shardsDone: done, shardsTotal: total } });
       }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency ?? 4, total)) }, lane));
+      results[i] = r ?? (await scan.jobScanShard(args));
+      done++;
+      // Progress counters for job info; a handful of shards per job keeps history small.
+      if (done < total) await record({ progress: { shardsDone: done, shardsTotal: total } });
+    });
     await record({ progress: { shardsDone: done, shardsTotal: total } });
     const merged = await scan.jobMerge({
       jobName: input.jobName,
@@ -117,16 +103,6 @@ export async function molsearchJobWorkflow(input: MolsearchJobInput): Promise<Mo
       fp: prep.fp,
       query: prep.canonical,
     });
-    await record({ status: 'SUCCESS', resultKey: merged.key, rows: merged.rows });
-    return { status: 'SUCCESS', resultKey: merged.key, rows: merged.rows };
-  } catch (err) {
-    if (isCancellation(err)) {
-      await CancellationScope.nonCancellable(() =>
-        record({ status: 'REVOKED', error: 'revoked by the user' }),
-      );
-      throw err;
-    }
-    await record({ status: 'FAILURE', error: failureReason(err) });
-    throw err;
-  }
+    return succeed(record, merged);
+  });
 }

@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { ExportActivities } from '../activities/exports.ts';
 import { INVALID_INPUT_FAILURE, type PrepareDownloadInput, type PrepareDownloadResult } from './contracts.ts';
-import { failureReason } from './molsearch-job-workflow.ts';
+import { failureReason } from './job-lifecycle.ts';
 
 /**
  * Prepares a download (workflow id = download id): streams the job result into each asked format

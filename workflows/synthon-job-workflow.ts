@@ -1,8 +1,8 @@
-import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { SynthonJobActivities, SynthonScanResult } from '../activities/synthon-jobs.ts';
 import type { JobActivities } from '../activities/jobs.ts';
 import { INVALID_INPUT_FAILURE, type MolsearchJobResult, type SynthonJobInput } from './contracts.ts';
-import { failureReason } from './molsearch-job-workflow.ts';
+import { forEachBounded, recordingEnd, succeed, type JobRecord } from './job-lifecycle.ts';
 
 /**
  * A synthon-space job (workflow id = job name): checks the query and the space, scans the space's
@@ -28,8 +28,7 @@ export async function synthonJobWorkflow(input: SynthonJobInput): Promise<Molsea
       nonRetryableErrorTypes: [INVALID_INPUT_FAILURE],
     },
   });
-  const record = (u: Omit<Parameters<JobActivities['jobRecord']>[0], 'jobName'>) =>
-    book.jobRecord({ jobName: input.jobName, ...u });
+  const record: JobRecord = (u) => book.jobRecord({ jobName: input.jobName, ...u });
   const base = {
     mode: input.mode,
     query: input.query,
@@ -38,27 +37,22 @@ export async function synthonJobWorkflow(input: SynthonJobInput): Promise<Molsea
     prefilter: input.prefilter,
     timeoutMs: input.sliceTimeoutMs ?? 600_000,
   };
-  try {
+  return recordingEnd(record, async () => {
     const prep = await scan.synthonPrepare({ jobName: input.jobName, space: input.space, slice: base });
     const total = prep.slices.length;
     await record({ status: 'STARTED', progress: { shardsDone: 0, shardsTotal: total } });
     const results: SynthonScanResult[] = new Array(total);
-    let next = 0;
     let done = 0;
-    const lane = async (): Promise<void> => {
-      while (next < total) {
-        const i = next++;
-        results[i] = await scan.synthonScan({
-          jobName: input.jobName,
-          space: input.space,
-          index: i,
-          slice: { ...base, reactions: prep.slices[i] },
-        });
-        done++;
-        if (done < total) await record({ progress: { shardsDone: done, shardsTotal: total } });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency ?? 4, total)) }, lane));
+    await forEachBounded(total, input.concurrency ?? 4, async (i) => {
+      results[i] = await scan.synthonScan({
+        jobName: input.jobName,
+        space: input.space,
+        index: i,
+        slice: { ...base, reactions: prep.slices[i] },
+      });
+      done++;
+      if (done < total) await record({ progress: { shardsDone: done, shardsTotal: total } });
+    });
     const timedOut = results.some((r) => r.timedOut);
     await record({ progress: { shardsDone: done, shardsTotal: total, ...(timedOut ? { timedOut } : {}) } });
     const merged = await scan.synthonMerge({
@@ -69,16 +63,6 @@ export async function synthonJobWorkflow(input: SynthonJobInput): Promise<Molsea
       query: input.query,
       descriptors: input.descriptors,
     });
-    await record({ status: 'SUCCESS', resultKey: merged.key, rows: merged.rows });
-    return { status: 'SUCCESS', resultKey: merged.key, rows: merged.rows };
-  } catch (err) {
-    if (isCancellation(err)) {
-      await CancellationScope.nonCancellable(() =>
-        record({ status: 'REVOKED', error: 'revoked by the user' }),
-      );
-      throw err;
-    }
-    await record({ status: 'FAILURE', error: failureReason(err) });
-    throw err;
-  }
+    return succeed(record, merged);
+  });
 }

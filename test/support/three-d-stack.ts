@@ -25,11 +25,22 @@ export const ASPIRIN = 'CC(=O)Oc1ccccc1C(=O)O';
 
 export interface ThreeDStack {
   s: TestStack;
+  /** The stack's directory: catalogs/ and data/. */
+  root: string;
   py: Chem3dWorker;
   stop(): Promise<void>;
 }
 
-async function catalog(root: string, id: string, rows: string[][]) {
+export interface ThreeDStackOptions {
+  /** Rows of the 3D catalog (default: aspirin and the first `n3d` drugs). */
+  rows3d?: string[][];
+  /** The catalog left without 3D data (default: `flat`, the 10 drugs after the first `n3d`). */
+  flat?: { id: string; rows: string[][] };
+  /** Rows per shard (default 20, so the catalogs have several shards; null: the builder's). */
+  shardRows?: number | null;
+}
+
+async function catalog(root: string, id: string, rows: string[][], shardRows: number | null) {
   const input = join(root, `${id}.tsv`);
   await writeFile(input, ['smiles\tid', ...rows.map((r) => r.join('\t'))].join('\n') + '\n');
   await buildCatalog({
@@ -42,7 +53,7 @@ async function catalog(root: string, id: string, rows: string[][]) {
     delimiter: '\t',
     threads: 1,
     progress: false,
-    shardRows: 20,
+    ...(shardRows === null ? {} : { shardRows }),
   });
 }
 
@@ -52,12 +63,18 @@ async function catalog(root: string, id: string, rows: string[][]) {
  * its real 3D stage, shards of 20 rows) and `flat` (10 other drugs, no 3D data). `db3d` is unique
  * per test file: the 3D stage's workflow id is derived from it on the shared Temporal server.
  */
-export async function startThreeDStack(db3d: string, n3d: number): Promise<ThreeDStack> {
+export async function startThreeDStack(
+  db3d: string,
+  n3d: number,
+  opts: ThreeDStackOptions = {},
+): Promise<ThreeDStack> {
   const name = db3d;
   const root = await tempDir(name);
   const prefix = `${name}-${randomBytes(4).toString('hex')}`;
-  await catalog(root, db3d, [[ASPIRIN, 'ASPIRIN'], ...DRUGS.slice(0, n3d)]);
-  await catalog(root, 'flat', DRUGS.slice(n3d, n3d + 10));
+  const shardRows = opts.shardRows === undefined ? 20 : opts.shardRows;
+  const flat = opts.flat ?? { id: 'flat', rows: DRUGS.slice(n3d, n3d + 10) };
+  await catalog(root, db3d, opts.rows3d ?? [[ASPIRIN, 'ASPIRIN'], ...DRUGS.slice(0, n3d)], shardRows);
+  await catalog(root, flat.id, flat.rows, shardRows);
   const py = await startTestChem3d(inject('temporalAddress'), prefix);
   const s = await startTestStack(
     stackEnv(join(root, 'data'), join(root, 'catalogs'), inject('temporalAddress'), prefix),
@@ -76,6 +93,7 @@ export async function startThreeDStack(db3d: string, n3d: number): Promise<Three
   await connection.close();
   return {
     s,
+    root,
     py,
     async stop() {
       await py.stop();

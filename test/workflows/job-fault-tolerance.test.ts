@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { writeSyntheticCatalog } from '../../testkit/synthetic-catalog.ts';
+import { pgAdmin, spawnWorkerProcess } from './support/worker-process.ts';
 import { call, stackEnv, startTestStack, tempDir, waitStatus, type TestStack } from './support/stack.ts';
 
 // Fault tolerance with real processes: PostgreSQL shared by the API (in this process, no worker)
@@ -18,36 +18,8 @@ let dataDir: string;
 let api: TestStack;
 const workers: ChildProcess[] = [];
 
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
-/** Spawns `node bin/molsearch.ts worker` and resolves once it prints `worker ready`. */
-function spawnWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [resolve('bin/molsearch.ts'), 'worker'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  workers.push(child);
-  return new Promise((ok, fail) => {
-    let err = '';
-    const timer = setTimeout(() => fail(new Error(`worker did not start: ${err}`)), 60_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      if (d.toString().includes('worker ready')) {
-        clearTimeout(timer);
-        ok(child);
-      }
-    });
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()).slice(-4000));
-    child.on('exit', (code) => fail(new Error(`worker exited with ${code}: ${err}`)));
-  });
-}
+const admin = (sql: string) => pgAdmin(adminUrl, sql);
+const spawnWorker = () => spawnWorkerProcess(env, workers);
 
 async function partsOf(job: string): Promise<number> {
   try {

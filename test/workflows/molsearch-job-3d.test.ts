@@ -1,79 +1,31 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { buildCatalog } from '../../engine/catalog/index.ts';
 import { shapeTanimotoAt, type ConformerSet } from '../../engine/shape/index.ts';
-import {
-  CHEM3D_WORKFLOWS,
-  chem3dQueue,
-  chem3dWorkflowIds,
-  taskQueue,
-  type Catalog3dInput,
-} from '../../workflows/contracts.ts';
 import type { Chem3dWorker } from '../../platform/chem3d/process.ts';
 import { createLocalObjectStore } from '../../platform/object-store/index.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { createJob3dActivities } from '../../activities/jobs-3d.ts';
 import { decodePart3d } from '../../activities/jobs-3d-parts.ts';
 import { createShardCache } from '../../activities/jobs-shards.ts';
-import { chem3dPython, startTestChem3d } from '../support/chem3d.ts';
-import { call, stackEnv, startTestStack, tempDir, waitStatus, type TestStack } from './support/stack.ts';
+import { chem3dPython } from '../support/chem3d.ts';
+import { ASPIRIN, DRUGS, startThreeDStack } from '../support/three-d-stack.ts';
+import { call, tempDir, waitStatus, type TestStack } from './support/stack.ts';
 
-// Real parts: the service stack (Temporal dev server, PGlite, in-process Node workers), the Python
-// chem3d worker, a catalog of ChEMBL drugs made 3D-ready by its 3D stage (plus one molecule too
-// large to embed, which stays in the catalog without a 3D model), and a flat catalog without 3D.
-const DRUGS = readFileSync(new URL('../fixtures/v2/chembl-drugs.smi', import.meta.url), 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((l) => l.trim().split(/\s+/));
-const ASPIRIN = 'CC(=O)Oc1ccccc1C(=O)O';
+// Real parts (test/support/three-d-stack.ts): the service stack, the Python chem3d worker, a
+// catalog of ChEMBL drugs made 3D-ready by its 3D stage (plus one molecule too large to embed,
+// which stays in the catalog without a 3D model), and a flat catalog without 3D.
 const TOO_LARGE = 'C'.repeat(101);
-const prefix = `j3d-${randomBytes(4).toString('hex')}`;
 let s: TestStack;
 let py: Chem3dWorker;
 let root: string;
 
-async function catalog(root: string, id: string, rows: string[][]) {
-  const input = join(root, `${id}.tsv`);
-  await writeFile(input, ['smiles\tid', ...rows.map((r) => r.join('\t'))].join('\n') + '\n');
-  await buildCatalog({
-    input,
-    outDir: join(root, 'catalogs', id),
-    id,
-    name: id,
-    smilesCol: 'smiles',
-    idCol: 'id',
-    delimiter: '\t',
-    threads: 1,
-    progress: false,
-    shardRows: 20,
-  });
-}
-
 beforeAll(async () => {
-  root = await tempDir('job3d');
-  await catalog(root, 'drugs3d', [[ASPIRIN, 'ASPIRIN'], ...DRUGS.slice(0, 40), [TOO_LARGE, 'C101']]);
-  await catalog(root, 'flat', DRUGS.slice(40, 50));
-  py = await startTestChem3d(inject('temporalAddress'), prefix);
-  s = await startTestStack(
-    stackEnv(join(root, 'data'), join(root, 'catalogs'), inject('temporalAddress'), prefix),
-  );
-  const connection = await Connection.connect({ address: inject('temporalAddress') });
-  await new Client({ connection }).workflow.execute(CHEM3D_WORKFLOWS.catalog3d, {
-    taskQueue: taskQueue(prefix, 'orchestration'),
-    workflowId: chem3dWorkflowIds.catalog3d('drugs3d'),
-    args: [
-      {
-        dir: join(root, 'catalogs', 'drugs3d'),
-        queues: { node: taskQueue(prefix, 'scan'), chem3d: chem3dQueue(prefix, 'catalog') },
-      } satisfies Catalog3dInput,
-    ],
-  });
-  await connection.close();
+  ({ s, py, root } = await startThreeDStack('drugs3d', 40, {
+    rows3d: [[ASPIRIN, 'ASPIRIN'], ...DRUGS.slice(0, 40), [TOO_LARGE, 'C101']],
+  }));
 }, 600_000);
 
 afterAll(async () => {

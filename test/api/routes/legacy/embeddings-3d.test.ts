@@ -1,32 +1,16 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { buildCatalog, openCatalog } from '../../../../engine/catalog/index.ts';
+import { openCatalog } from '../../../../engine/catalog/index.ts';
 import { readShard, rowRecord } from '../../../../engine/catalog/reader.ts';
 import { loadShard3d, type Shard3d } from '../../../../engine/catalog/three-d-reader.ts';
-import {
-  CHEM3D_WORKFLOWS,
-  chem3dQueue,
-  chem3dWorkflowIds,
-  taskQueue,
-  type Catalog3dInput,
-} from '../../../../workflows/contracts.ts';
 import type { Chem3dWorker } from '../../../../platform/chem3d/process.ts';
-import { startTestChem3d } from '../../../support/chem3d.ts';
-import { call, stackEnv, startTestStack, tempDir, type TestStack } from '../../../workflows/support/stack.ts';
+import { ASPIRIN, DRUGS, startThreeDStack } from '../../../support/three-d-stack.ts';
+import { call, type TestStack } from '../../../workflows/support/stack.ts';
 
-// Real parts: the service stack (Temporal dev server, PGlite, local object store), the Python chem3d
-// worker, a catalog of ChEMBL drugs made 3D-ready by its 3D stage, one catalog left without 3D.
-const DRUGS = readFileSync(new URL('../../../fixtures/v2/chembl-drugs.smi', import.meta.url), 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((l) => l.trim().split(/\s+/));
-const ASPIRIN = 'CC(=O)Oc1ccccc1C(=O)O';
+// Real parts (test/support/three-d-stack.ts): the service stack, the Python chem3d worker, a
+// catalog of ChEMBL drugs made 3D-ready by its 3D stage, one catalog left without 3D.
 const CAFFEINE = 'Cn1c(=O)c2c(ncn2C)n(C)c1=O';
-const prefix = `e3d-${randomBytes(4).toString('hex')}`;
 let s: TestStack;
 let py: Chem3dWorker;
 let stored: Shard3d;
@@ -34,42 +18,13 @@ let stored: Shard3d;
 let ASP = 0;
 let CAF = 0;
 
-async function catalog(root: string, id: string, rows: string[][]) {
-  const input = join(root, `${id}.tsv`);
-  await writeFile(input, ['smiles\tid', ...rows.map((r) => r.join('\t'))].join('\n') + '\n');
-  await buildCatalog({
-    input,
-    outDir: join(root, 'catalogs', id),
-    id,
-    name: id,
-    smilesCol: 'smiles',
-    idCol: 'id',
-    delimiter: '\t',
-    threads: 1,
-    progress: false,
-  });
-}
-
 beforeAll(async () => {
-  const root = await tempDir('embed3d');
-  await catalog(root, 'drugs3d', [[ASPIRIN, 'ASPIRIN'], [CAFFEINE, 'CAFFEINE'], ...DRUGS.slice(0, 10)]);
-  await catalog(root, 'flat3', DRUGS.slice(10, 14));
-  py = await startTestChem3d(inject('temporalAddress'), prefix);
-  s = await startTestStack(
-    stackEnv(join(root, 'data'), join(root, 'catalogs'), inject('temporalAddress'), prefix),
-  );
-  const connection = await Connection.connect({ address: inject('temporalAddress') });
-  await new Client({ connection }).workflow.execute(CHEM3D_WORKFLOWS.catalog3d, {
-    taskQueue: taskQueue(prefix, 'orchestration'),
-    workflowId: chem3dWorkflowIds.catalog3d('drugs3d'),
-    args: [
-      {
-        dir: join(root, 'catalogs', 'drugs3d'),
-        queues: { node: taskQueue(prefix, 'scan'), chem3d: chem3dQueue(prefix, 'catalog') },
-      } satisfies Catalog3dInput,
-    ],
-  });
-  await connection.close();
+  let root: string;
+  ({ s, py, root } = await startThreeDStack('drugs3d', 10, {
+    rows3d: [[ASPIRIN, 'ASPIRIN'], [CAFFEINE, 'CAFFEINE'], ...DRUGS.slice(0, 10)],
+    flat: { id: 'flat3', rows: DRUGS.slice(10, 14) },
+    shardRows: null,
+  }));
   const cat = await openCatalog(join(root, 'catalogs', 'drugs3d'));
   stored = await loadShard3d(cat, 0);
   const shard = readShard(readFileSync(cat.shardPath(0)), 0);
