@@ -7,6 +7,7 @@ import { createJobActivities } from './jobs.ts';
 import { createShardCache, type ShardCache } from './jobs-shards.ts';
 import { createJob3dActivities } from './jobs-3d.ts';
 import { createSynthonJobActivities } from './synthon-jobs.ts';
+import { createSynthon3dActivities } from './synthon-jobs-3d.ts';
 import { createAnalysisJobActivities } from './analysis-jobs.ts';
 import type { FleetMember } from '../engine/fleet/members.ts';
 import { createExportActivities } from './exports.ts';
@@ -60,6 +61,7 @@ export function createActivities(deps: ActivityDeps) {
       shapePool: deps.shapePool,
     }),
     ...createSynthonJobActivities({ log: deps.log, objects: deps.objects, spaceDir: deps.spaceDir }),
+    ...createSynthon3dActivities({ log: deps.log, objects: deps.objects, shapePool: deps.shapePool }),
     ...createAnalysisJobActivities({ log: deps.log, objects: deps.objects, shards }),
     ...createExportActivities({ log: deps.log, downloads: deps.store.downloads, objects: deps.objects }),
     ...createRunActivities({

@@ -18,7 +18,6 @@ import {
   applyTransform,
   conformerCoords,
   createShapePool,
-  describeConformers,
   type ScoredCandidate,
   type ShapeMetric,
   type ShapePool,
@@ -28,6 +27,7 @@ import { beat, cancelled, verifiedShard, type ShardRef } from './jobs.ts';
 import type { ShardCache } from './jobs-shards.ts';
 import { decodePart3d, encodePart3d, type Part3d } from './jobs-3d-parts.ts';
 import { fillResult, mergeParts, type MergePart } from './jobs-merge.ts';
+import { createJobFirstStage, type JobFirstStageMethod } from './jobs-3d-first-stage.ts';
 
 export interface Job3dActivityDeps {
   log: Logger;
@@ -36,6 +36,8 @@ export interface Job3dActivityDeps {
   shards: ShardCache;
   /** Threads of the exact stage (default: a pool of 2 made on first use). */
   shapePool?: ShapePool;
+  /** Conformers up to which a catalog's first stage is the grids (default GRID_MAX_CONFORMERS). */
+  gridMaxConformers?: number;
 }
 
 export interface JobStoreQuery3dInput {
@@ -58,12 +60,19 @@ export interface JobScan3dInput {
   metric: ShapeMetric;
   /** First-stage shortlist per shard; 0 scores every row exactly (very_accurate). */
   shortlist: number;
+  /**
+   * Every catalog of the job (default: this one): the grid first stage applies when all are
+   * within GRID_MAX_CONFORMERS, as in the synchronous search (jobs-3d-first-stage.ts).
+   */
+  catalogs?: string[];
 }
 export interface JobScan3dResult {
   key: string;
   count: number;
   scored: number;
   rejected: number;
+  /** The ranking that shortlisted the shard; absent when every row was scored (or on a reused part). */
+  firstStage?: JobFirstStageMethod;
 }
 
 export interface JobMerge3dInput {
@@ -91,6 +100,11 @@ const CHUNK = 64;
 export function createJob3dActivities(deps: Job3dActivityDeps) {
   let pool = deps.shapePool;
   const shapePool = () => (pool ??= createShapePool({ threads: 2 }));
+  const firstStage = createJobFirstStage({
+    catalogDir: deps.catalogDir,
+    pool: shapePool,
+    gridMaxConformers: deps.gridMaxConformers,
+  });
   const queries = createLru<Promise<Molecule3d>>({ maxBytes: 64 * 2 ** 20, maxEntries: 32, size: () => 1 });
   // Sidecars by their file's bytes (one shared buffer each), bounded like the shard cache.
   const sidecars = createLru<Promise<Shard3d>>({
@@ -157,18 +171,38 @@ export function createJob3dActivities(deps: Job3dActivityDeps) {
       const [query, s] = await Promise.all([query3d(input.queryKey), shard3d(input.catalog, input.shard)]);
       let rejected = 0;
       for (let r = 0; r < s.rows; r++) if (s.confCounts[r] === 0) rejected++;
-      let cands: Int32Array | Uint32Array;
+      let cands: Int32Array;
+      let method: JobFirstStageMethod | undefined;
       if (input.shortlist > 0 && input.shortlist < s.rows) {
-        // The synchronous search's first stage, per shard: its shortlist is a subset of ours.
-        const sl = await shapePool().scanShortlist(describeConformers(query), s.table, input.shortlist);
-        cands = sl.rows.filter((row) => s.confCounts[row] > 0);
+        // The synchronous search's first stage, per shard and with its shortlist size: every row it
+        // shortlists from this shard is among ours (docs/search.md, "3D jobs").
+        // Building a shard's grid tables takes ~2 ms per conformer on a pool thread: keep beating.
+        const ticker = setInterval(() => beat({ stage: 'first-stage' }), 5_000);
+        try {
+          ({ rows: cands, method } = await firstStage.shortlist({
+            query,
+            shard: s,
+            catalog: input.catalog,
+            catalogs: input.catalogs ?? [input.catalog],
+            metric: input.metric,
+            k: input.shortlist,
+          }));
+        } finally {
+          clearInterval(ticker);
+        }
       } else cands = Int32Array.from({ length: s.rows }, (_, r) => r).filter((r) => s.confCounts[r] > 0);
       const scored: (ScoredCandidate & { row: number })[] = [];
       for (let i = 0; i < cands.length; i += CHUNK) {
         if (cancelled()) throw new Error('cancelled');
         const rows = cands.subarray(i, i + CHUNK);
         const sets = Array.from(rows, (row) => molecule3d(s, row)!);
-        const hits = await shapePool().scoreShortlist(query, sets, { metric: input.metric, k: sets.length });
+        // Jobs are bulk work: requests someone waits for overtake them (engine/shape/pool.ts).
+        const hits = await shapePool().scoreShortlist(
+          query,
+          sets,
+          { metric: input.metric, k: sets.length },
+          { lane: 'bulk' },
+        );
         for (const h of hits) scored.push({ ...h, row: rows[h.index], index: i + h.index });
         beat({ stage: 'scoring', done: Math.min(cands.length, i + CHUNK), of: cands.length });
       }
@@ -187,7 +221,7 @@ export function createJob3dActivities(deps: Job3dActivityDeps) {
       };
       top.forEach((h, j) => part.transforms.set(h.transform, j * 12));
       await deps.objects.put(key, encodePart3d(part), 'application/octet-stream');
-      return { key, count: top.length, scored: cands.length, rejected };
+      return { key, count: top.length, scored: cands.length, rejected, firstStage: method };
     },
 
     /**

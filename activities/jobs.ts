@@ -5,7 +5,6 @@
  * else is thrown plainly so Temporal retries it.
  */
 import { Context } from '@temporalio/activity';
-import type { Table } from 'apache-arrow';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
@@ -14,7 +13,8 @@ import { getRDKit, parseMolecule } from '../engine/chem/index.ts';
 import { decodeJobResult, encodeJobResult } from '../engine/export/index.ts';
 import { scanShardTopK } from '../engine/search/shard-memory.ts';
 import { createShardCache, decodePart, encodePart, type ShardCache } from './jobs-shards.ts';
-import { joinResult, mergeParts, type MergePart } from './jobs-merge.ts';
+import { joinResult, type MergePart } from './jobs-merge.ts';
+import { mergeBounded } from './jobs-merge-rows.ts';
 import { routeShard, type FleetMember } from '../engine/fleet/members.ts';
 import { CORRUPT_SHARD_FAILURE, INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
 
@@ -216,24 +216,19 @@ export function createJobActivities(deps: JobActivityDeps) {
       if ((await store.head(key)) !== undefined)
         return { key, rows: decodeJobResult(await store.getBytes(key)).rows };
       const parts: MergePart[] = [];
-      const tables: Table[] = [];
-      const fingerprints: Uint8Array[] = [];
       for (const p of input.parts) {
         const part = decodePart(await store.getBytes(p.key));
         parts.push({ catalog: p.catalog, shard: p.shard, rows: part.rows, scores: part.scores });
-        const shard = await verifiedShard(shards(), p.catalog, p.shard);
-        tables.push(shard.table);
-        fingerprints.push(shard.fingerprints);
-        beat({ stage: 'read', shard: p.shard });
+        beat({ stage: 'parts', read: parts.length });
       }
-      const ids = tables.map((t) => t.getChild('product_id')!);
-      const merged = mergeParts(parts, input.k, (p, row) => ids[p].get(row) as string);
+      // One shard at a time, keeping only the rows that reach the result (jobs-merge-rows.ts).
+      const { merged, sources } = await mergeBounded(parts, input.k, async (p) => {
+        const shard = await verifiedShard(shards(), p.catalog, p.shard);
+        beat({ stage: 'read', shard: p.shard });
+        return shard;
+      });
       const queryFp = new Uint8Array(Buffer.from(input.fp, 'base64'));
-      const result = joinResult(
-        merged,
-        parts.map((p, i) => ({ catalog: p.catalog, table: tables[i], fingerprints: fingerprints[i] })),
-        queryFp,
-      );
+      const result = joinResult(merged, sources, queryFp);
       result.metadata = {
         'molsearch.job': input.jobName,
         'molsearch.query': input.query,

@@ -121,6 +121,54 @@ async function fillDescriptors(r: ReturnType<typeof allocJobResult>): Promise<vo
   }
 }
 
+/** The best `k` hits over the parts, unique by product id, best first. */
+export async function mergeSynthonParts(
+  store: ObjectStore,
+  keys: string[],
+  k: number,
+): Promise<{ kept: SpaceHit[]; timedOut: boolean }> {
+  const all: SpaceHit[] = [];
+  let timedOut = false;
+  for (const key of keys) {
+    const part = JSON.parse(new TextDecoder().decode(await store.getBytes(key))) as SynthonPart;
+    all.push(...part.hits);
+    timedOut ||= part.timedOut;
+  }
+  all.sort(compareHits);
+  const seen = new Set<string>();
+  const kept = all.filter((h) => !seen.has(h.productId) && !!seen.add(h.productId)).slice(0, k);
+  return { kept, timedOut };
+}
+
+/** A job result of `hits` in their order (similarity = each hit's score) with the synthon columns. */
+export async function synthonResult(
+  hits: SpaceHit[],
+  input: Pick<SynthonMergeInput, 'jobName' | 'space' | 'query' | 'k' | 'descriptors'>,
+  metadata: Record<string, string>,
+): Promise<ReturnType<typeof allocJobResult>> {
+  const r = allocJobResult(hits.length);
+  r.synthon = { reactionId: [], synthons: [] };
+  hits.forEach((h, i) => {
+    r.smiles[i] = h.smiles;
+    r.id[i] = h.productId;
+    r.dbId[i] = h.productId;
+    r.database[i] = input.space;
+    r.similarity[i] = h.similarity;
+    r.synthon!.reactionId.push(h.reactionId);
+    r.synthon!.synthons.push(
+      JSON.stringify(h.synthons.map((s) => ({ slot: s.slot, synthon_id: s.synthonId, smiles: s.smiles }))),
+    );
+  });
+  if (input.descriptors) await fillDescriptors(r);
+  r.metadata = {
+    'molsearch.job': input.jobName,
+    'molsearch.query': input.query,
+    'molsearch.k': String(input.k),
+    ...metadata,
+  };
+  return r;
+}
+
 export function createSynthonJobActivities(deps: SynthonActivityDeps) {
   let pool: SynthonJobPool | undefined;
   const slicePool = () =>
@@ -181,38 +229,8 @@ export function createSynthonJobActivities(deps: SynthonActivityDeps) {
       const key = synthonJobKeys.result(input.jobName);
       if ((await store.head(key)) !== undefined)
         return { key, rows: decodeJobResult(await store.getBytes(key)).rows };
-      const all: SpaceHit[] = [];
-      let timedOut = false;
-      for (const k of input.keys) {
-        const part = JSON.parse(new TextDecoder().decode(await store.getBytes(k))) as SynthonPart;
-        all.push(...part.hits);
-        timedOut ||= part.timedOut;
-      }
-      all.sort(compareHits);
-      const seen = new Set<string>();
-      const kept = all.filter((h) => !seen.has(h.productId) && !!seen.add(h.productId)).slice(0, input.k);
-      const r = allocJobResult(kept.length);
-      r.synthon = { reactionId: [], synthons: [] };
-      kept.forEach((h, i) => {
-        r.smiles[i] = h.smiles;
-        r.id[i] = h.productId;
-        r.dbId[i] = h.productId;
-        r.database[i] = input.space;
-        r.similarity[i] = h.similarity;
-        r.synthon!.reactionId.push(h.reactionId);
-        r.synthon!.synthons.push(
-          JSON.stringify(
-            h.synthons.map((s) => ({ slot: s.slot, synthon_id: s.synthonId, smiles: s.smiles })),
-          ),
-        );
-      });
-      if (input.descriptors) await fillDescriptors(r);
-      r.metadata = {
-        'molsearch.job': input.jobName,
-        'molsearch.query': input.query,
-        'molsearch.k': String(input.k),
-        'molsearch.timed_out': String(timedOut),
-      };
+      const { kept, timedOut } = await mergeSynthonParts(store, input.keys, input.k);
+      const r = await synthonResult(kept, input, { 'molsearch.timed_out': String(timedOut) });
       await store.put(key, encodeJobResult(r), 'application/vnd.apache.arrow.file');
       await Promise.all(input.keys.map((k) => store.delete(k).catch(() => {})));
       deps.log.info({ job: input.jobName, rows: r.rows, timedOut }, 'synthon job merged');

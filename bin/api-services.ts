@@ -22,6 +22,8 @@ import { createAnalysisPool } from '../engine/analysis/index.ts';
 import { createAnalysisJobService } from '../api/services/analysis-jobs.ts';
 import { createInstallationService, type InstallationService } from '../api/services/installation.ts';
 import { createV2SearchService } from '../api/services/v2-search.ts';
+import type { FleetSearch } from '../api/services/fleet-search.ts';
+import { fleetLibraries, refusingFleetCatalogs } from '../api/services/fleet-libraries.ts';
 import type { ShapeSearchService } from '../api/services/shape-search.ts';
 import type { ThreeDStatusService } from '../api/services/three-d-status.ts';
 import { withV2Spaces } from '../api/services/v2-space-search.ts';
@@ -47,6 +49,8 @@ export interface ApiServiceDeps {
   shape?: ShapeSearchService;
   /** Synthon spaces and the pool that searches them (absent: none served). */
   spaces?: { entries: SpaceEntry[]; pool: SpacePool };
+  /** Catalogs the scan fleet answers (FLEET_SEARCH): v2 search fans out to them. */
+  fleet?: FleetSearch;
 }
 
 export interface ApiServices {
@@ -89,6 +93,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
       jobs,
       synthonJobs: createSynthonJobService({
         search,
+        checkQuery3d: deps.shape ? (smiles, loc) => deps.shape!.checkQuery(smiles, loc) : undefined,
         jobs: store.jobs,
         workflows,
         taskQueuePrefix,
@@ -132,12 +137,13 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
           substructure: deps.substructure,
           threeD: deps.threeD,
           rerank: deps.shape?.rerank,
+          fleet: deps.fleet && fleetLibraries(deps.fleet),
         });
         return deps.spaces ? withV2Spaces(base, deps.spaces.entries, deps.spaces.pool) : base;
       })(),
       selections: (() => {
         const base = createSelectionsService({
-          libraries: deps.libraries,
+          libraries: refusingFleetCatalogs(deps.libraries, deps.fleet),
           selectionPool: deps.selectionPool,
           shape: deps.shape?.objectives,
         });
@@ -148,9 +154,12 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
       runs: createRunsService({
         runs: store.runs,
         // Run admission judges documents naming a synthon space against its facts.
-        libraries: deps.spaces
-          ? withSpaceLibraries(deps.libraries, deps.spaces.entries.map(spaceLibrary))
-          : deps.libraries,
+        libraries: refusingFleetCatalogs(
+          deps.spaces
+            ? withSpaceLibraries(deps.libraries, deps.spaces.entries.map(spaceLibrary))
+            : deps.libraries,
+          deps.fleet,
+        ),
         objects,
         workflows,
         taskQueuePrefix,

@@ -4,13 +4,6 @@ import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
-import { resolveTemporalCli } from '../platform/temporal/cli.ts';
-import {
-  startDevServer,
-  stopOrphanDevServer,
-  waitForTemporal,
-  type DevServer,
-} from '../platform/temporal/dev-server.ts';
 import { openObjectStore, type ObjectStore } from '../platform/object-store/index.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { ensureBundledCatalogs, listCatalogs, type Catalog } from '../engine/catalog/index.ts';
@@ -22,15 +15,6 @@ import { createFilterPool } from '../engine/filters/index.ts';
 import { buildApp } from '../api/app.ts';
 import { createCatalogSearchService } from '../api/services/catalog-search.ts';
 import { catalogFiltersFor } from '../api/services/catalog-filters.ts';
-import { withSynthonSpaces } from '../api/services/space-search.ts';
-import {
-  buildInBackground,
-  ensureBundledSpaces,
-  listSpaces,
-  readBundledSpaces,
-} from '../engine/synthons/bundled.ts';
-import type { SpaceManifest } from '../engine/synthons/format.ts';
-import { createSpacePool } from '../engine/synthons/space-pool.ts';
 import { withSpaceLibraries } from '../engine/synthons/space-selection.ts';
 import { spaceLibrary } from '../api/services/space-selections.ts';
 import { startWorkers, type RunningWorkers } from '../worker/worker.ts';
@@ -42,6 +26,10 @@ import { startCatalog3dStages, type Catalog3dStages } from './catalog3d-stages.t
 import { createThreeDStatus } from '../api/services/three-d-status.ts';
 import { fetchPublishedCatalogs, openFleetSearch } from './published-catalogs.ts';
 import { createStackMetrics } from './metrics.ts';
+import { abortable } from './abortable.ts';
+import { openTemporal } from './stack-temporal.ts';
+import { openSynthonSpaces } from './stack-spaces.ts';
+import { stackHealthChecks } from './stack-health.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -63,56 +51,6 @@ export interface StackOptions {
   listen?: boolean;
   /** Aborting during start-up stops what was started (e.g. the Temporal child) and rejects. */
   signal?: AbortSignal;
-}
-
-/** Rejects as soon as `signal` aborts, so a long start-up step (a catalog build) can be left. */
-function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return p;
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) return reject(new Error('start-up aborted'));
-    const onAbort = () => reject(new Error('start-up aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-/** Opens the Temporal server (embedded or configured) and returns its address. */
-async function openTemporal(config: Config, log: Logger): Promise<{ address: string; server?: DevServer }> {
-  if (config.temporal.address) return { address: config.temporal.address };
-  const address = `127.0.0.1:${config.temporal.embeddedPort}`;
-  const pidFile = resolve(config.dataDir, 'temporal.pid');
-  // The child of a service that was killed (SIGKILL) outlives it: stop it, then start our own on
-  // the same SQLite file (jobs persist there), so this service owns, and stops, its Temporal.
-  const orphan = await stopOrphanDevServer(pidFile);
-  if (orphan) log.warn({ pid: orphan }, 'stopped the Temporal dev server a killed service left behind');
-  try {
-    // A server this service did not start (no pid record: a developer's own, or one left by an
-    // older version) is reused, not fought over, and left running on shutdown.
-    await waitForTemporal(address, 500);
-    log.warn({ address }, 'reusing the Temporal dev server already listening on the embedded port');
-    return { address };
-  } catch {
-    /* nothing there: start one */
-  }
-  const cli = resolveTemporalCli({
-    explicit: config.temporal.cli,
-    toolsDir: config.toolsDir,
-    log: (m) => log.info(m),
-  });
-  log.info(
-    { cli, port: config.temporal.embeddedPort, db: config.temporal.dbFile },
-    'starting embedded Temporal dev server',
-  );
-  const server = await startDevServer({
-    cli,
-    port: config.temporal.embeddedPort,
-    uiPort: config.temporal.embeddedUiPort,
-    dbFile: config.temporal.dbFile,
-    namespace: config.temporal.namespace,
-    logFile: resolve(config.dataDir, 'temporal.log'),
-    pidFile,
-  });
-  return { address: server.address, server };
 }
 
 /** Composes and starts the service: the one place that wires capabilities together. */
@@ -185,45 +123,15 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     cleanups.push(() => filterPool.close());
     const catalogSearch = await createCatalogSearchService({ catalogs, pool, log, filterPool, fleet });
     // Synthon spaces (bundled ones built on first start, seconds) beside the catalogs.
-    const spaceDir = resolve(config.dataDir, 'spaces');
-    const bundledSpaces = await readBundledSpaces(REPO_ROOT);
-    if (opts.ensureCatalogs ?? config.buildBundledCatalogs)
-      await abortable(ensureBundledSpaces({ spaceDir, repoRoot: REPO_ROOT, log }), opts.signal);
-    const spaces = await listSpaces(
-      spaceDir,
-      bundledSpaces.map((b) => b.id),
-    );
-    const spacePool = createSpacePool({ dirs: spaces.map((s) => s.dir) });
-    cleanups.push(() => spacePool.close());
-    const entryOf = (manifest: SpaceManifest) => {
-      const b = bundledSpaces.find((x) => x.id === manifest.id)!;
-      return { manifest, vendor: b.vendor, website: b.website, license: b.license };
-    };
-    // Read on every call by the search services: a background build pushes its space in when done.
-    const spaceEntries = spaces.map((s) => entryOf(s.manifest));
-    const defaultSpace = bundledSpaces.find((b) => b.default)?.id;
-    const search = await withSynthonSpaces(catalogSearch, spaceEntries, spacePool, { defaultSpace });
-    log.info({ spaces: spaces.map((s) => s.manifest.id) }, 'synthon spaces loaded');
-    // Large bundled spaces (the 10^9-product default) build after start; /health reports them.
-    const spaceBuilds =
-      (opts.ensureCatalogs ?? config.buildBundledCatalogs)
-        ? bundledSpaces
-            .filter((b) => b.background && !spaces.some((s) => s.manifest.id === b.id))
-            .map((space) =>
-              buildInBackground({
-                space,
-                spaceDir,
-                repoRoot: REPO_ROOT,
-                log,
-                onReady: (dir, manifest) => {
-                  spacePool.add(manifest.id, dir).then(
-                    () => spaceEntries.push(entryOf(manifest)),
-                    (err: unknown) => log.warn({ err, space: manifest.id }, 'synthon space did not open'),
-                  );
-                },
-              }),
-            )
-        : [];
+    const { search, spaceEntries, spacePool, spaceBuilds } = await openSynthonSpaces({
+      config,
+      log,
+      repoRoot: REPO_ROOT,
+      catalogSearch,
+      ensure: opts.ensureCatalogs ?? config.buildBundledCatalogs,
+      signal: opts.signal,
+      cleanups,
+    });
     // v2: one library registry (catalogs opened on first use) shared by the API and in-process workers.
     const libraries = catalogRegistry(config.catalogDir, {
       ids: config.catalogs,
@@ -288,6 +196,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       libraries,
       selectionPool,
       substructure,
+      fleet,
     });
     cleanups.push(() => services.close());
     const app = await buildApp({
@@ -308,42 +217,16 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
       v2: services.v2,
       threeD,
       shape: shape.service,
-      health: [
-        { name: 'temporal', check: async () => void (await connection.workflowService.getSystemInfo({})) },
-        { name: 'database', check: () => store.ping() },
-        { name: 'object_store', check: async () => void (await objects.list('health-probe/')) },
-        {
-          name: 'catalogs',
-          check: async () => {
-            if ((!catalogs.length && !fleet) || !search.ready()) throw new Error('no catalog loaded');
-          },
-        },
-        {
-          // Informational (never failing): spaces still building are served once built.
-          name: 'synthon_spaces',
-          check: async () => ({
-            ready: spaceEntries.map((e) => e.manifest.id),
-            background_builds: spaceBuilds.map((b) => ({ ...b })),
-          }),
-        },
-        ...(fleet
-          ? [
-              {
-                name: 'fleet',
-                // Partly uncovered still answers (with a coverage warning); no live worker does not.
-                check: async () => {
-                  const p = await fleet.placement();
-                  if (!p.members.length) throw new Error('no live scan worker');
-                  return {
-                    members: p.members.map((m) => m.workerId),
-                    shards_held: p.members.reduce((n, m) => n + m.held.length, 0),
-                    uncovered: p.uncovered,
-                  };
-                },
-              },
-            ]
-          : []),
-      ],
+      health: stackHealthChecks({
+        connection,
+        store,
+        objects,
+        catalogs,
+        fleet,
+        search,
+        spaceEntries,
+        spaceBuilds,
+      }),
     });
     cleanups.push(() => app.close());
     let url = '';

@@ -85,10 +85,12 @@ def embed_mol(
     if not 1 <= confs <= MAX_CONFS:
         raise EmbedError(f"conformer count {confs} outside 1..{MAX_CONFS}")
     mol = prepare(smiles)
-    ids = list(rdDistGeom.EmbedMultipleConfs(mol, confs, etkdg_params(seed, timeout_s)))
+    # Some failures answer [-1] rather than []: only non-negative ids are conformers.
+    ids = [i for i in rdDistGeom.EmbedMultipleConfs(mol, confs, etkdg_params(seed, timeout_s)) if i >= 0]
     if not ids:
         # RDKit's documented fallback for molecules whose distance bounds defeat the eigenvalue start.
-        ids = list(rdDistGeom.EmbedMultipleConfs(mol, confs, etkdg_params(seed, timeout_s, True)))
+        params = etkdg_params(seed, timeout_s, True)
+        ids = [i for i in rdDistGeom.EmbedMultipleConfs(mol, confs, params) if i >= 0]
     if not ids:
         raise EmbedError("embedding failed (ETKDGv3, also from random coordinates)")
     if mmff:

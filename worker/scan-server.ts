@@ -1,7 +1,8 @@
 /**
  * A fleet worker's internal scan endpoint (docs/scaling.md, synchronous searches): the API sends
- * `POST /internal/scan {catalog, shards, fp, k, floor, budgetMs}` to the worker holding those
- * shards and gets back each shard's share of the top k, with the hit rows encoded as small shard
+ * `POST /internal/scan {catalog, shards, fp | weights, k, floor, budgetMs}` to the worker holding
+ * those shards and gets back each shard's share of the top k (a Tanimoto query by `fp`, or the
+ * continuous Tanimoto against `weights`: a centroid or an embedding, engine/search/query.ts), with the hit rows encoded as small shard
  * files (engine/catalog/subset.ts) so it renders them without holding the catalog. Shards are
  * scanned in the order given (best bound first), each seeded with the k-th score reached so far.
  * A shard that fails its checksum is reported in `failed`, never scored; shards not reached
@@ -11,15 +12,28 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../platform/logger.ts';
 import { encodeShardRows } from '../engine/catalog/subset.ts';
-import { mergeHits, prepareTanimoto, scanShardTopK, type Hit } from '../engine/search/index.ts';
+import {
+  mergeHits,
+  prepareTanimoto,
+  prepareWeights,
+  scanShardTopK,
+  type Hit,
+  type PreparedQuery,
+} from '../engine/search/index.ts';
 import type { PublishedShardCache } from '../activities/shards-published.ts';
 import { createMetricsRegistry, type MetricsRegistry } from '../platform/metrics.ts';
 
 export interface ScanRequest {
   catalog: string;
   shards: number[];
-  /** Query fingerprint, base64 (256 bytes). */
-  fp: string;
+  /** Query fingerprint, base64 (256 bytes); exactly one of fp and weights. */
+  fp?: string;
+  /**
+   * Weight vector, base64 of 2048 little-endian float64 (16 KiB): the centroid's mean bit
+   * frequencies (or a Morgan embedding), scored by the continuous Tanimoto as the single-process
+   * centroid search does. Sent as the exact doubles so every worker prepares the same query.
+   */
+  weights?: string;
   k: number;
   /** A k-th score already reached elsewhere (inclusive). */
   floor?: number;
@@ -66,15 +80,35 @@ function parse(text: string): ScanRequest | string {
   if (typeof r.catalog !== 'string' || !/^[\w.-]+$/.test(r.catalog)) return 'catalog: expected an id';
   if (!Array.isArray(r.shards) || !r.shards.every((s) => Number.isInteger(s) && s >= 0))
     return 'shards: expected shard indices';
-  if (typeof r.fp !== 'string' || Buffer.from(r.fp, 'base64').length !== 256) return 'fp: expected 256 bytes';
+  if ((r.fp === undefined) === (r.weights === undefined)) return 'fp or weights: expected exactly one';
+  if (r.fp !== undefined && (typeof r.fp !== 'string' || Buffer.from(r.fp, 'base64').length !== 256))
+    return 'fp: expected 256 bytes';
+  if (r.weights !== undefined) {
+    const w = typeof r.weights === 'string' ? weightsOf(r.weights) : undefined;
+    if (!w || w.length !== 2048 || !w.every(Number.isFinite)) return 'weights: expected 2048 finite float64';
+  }
   if (!Number.isInteger(r.k) || r.k! < 1 || r.k! > 100_000) return 'k: expected 1..100000';
   return r as ScanRequest;
+}
+
+/** 2048 float64 from base64 (copied: an aligned buffer), or undefined when the length is wrong. */
+function weightsOf(b64: string): Float64Array | undefined {
+  const bytes = Buffer.from(b64, 'base64');
+  if (bytes.length !== 2048 * 8) return undefined;
+  return new Float64Array(new Uint8Array(bytes).buffer);
+}
+
+/** The prepared query of a request: a fingerprint's Tanimoto or the weights' continuous Tanimoto. */
+function queryOf(r: ScanRequest): PreparedQuery {
+  return r.weights !== undefined
+    ? prepareWeights(weightsOf(r.weights)!)
+    : prepareTanimoto(new Uint8Array(Buffer.from(r.fp!, 'base64')));
 }
 
 /** Scans the requested shards (fetching any not held) and answers their top k. */
 export async function answerScan(published: PublishedShardCache, r: ScanRequest): Promise<ScanAnswer> {
   const until = Date.now() + (r.budgetMs ?? 60_000);
-  const q = prepareTanimoto(new Uint8Array(Buffer.from(r.fp, 'base64')));
+  const q = queryOf(r);
   let top: Hit[] = [];
   const done: number[] = [];
   const failed: ScanAnswer['failed'] = [];

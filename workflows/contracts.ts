@@ -94,6 +94,12 @@ export interface SynthonJobInput {
   concurrency?: number;
   /** Per-slice time budget of structure scans (default 10 minutes). */
   sliceTimeoutMs?: number;
+  /**
+   * synthon_scorer shape or esp: the best `shortlist` products by Morgan are embedded by the
+   * chem3d worker (`chem3dQueue` for the products, `queryQueue` for the query) and ranked by the
+   * exact 3D stage's `metric`.
+   */
+  threeD?: { metric: 'shape' | 'esp'; shortlist: number; chem3dQueue: string; queryQueue: string };
 }
 
 export interface MolsearchJobResult {

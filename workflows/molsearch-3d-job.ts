@@ -56,6 +56,8 @@ export async function runMolsearch3dJob(
     molecule: embedded.molecule,
   });
   const total = prep.shards.length;
+  // The job's catalogs decide the first stage of every shard, as a synchronous search's do.
+  const catalogs = [...new Set(prep.shards.map((s) => s.catalog))];
   const results: JobScan3dResult[] = new Array(total);
   let done = 0;
   let scored = 0;
@@ -76,6 +78,7 @@ export async function runMolsearch3dJob(
       k: input.k,
       metric: threeD.metric,
       shortlist: threeD.shortlist,
+      catalogs,
     });
     done++;
     scored += results[i].scored;

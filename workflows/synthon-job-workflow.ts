@@ -3,13 +3,15 @@ import type { SynthonJobActivities, SynthonScanResult } from '../activities/synt
 import type { JobActivities } from '../activities/jobs.ts';
 import { INVALID_INPUT_FAILURE, type MolsearchJobResult, type SynthonJobInput } from './contracts.ts';
 import { forEachBounded, recordingEnd, succeed, type JobRecord } from './job-lifecycle.ts';
+import { runSynthon3d } from './synthon-job-3d.ts';
 
 /**
  * A synthon-space job (workflow id = job name): checks the query and the space, scans the space's
  * reactions in slices (bounded concurrency, one activity per slice, each writing its hits as a
  * small part to the object store; progress counts slices), merges the parts into result.arrow and
  * records SUCCESS with the row count. An input error fails at once (FAILURE with the reason);
- * cancellation records REVOKED. Only keys, reaction ids and counts pass through history.
+ * cancellation records REVOKED. Similarity with synthon_scorer shape or esp ends in the 3D stage
+ * (synthon-job-3d.ts). Only keys, reaction ids and counts pass through history.
  */
 export async function synthonJobWorkflow(input: SynthonJobInput): Promise<MolsearchJobResult> {
   const book = proxyActivities<JobActivities>({
@@ -32,7 +34,8 @@ export async function synthonJobWorkflow(input: SynthonJobInput): Promise<Molsea
   const base = {
     mode: input.mode,
     query: input.query,
-    k: input.k,
+    // 3D scorers: each slice proposes the shortlist by Morgan, the 3D stage ranks it.
+    k: input.threeD ? input.threeD.shortlist : input.k,
     matchMode: input.matchMode,
     prefilter: input.prefilter,
     timeoutMs: input.sliceTimeoutMs ?? 600_000,
@@ -55,6 +58,7 @@ export async function synthonJobWorkflow(input: SynthonJobInput): Promise<Molsea
     });
     const timedOut = results.some((r) => r.timedOut);
     await record({ progress: { shardsDone: done, shardsTotal: total, ...(timedOut ? { timedOut } : {}) } });
+    if (input.threeD && input.mode === 'similarity') return runSynthon3d(input, results, record);
     const merged = await scan.synthonMerge({
       jobName: input.jobName,
       space: input.space,

@@ -1,5 +1,5 @@
 import type { Logger } from '../../platform/logger.ts';
-import { DomainError, invalidSmiles } from '../../platform/errors.ts';
+import { invalidSmiles } from '../../platform/errors.ts';
 import {
   getRDKit,
   parseMolecule,
@@ -16,25 +16,28 @@ import {
   type ShardData,
 } from '../../engine/catalog/index.ts';
 import { oodNames } from '../../engine/admet/predict.ts';
-import { centroidTanimoto, prepareCentroid, type Hit, type SearchPool } from '../../engine/search/index.ts';
+import {
+  centroidTanimoto,
+  prepareCentroid,
+  type Hit,
+  type PreparedQuery,
+  type SearchPool,
+} from '../../engine/search/index.ts';
 import { createFilterPool, type FilterPool } from '../../engine/filters/index.ts';
-import { analysisToDomain, embeddingQuery, histogramColumn } from '../../engine/analysis/index.ts';
+import { analysisToDomain, embeddingQuery } from '../../engine/analysis/index.ts';
 import { catalogFiltersFor, FILTER_OVERFETCH } from './catalog-filters.ts';
 import type { FleetSearch } from './fleet-search.ts';
 import {
   FILTERS,
-  type DatabaseInfo,
   type FilterName,
   type NeighborRow,
   type OrderingName,
   type SearchService,
   type SimilarityRequest,
   type SimilarityResult,
-  type SearchType,
 } from './search-service.ts';
-import { servedSearchTypes } from '../../engine/catalog/three-d-schema.ts';
-import { SERVED_SEARCH_TYPES } from './three-d-status.ts';
 import { requestLimits } from './request-limits.ts';
+import { databaseInfo, propertyValues, randomRows } from './catalog-reads.ts';
 
 export interface CatalogSearchDeps {
   catalogs: Catalog[];
@@ -45,24 +48,6 @@ export interface CatalogSearchDeps {
   filterPool?: FilterPool;
   /** Catalogs the scan-worker fleet holds, searched by fan-out (api/services/fleet-search.ts). */
   fleet?: FleetSearch;
-}
-
-function databaseInfo(c: Pick<Catalog, 'manifest'>): DatabaseInfo {
-  const m = c.manifest;
-  return {
-    id: m.id,
-    name: m.name,
-    vendor: m.vendor,
-    website: m.website,
-    contact: m.contact,
-    release: m.release,
-    kind: 'enumerated',
-    molecules: m.counts.molecules,
-    searchTypes: servedSearchTypes(m).filter((t) => SERVED_SEARCH_TYPES.includes(t)) as SearchType[],
-    hasPredictions: Boolean(m.models),
-    license: (m as { license?: string }).license,
-    source: (m as { source?: string }).source,
-  };
 }
 
 /** The search service over catalogs held by the engine pool (the implementation of SearchService). */
@@ -80,14 +65,6 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
   const byId = new Map(served.map((c) => [c.manifest.id, c]));
   const infos = served.map(databaseInfo);
   const local = (h: Hit) => pool.shard(h.catalog, h.shard) as ShardData;
-  const noFleet = (dbNames: string[]) => {
-    const remote = dbNames.filter((d) => fleetIds.has(d));
-    if (remote.length)
-      throw new DomainError(
-        'capability_unavailable',
-        `centroid searches over catalogs held by the scan fleet (${remote.join(', ')}) are not available yet`,
-      );
-  };
   const filters = catalogFiltersFor(rd, deps.filterPool ?? createFilterPool({ threads: 1 }));
 
   function parseQuery(smiles: string, loc: (string | number)[]) {
@@ -159,22 +136,27 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     return { canonical, rows, remarks };
   }
 
-  /** One query's top k over local catalogs and, for fleet catalogs, the scan workers' fan-out. */
+  /**
+   * One query's top k: catalogs this process holds scanned by the pool (`local`), catalogs the
+   * fleet holds fanned out to the scan workers with the same query (`remote`: a fingerprint, or a
+   * weight vector for the continuous Tanimoto), one merged top k with the fleet's coverage.
+   */
   async function fanOut(
     req: Pick<SimilarityRequest, 'descriptors' | 'properties' | 'filters' | 'ordering' | 'k' | 'dbNames'>,
-    q: { fp: Uint8Array; canonicalSmiles: string },
+    query: {
+      local: (catalogs: string[]) => Promise<Hit[]>;
+      remote: Uint8Array | Float64Array;
+      score: (fp: Uint8Array, hit: Hit) => number;
+    },
+    canonical: string,
     k: number,
   ): Promise<SimilarityResult> {
     const remote = req.dbNames.filter((d) => fleetIds.has(d));
-    if (!fleet || !remote.length) {
-      const hits = await pool.knn({ catalogs: req.dbNames, query: q.fp, k, ...requestLimits() });
-      return finish(hits, (fp) => tanimoto(q.fp, fp), req, q.canonicalSmiles);
-    }
-    // Fleet catalogs fan out; catalogs this process holds are scanned here; one merged top k.
+    if (!fleet || !remote.length) return finish(await query.local(req.dbNames), query.score, req, canonical);
     const rest = req.dbNames.filter((d) => !fleetIds.has(d));
     const [far, near] = await Promise.all([
-      fleet.knn(remote, q.fp, k),
-      rest.length ? pool.knn({ catalogs: rest, query: q.fp, k, ...requestLimits() }) : Promise.resolve([]),
+      fleet.knn(remote, query.remote, k),
+      rest.length ? query.local(rest) : Promise.resolve([]),
     ]);
     const tagged = [
       ...far.hits.map((h) => ({ h, s: far.shardOf(h) })),
@@ -184,15 +166,22 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     const shardOfHit = new Map(kept.map((x) => [x.h, x.s]));
     const result = await finish(
       kept.map((x) => x.h),
-      (fp) => tanimoto(q.fp, fp),
+      query.score,
       req,
-      q.canonicalSmiles,
+      canonical,
       (h) => shardOfHit.get(h)!,
     );
     if (far.coverage.message) result.warnings = [{ code: 'partial_coverage', message: far.coverage.message }];
     result.coverage = far.coverage.fraction;
     return result;
   }
+
+  /** A fingerprint's Tanimoto k-NN, scored in f64 for the answer. */
+  const tanimotoQuery = (fp: Uint8Array, k: number) => ({
+    local: (catalogs: string[]) => pool.knn({ catalogs, query: fp, k, ...requestLimits() }),
+    remote: fp,
+    score: (row: Uint8Array) => tanimoto(fp, row),
+  });
 
   return {
     // Fresh per call: a catalog's 3D stage may complete while the service runs.
@@ -205,7 +194,7 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     async similarity(req) {
       const q = parseQuery(req.smiles, ['query', 'search_input']);
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
-      return fanOut(req, q, k);
+      return fanOut(req, tanimotoQuery(q.fp, k), q.canonicalSmiles, k);
     },
     async batch(req) {
       const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
@@ -214,7 +203,7 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
         // One fan-out per query, one after another: each gets the whole fleet and its own budget
         // (in parallel they would share the workers' threads and all run out of time together).
         const out: SimilarityResult[] = [];
-        for (const q of qs) out.push(await fanOut(req, q, k));
+        for (const q of qs) out.push(await fanOut(req, tanimotoQuery(q.fp, k), q.canonicalSmiles, k));
         return out;
       }
       const all = await pool.knnMany({
@@ -228,72 +217,47 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
       );
     },
     async centroid(req) {
-      noFleet(req.dbNames);
       const qs = req.smiles.map((s, i) => parseQuery(s, ['query', 'search_input', i]));
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
-      const hits = await pool.centroid({
-        catalogs: req.dbNames,
-        queries: qs.map((q) => q.fp),
-        k,
-        ...requestLimits(),
-      });
+      const fps = qs.map((q) => q.fp);
+      // The mean bit-frequency vector: the pool prepares the same one from the same inputs, and
+      // the fleet's workers get its exact doubles (engine/search/query.ts).
+      const centroid = prepareCentroid(fps);
       const canonicalInputs = qs.map((q) => q.canonicalSmiles);
-      const centroid = prepareCentroid(qs.map((q) => q.fp));
-      const score = (fp: Uint8Array) => centroidTanimoto(centroid, fp);
-      return { ...(await finish(hits, score, req, canonicalInputs.join('.'))), canonicalInputs };
+      const result = await fanOut(
+        req,
+        {
+          local: (catalogs) => pool.centroid({ catalogs, queries: fps, k, ...requestLimits() }),
+          remote: centroid.weights,
+          score: (fp) => centroidTanimoto(centroid, fp),
+        },
+        canonicalInputs.join('.'),
+        k,
+      );
+      return { ...result, canonicalInputs };
     },
     async byEmbedding(req) {
-      let query;
+      let query: PreparedQuery;
       try {
         query = embeddingQuery(req.vector, 'embedding');
       } catch (err) {
         throw analysisToDomain(err);
       }
       const k = req.filters.length ? FILTER_OVERFETCH(req.k) : req.k;
-      const hits = await pool.knnPrepared({ catalogs: req.dbNames, query, k, ...requestLimits() });
       // A fingerprint query is rescored in f64 like /molsearch; a weighted one keeps its score.
       const fp = query.kind === 'tanimoto' ? query.fp : undefined;
-      return finish(hits, (row, hit) => (fp ? tanimoto(fp, row) : hit.similarity), req, '');
+      return fanOut(
+        req,
+        {
+          local: (catalogs) => pool.knnPrepared({ catalogs, query, k, ...requestLimits() }),
+          remote: query.kind === 'tanimoto' ? query.fp : query.weights,
+          score: (row, hit) => (fp ? tanimoto(fp, row) : hit.similarity),
+        },
+        '',
+        k,
+      );
     },
-    propertyValues(dbName, column) {
-      try {
-        histogramColumn(column, 'properties');
-      } catch (err) {
-        throw analysisToDomain(err);
-      }
-      const c = byId.get(dbName);
-      if (!c) return undefined;
-      const out = new Float64Array(c.manifest.counts.molecules).fill(NaN);
-      let at = 0;
-      c.manifest.shards.forEach((meta, s) => {
-        const shard = pool.shard(dbName, s) as ShardData;
-        const col = shard.table.getChild(column);
-        if (col) {
-          const raw = col.toArray() as Float64Array | Float32Array;
-          for (let i = 0; i < shard.rows; i++) out[at + i] = col.nullCount && !col.isValid(i) ? NaN : raw[i];
-        }
-        at += meta.rows;
-      });
-      return out;
-    },
-    async random(n) {
-      const total = deps.catalogs.reduce((s, c) => s + c.manifest.counts.molecules, 0);
-      const out: { smiles: string; id: string; database: string }[] = [];
-      for (let i = 0; i < n && total > 0; i++) {
-        let r = Math.floor(Math.random() * total);
-        for (const c of deps.catalogs) {
-          if (r >= c.manifest.counts.molecules) {
-            r -= c.manifest.counts.molecules;
-            continue;
-          }
-          let s = 0;
-          while (r >= c.manifest.shards[s].rows) r -= c.manifest.shards[s++].rows;
-          const rec = rowRecord(pool.shard(c.manifest.id, s) as ShardData, r, ['smiles', 'product_id']);
-          out.push({ smiles: String(rec.smiles), id: String(rec.product_id), database: c.manifest.id });
-          break;
-        }
-      }
-      return out;
-    },
+    propertyValues: (dbName, column) => propertyValues(pool, byId, dbName, column),
+    random: async (n) => randomRows(pool, deps.catalogs, n),
   };
 }

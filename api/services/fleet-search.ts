@@ -8,7 +8,7 @@
 import type { Logger } from '../../platform/logger.ts';
 import { DomainError } from '../../platform/errors.ts';
 import { readShard, type CatalogManifest, type ShardData } from '../../engine/catalog/index.ts';
-import { popcountOf, tanimotoBounds, type Hit } from '../../engine/search/index.ts';
+import { popcountOf, prepareWeights, tanimotoBounds, type Hit } from '../../engine/search/index.ts';
 import { maxBound } from '../../engine/search/bitbound.ts';
 import { routeShard, type FleetMember } from '../../engine/fleet/members.ts';
 
@@ -32,7 +32,12 @@ export interface FleetKnnResult {
 export interface FleetSearch {
   /** Catalogs answered through the fleet. */
   manifests: CatalogManifest[];
-  knn(catalogs: string[], fp: Uint8Array, k: number): Promise<FleetKnnResult>;
+  /**
+   * Top k over `catalogs`: by Tanimoto to a fingerprint (256 bytes), or by the continuous
+   * Tanimoto to a weight vector (2048 float64: a centroid's mean bit frequencies or an embedding),
+   * exactly as the search pool ranks them.
+   */
+  knn(catalogs: string[], query: Uint8Array | Float64Array, k: number): Promise<FleetKnnResult>;
   /** Counters for /metrics. */
   stats(): { searches: number; partial: number; failedRequests: number };
   /** Live members and, per catalog, the shards no live member holds (/health, /metrics). */
@@ -62,13 +67,19 @@ export function createFleetSearch(deps: {
   const byId = new Map(deps.manifests.map((m) => [m.id, m]));
   const st = { searches: 0, partial: 0, failedRequests: 0 };
 
-  async function send(t: Task, fp: string, k: number, until: number): Promise<Answer> {
+  async function send(t: Task, query: Record<string, string>, k: number, until: number): Promise<Answer> {
     const left = until - Date.now();
     if (left <= 0) throw new Error('no time left');
     const res = await fetch(`${t.member.scanUrl}/internal/scan`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(deps.token ? { 'x-fleet-token': deps.token } : {}) },
-      body: JSON.stringify({ catalog: t.catalog, shards: t.shards, fp, k, budgetMs: Math.max(1, left - 50) }),
+      body: JSON.stringify({
+        catalog: t.catalog,
+        shards: t.shards,
+        ...query,
+        k,
+        budgetMs: Math.max(1, left - 50),
+      }),
       signal: AbortSignal.timeout(left),
     });
     if (!res.ok) throw new Error(`worker ${t.member.workerId}: HTTP ${res.status} ${await res.text()}`);
@@ -108,12 +119,15 @@ export function createFleetSearch(deps: {
           .map(({ i }) => i);
       return { members, uncovered };
     },
-    async knn(catalogs, fp, k) {
+    async knn(catalogs, query, k) {
       st.searches++;
       const until = Date.now() + deps.budgetMs;
       const live = await deps.members();
-      const fp64 = Buffer.from(fp).toString('base64');
-      const bounds = tanimotoBounds(popcountOf(fp));
+      // The exact bytes (a weight vector as its float64s), so every worker prepares the same query.
+      const b64 = Buffer.from(query.buffer, query.byteOffset, query.byteLength).toString('base64');
+      const wire: Record<string, string> = query instanceof Float64Array ? { weights: b64 } : { fp: b64 };
+      const bounds =
+        query instanceof Float64Array ? prepareWeights(query).bounds : tanimotoBounds(popcountOf(query));
       const done = new Map<string, Set<number>>(catalogs.map((c) => [c, new Set()]));
       // Each hit: where it is in the catalog (for the order of ties) and in its answer's rows.
       const parts: {
@@ -130,7 +144,7 @@ export function createFleetSearch(deps: {
         await Promise.all(
           tasks.map(async (t) => {
             try {
-              const a = await send(t, fp64, k, until);
+              const a = await send(t, wire, k, until);
               for (const i of a.done) done.get(t.catalog)!.add(i);
               for (const f of a.failed) failedShards.add(`${t.catalog}/${f.shard}`);
               for (const p of a.parts) {

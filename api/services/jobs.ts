@@ -176,6 +176,7 @@ export function createJobService(deps: JobServiceDeps) {
         include_properties: req.includeProperties,
       };
       await jobs.create({ id: jobName, accountId, kind: 'molsearch', params });
+      const metric3d = req.searchType === 'espsim_electrostatic' ? 'esp' : 'shape';
       const input: MolsearchJobInput = {
         jobName,
         smiles: req.smiles,
@@ -185,10 +186,10 @@ export function createJobService(deps: JobServiceDeps) {
         concurrency: deps.scanConcurrency,
         threeD: (THREE_D_TYPES as readonly string[]).includes(req.searchType)
           ? {
-              metric: req.searchType === 'espsim_electrostatic' ? 'esp' : 'shape',
+              metric: metric3d,
               // Per shard, as the synchronous search's first stage; very_accurate (Infinity) scores every row.
-              shortlist: Number.isFinite(shortlistSize(req.searchQuality, req.k))
-                ? shortlistSize(req.searchQuality, req.k)
+              shortlist: Number.isFinite(shortlistSize(req.searchQuality, req.k, metric3d))
+                ? shortlistSize(req.searchQuality, req.k, metric3d)
                 : 0,
               chem3dQueue: chem3dQueue(deps.taskQueuePrefix, 'query'),
             }

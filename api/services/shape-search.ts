@@ -2,10 +2,9 @@ import { rowRecord, type Catalog } from '../../engine/catalog/index.ts';
 import { DESCRIPTOR_NAMES, getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import type { SearchPool } from '../../engine/search/index.ts';
 import { DESCRIPTOR_LENGTH, describeConformers, type ShapePool } from '../../engine/shape/index.ts';
-import type { Molecule3d } from '../../engine/catalog/three-d-schema.ts';
 import { DomainError, invalidSmiles, validationError } from '../../platform/errors.ts';
 import type { QueryEmbedder } from './query-embedder.ts';
-import type { FilterName, NeighborRow, OrderingName, SimilarityResult } from './search-service.ts';
+import type { FilterName, NeighborRow, OrderingName } from './search-service.ts';
 import { FILTER_OVERFETCH, type CatalogFilters } from './catalog-filters.ts';
 import {
   applyOrderings,
@@ -16,89 +15,37 @@ import {
   type RankedCandidate,
   type RankedType,
 } from './shape-rank.ts';
-import { createShapeStages, unionCandidates, type Candidate } from './shape-stages.ts';
-import { createShapeRerank, type ShapeRerank } from './shape-rerank.ts';
-import { createShapeObjectives, type ShapeObjectives } from './shape-objectives.ts';
+import { createShapeStages, unionCandidates, type Candidate, type FirstStageMetric } from './shape-stages.ts';
+import { createShapeRerank } from './shape-rerank.ts';
+import { createShapeObjectives } from './shape-objectives.ts';
 import type { ThreeDStatusService } from './three-d-status.ts';
+import { createCheckReady } from './three-d-ready.ts';
+import {
+  MAX_CENTROID_3D_INPUTS,
+  shortlistSize,
+  type Embedded3d,
+  type ShapeSearchService,
+} from './shape-search-contract.ts';
 
-export const THREE_D_TYPES = ['espsim_shape', 'espsim_electrostatic'] as const;
-export type ThreeDType = (typeof THREE_D_TYPES)[number];
-
-/** Shortlist sizes of the first stage by `search_quality`; `very_accurate` scores every row. */
-export function shortlistSize(quality: string | undefined, k: number): number {
-  if (quality === 'very_accurate' || quality === 'very accurate') return Infinity;
-  const n = quality === 'accurate' ? 1000 : /^\d+$/.test(quality ?? '') ? Number(quality) : 100;
-  return Math.max(n, k);
-}
-
-/** At most this many inputs to a 3D centroid: each one is embedded and scores the whole shortlist. */
-export const MAX_CENTROID_3D_INPUTS = 10;
-
-export interface ShapeSearchRequest {
-  smiles: string;
-  dbNames: string[];
-  k: number;
-  /** The first type ranks the rows (`similarity`); every row carries every score column. */
-  types: RankedType[];
-  /** Legacy orderings of the result rows (default: by the first type's score). */
-  ordering?: OrderingName[];
-  quality?: string;
-  descriptors: boolean;
-  /** The legacy result filters, as on the Morgan path (docs/filters.md). */
-  filters?: FilterName[];
-  /** Where the query came from, for a 422 when it cannot be embedded (default query.search_input). */
-  loc?: (string | number)[];
-}
-
-export interface ShapeCentroidRequest {
-  smiles: string[];
-  dbNames: string[];
-  k: number;
-  type: ThreeDType;
-  quality?: string;
-}
-
-/** One molecule in 3D with its first-stage descriptors (60 floats per conformer), or why not. */
-export type Embedded3d =
-  { ok: true; molecule: Molecule3d; descriptors: Float32Array } | { ok: false; reason: string };
-
-export interface ShapeSearchService {
-  /** The 3D-ready database a 3D request without `db_names` searches (largest ready), or undefined. */
-  defaultDatabase(): Promise<string | undefined>;
-  /** 4xx naming `loc` (default query.db_names) unless every database is 3D-ready (with its progress). */
-  checkReady(dbNames: string[], loc?: (string | number)[]): Promise<void>;
-  search(req: ShapeSearchRequest): Promise<SimilarityResult>;
-  /** Several queries, one ranking: each row scores the mean of its scores against every query. */
-  centroid(req: ShapeCentroidRequest): Promise<SimilarityResult>;
-  /** Proposal + exact rerank of one catalog (POST /api/v2/search_cheese). */
-  rerank: ShapeRerank;
-  /** Candidates and exact scores of the 3D objectives of a v2 selection. */
-  objectives: ShapeObjectives;
-  /** 422 naming `loc` when the chem3d worker cannot embed `smiles`, 503 when none answers. */
-  checkQuery(smiles: string, loc?: (string | number)[]): Promise<void>;
-  /**
-   * Each SMILES embedded by the chem3d worker (the catalog's recipe) with its first-stage
-   * descriptors; an unembeddable one gets its reason. 503 (`unavailable`) when no worker answers.
-   */
-  embedMany(smiles: string[], loc: (string | number)[]): Promise<Embedded3d[]>;
-  /**
-   * The first stage alone for a given descriptor vector (60 floats per conformer, one or more
-   * conformers): the k rows of 3D-ready databases with the best first-stage similarity.
-   */
-  searchDescriptors(req: {
-    vector: Float32Array;
-    dbNames: string[];
-    k: number;
-    descriptors: boolean;
-  }): Promise<SimilarityResult>;
-}
+// The service's contract lives in shape-search-contract.ts; importers keep this path.
+export {
+  MAX_CENTROID_3D_INPUTS,
+  SHORTLIST_ROWS,
+  shortlistSize,
+  THREE_D_TYPES,
+  type Embedded3d,
+  type ShapeCentroidRequest,
+  type ShapeSearchRequest,
+  type ShapeSearchService,
+  type ThreeDType,
+} from './shape-search-contract.ts';
 
 const ms = (a: number, b: number) => Math.round(b - a);
 
 /**
  * espsim_shape / espsim_electrostatic / consensus (and morgan with 3D columns) over 3D-ready
- * catalogs: the query is embedded by the chem3d worker, every row's conformers are screened by
- * USRCAT-style descriptors (first stage, stored in the sidecars), and the shortlist is aligned and
+ * catalogs: the query is embedded by the chem3d worker, every row's conformers are screened by a
+ * first stage (shape-stages.ts: grids, or the sidecars' USRCAT-style descriptors), and the shortlist is aligned and
  * scored exactly on the shape pool's threads (engine/shape). Rows carry `Shapesim`, `Espsim`
  * (both at the best shape alignment) and `Morgan Tanimoto`.
  */
@@ -164,23 +111,7 @@ export function createShapeSearch(deps: {
     return { pairs, remarks: kept.remarks };
   }
 
-  async function checkReady(dbNames: string[], loc: (string | number)[] = ['query', 'db_names']) {
-    for (const name of dbNames) {
-      const s = await deps.threeD.status(name);
-      if (!s || s.status === 'ready') continue; // unknown names: the usual check names them
-      const p = s.progress;
-      // Estimated from this run's own rate, once a part has completed.
-      const eta =
-        p && p.moleculesDone > 0 && p.moleculesDone < p.moleculesTotal
-          ? `, about ${Math.ceil((((Date.now() - p.startedAt) / p.moleculesDone) * (p.moleculesTotal - p.moleculesDone)) / 60_000)} min to go`
-          : '';
-      const when =
-        s.status === 'building' && p
-          ? `its 3D stage is running: ${p.moleculesDone} of ${p.moleculesTotal} molecules embedded${eta}; retry when it completes (GET /available_databases_full shows the progress)`
-          : 'its 3D stage has not been run (molsearch start runs it for bundled catalogs; see docs/chem3d.md)';
-      throw validationError(loc, `database ${name} is not 3D-ready yet: ${when}`, 'value_error.not_ready');
-    }
-  }
+  const checkReady = createCheckReady(deps.threeD);
 
   return {
     async defaultDatabase() {
@@ -208,19 +139,15 @@ export function createShapeSearch(deps: {
       const q = await fingerprint(req.smiles, loc);
       const query = await deps.embedder.embed(req.smiles, loc);
       const t1 = performance.now();
-      const limit = shortlistSize(req.quality, k);
+      const metric: FirstStageMetric = primary === 'espsim_electrostatic' ? 'esp' : 'shape';
+      const limit = shortlistSize(req.quality, k, metric);
       // Candidates: the first-stage shortlist when a 3D score ranks; the Morgan top rows when
       // Morgan ranks (its top k then equals a morgan search's); both for the consensus.
       let candidates: Candidate[] = [];
       let screened = 0;
       let method = '';
       if (primary !== 'morgan') {
-        const first = await stages.firstStage(
-          [query],
-          req.dbNames,
-          limit,
-          primary === 'espsim_electrostatic' ? 'esp' : 'shape',
-        );
+        const first = await stages.firstStage([query], req.dbNames, limit, metric);
         candidates = first.candidates;
         screened = first.rows;
         method = first.method;
@@ -278,13 +205,9 @@ export function createShapeSearch(deps: {
         req.smiles.map((s, i) => deps.embedder.embed(s, ['query', 'search_input', i])),
       );
       const t1 = performance.now();
-      const limit = shortlistSize(req.quality, req.k);
-      const { candidates, rows, method } = await stages.firstStage(
-        queries,
-        req.dbNames,
-        limit,
-        req.type === 'espsim_electrostatic' ? 'esp' : 'shape',
-      );
+      const metric: FirstStageMetric = req.type === 'espsim_electrostatic' ? 'esp' : 'shape';
+      const limit = shortlistSize(req.quality, req.k, metric);
+      const { candidates, rows, method } = await stages.firstStage(queries, req.dbNames, limit, metric);
       const t2 = performance.now();
       const scored = withConsensus(
         await stages.exact(

@@ -4,10 +4,13 @@
  * stage that gives every candidate its shape, ESP and Morgan scores. /molsearch (one query, one or
  * several types, consensus), /batch_search centroid (several queries, mean scores) and
  * /api/v2/search_cheese (proposal + rerank) are built from these.
+ *
+ * Every shape-pool call carries the limits of the HTTP request it serves (request-limits.ts: the
+ * 30 s whole-life deadline, the client's abort signal) and a lane by the request's size
+ * (`shapeLane`: queries × rows), so a big 3D request never stalls a small one (engine/shape/pool.ts).
  */
 import { openCatalog, type Catalog, type ShardData } from '../../engine/catalog/index.ts';
 import { loadShard3d, molecule3d, type Shard3d } from '../../engine/catalog/three-d-reader.ts';
-import type { Molecule3d } from '../../engine/catalog/three-d-schema.ts';
 import { FP_BYTES, tanimoto } from '../../engine/chem/index.ts';
 import { meanOverQueries } from '../../engine/search/fusion.ts';
 import type { SearchPool } from '../../engine/search/index.ts';
@@ -16,97 +19,46 @@ import {
   describeConformers,
   gridConformers,
   gridDescriptors,
+  GRID_MAX_CONFORMERS,
   prepareShape,
+  shapeLane,
   type GridTables,
   type ShapePool,
+  type ShapeRunOptions,
 } from '../../engine/shape/index.ts';
+import { requestLimits } from './request-limits.ts';
+import type { Candidate, ShapeStages } from './shape-candidates.ts';
 
-/**
- * Catalogs with at most this many conformers get grid tables for the first stage (2 × 540 bytes
- * per conformer: ~108 MB at the limit); larger ones are screened by the sidecars' USRCAT-style
- * descriptors, which recall the exact ranking far less (bench/shape/README.md).
- */
-export const GRID_MAX_CONFORMERS = 100_000;
+/** Catalogs within this many conformers get grid tables (engine/shape/grid-tables.ts). */
+export { GRID_MAX_CONFORMERS };
 
 /** A loaded shard: its sidecar and, for catalogs within GRID_MAX_CONFORMERS, its grid tables. */
 type LoadedShard = Shard3d & { grids?: GridTables };
 
-/** Which first-stage score ranks: the shape grid (shape, consensus) or the charge grid (ESP). */
-export type FirstStageMetric = 'shape' | 'esp';
+// The stages' types live in shape-candidates.ts; importers keep this path.
+export {
+  candidateKey,
+  unionCandidates,
+  type Candidate,
+  type FirstStageMetric,
+  type ScoredCandidate,
+  type ShapeStages,
+} from './shape-candidates.ts';
 
-/** A catalog row on the way through the stages. */
-export interface Candidate {
-  db: string;
-  shard: number;
-  row: number;
-  /** Score of the stage that proposed the row: descriptor similarity, or f32 Morgan Tanimoto. */
-  first: number;
-}
-
-/** A candidate after the exact stage (scores averaged over the queries when there are several). */
-export interface ScoredCandidate extends Candidate {
-  /** Gaussian shape Tanimoto at the best alignment; null when the row has no conformers. */
-  shape: number | null;
-  /** espsim's ESP Carbo at that alignment; null when the row has no conformers. */
-  esp: number | null;
-  /** Exact (double) Morgan r2/2048 Tanimoto. */
-  morgan: number;
-}
-
-export interface ShapeStages {
-  /** The rows of each shard of a 3D-ready catalog (loaded once, kept). */
-  shards3d(db: string): Promise<Shard3d[]>;
-  /**
-   * The `limit` best rows by first-stage score, over every shard of `dbNames`: the shape grid (or
-   * the charge grid for `esp`) when every shard has grid tables, else the USRCAT-style
-   * descriptors; with several queries a row scores the mean of its per-query scores. Rows without
-   * conformers are skipped.
-   */
-  firstStage(
-    queries: Molecule3d[],
-    dbNames: string[],
-    limit: number,
-    metric?: FirstStageMetric,
-  ): Promise<{ candidates: Candidate[]; rows: number; method: string }>;
-  /**
-   * The first stage alone for a given USRCAT-style descriptor vector (60 floats per conformer, as
-   * the sidecars store): the `limit` best rows of `dbNames` by descriptor similarity.
-   */
-  descriptorStage(
-    vector: Float32Array,
-    dbNames: string[],
-    limit: number,
-  ): Promise<{ candidates: Candidate[]; rows: number }>;
-  /** The k best rows by Morgan Tanimoto (search pool, f32 scores and order), as candidates. */
-  morganStage(fp: Uint8Array, dbNames: string[], k: number): Promise<Candidate[]>;
-  /**
-   * Exact scores of every candidate against every query (means over queries); candidates keep
-   * their order. A candidate without conformers gets null shape and ESP.
-   */
-  exact(queries: Molecule3d[], fps: Uint8Array[], candidates: Candidate[]): Promise<ScoredCandidate[]>;
-  /** Exact (double) Morgan Tanimoto of a candidate to a query fingerprint. */
-  morgan(fp: Uint8Array, c: Candidate): number;
-  /** The catalog shard holding a candidate (to read its columns). */
-  shard(c: Candidate): ShardData;
-  /** Row index across the catalog's shards in manifest order (the v2 library's row numbers). */
-  globalRow(c: Candidate): number;
-  /** The candidate at a row index across the catalog's shards (globalRow's inverse). */
-  fromGlobalRow(db: string, row: number): Candidate;
-}
-
-export const candidateKey = (c: Candidate) => `${c.db}\u0000${c.shard}\u0000${c.row}`;
-
-/** Candidates of `b` not already in `a`, appended (a's order first). */
-export function unionCandidates(a: Candidate[], b: Candidate[]): Candidate[] {
-  const seen = new Set(a.map(candidateKey));
-  return [...a, ...b.filter((c) => !seen.has(candidateKey(c)))];
-}
+/** The current request's limits (none outside one) and the lane of a request of that size. */
+const runOptions = (queries: number, rows: number): ShapeRunOptions => ({
+  ...requestLimits(),
+  lane: shapeLane(queries, rows),
+});
 
 export function createShapeStages(deps: {
   catalogs: Catalog[];
   pool: SearchPool;
   shapePool: ShapePool;
+  /** Conformers up to which a catalog gets grid tables (default GRID_MAX_CONFORMERS; tests lower it). */
+  gridMaxConformers?: number;
 }): ShapeStages {
+  const gridMax = deps.gridMaxConformers ?? GRID_MAX_CONFORMERS;
   const byId = new Map(deps.catalogs.map((c) => [c.manifest.id, c]));
   const loaded = new Map<string, Promise<LoadedShard[]>>();
   const offsets = new Map<string, number[]>();
@@ -116,7 +68,7 @@ export function createShapeStages(deps: {
       p = (async () => {
         const c = await openCatalog(byId.get(id)!.dir);
         const shards: LoadedShard[] = await Promise.all(c.manifest.shards.map((_, i) => loadShard3d(c, i)));
-        if (shards.reduce((n, x) => n + gridConformers(x), 0) <= GRID_MAX_CONFORMERS)
+        if (shards.reduce((n, x) => n + gridConformers(x), 0) <= gridMax)
           // Built once per catalog on the pool's threads (~2 ms per conformer), never this event loop.
           await Promise.all(shards.map(async (x) => (x.grids = await deps.shapePool.gridTables(x))));
         return shards;
@@ -149,19 +101,20 @@ export function createShapeStages(deps: {
       const loadedDbs = await Promise.all(dbNames.map(async (db) => ({ db, shards: await shards3d(db) })));
       // The grid first stage when every database has grid tables, so merged shard scores compare.
       const grid = loadedDbs.every((d) => d.shards.every((x) => x.grids));
-      const queries = molecules.map((m) =>
-        !grid
-          ? describeConformers(m)
-          : metric === 'esp'
-            ? chargeGridDescriptors(prepareShape(m))
-            : gridDescriptors(prepareShape(m)),
-      );
-      const scanOf = (q: Float32Array, s: LoadedShard, k: number) =>
-        grid && s.grids
-          ? metric === 'esp'
-            ? deps.shapePool.scanGrid(q, s.grids.charge, k, 'cosine')
-            : deps.shapePool.scanGrid(q, s.grids.shape, k, 'tanimoto')
-          : deps.shapePool.scanShortlist(q, s.table, k);
+      // Grid queries: the shape grid, and with it the charge grid for the pose-aware ESP stage.
+      type Query = { usr: Float32Array } | { shape: Float32Array; charge?: Float32Array };
+      const queries = molecules.map((m): Query => {
+        if (!grid) return { usr: describeConformers(m) };
+        const p = prepareShape(m);
+        return { shape: gridDescriptors(p), charge: metric === 'esp' ? chargeGridDescriptors(p) : undefined };
+      });
+      const ro = runOptions(molecules.length, limit);
+      const scanOf = (q: Query, s: LoadedShard, k: number) =>
+        'usr' in q
+          ? deps.shapePool.scanShortlist(q.usr, s.table, k, ro)
+          : q.charge
+            ? deps.shapePool.scanPoseCharge(q.shape, q.charge, s.grids!, k, ro)
+            : deps.shapePool.scanGrid(q.shape, s.grids!.shape, k, 'tanimoto', ro);
       // Every shard is scanned on the shape pool's threads, never this event loop; candidates are
       // gathered in shard order so ties rank as in a serial scan.
       const scans: Promise<Candidate[]>[] = [];
@@ -202,7 +155,11 @@ export function createShapeStages(deps: {
         .flat()
         .sort((a, b) => b.first - a.first)
         .slice(0, limit);
-      const method = grid ? (metric === 'esp' ? 'charge grid' : 'shape grid') : 'USRCAT descriptors';
+      const method = grid
+        ? metric === 'esp'
+          ? 'pose-aware charge grid'
+          : 'shape grid'
+        : 'USRCAT descriptors';
       return { candidates, rows, method };
     },
 
@@ -212,7 +169,12 @@ export function createShapeStages(deps: {
       for (const db of dbNames)
         for (const s of await shards3d(db)) {
           rows += s.rows;
-          const scan = deps.shapePool.scanShortlist(vector, s.table, Math.min(limit, s.rows));
+          const scan = deps.shapePool.scanShortlist(
+            vector,
+            s.table,
+            Math.min(limit, s.rows),
+            runOptions(1, limit),
+          );
           scans.push(
             scan.then((sl) =>
               Array.from(sl.rows, (row, i) => ({ db, shard: s.index, row, first: sl.scores[i] })).filter(
@@ -240,12 +202,14 @@ export function createShapeStages(deps: {
       const withConf = sets.flatMap((s, i) => (s ? [i] : []));
       const shape = queries.map(() => new Float64Array(candidates.length));
       const esp = queries.map(() => new Float64Array(candidates.length));
+      const ro = runOptions(queries.length, withConf.length);
       await Promise.all(
         queries.map(async (q, qi) => {
           const hits = await deps.shapePool.scoreShortlist(
             q,
             withConf.map((i) => sets[i]!),
             { metric: 'shape', k: Math.max(1, withConf.length) },
+            ro,
           );
           for (const h of hits) {
             shape[qi][withConf[h.index]] = h.shape;

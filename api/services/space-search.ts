@@ -87,7 +87,7 @@ export async function withSynthonSpaces(
     const note = res.timedOut
       ? `search of ${space} stopped at its time budget; the hits are the best found`
       : rows.length < k
-        ? `${space} holds ${rows.length} products with Morgan Tanimoto >= ${res.threshold}`
+        ? `${space} holds ${rows.length} valid products${res.threshold > 0 ? ` with Morgan Tanimoto >= ${res.threshold}` : ''}`
         : undefined;
     return { rows, note };
   }

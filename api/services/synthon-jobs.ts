@@ -11,7 +11,7 @@ import type { Jobs } from '../../store/jobs.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import { functionalGroups } from '../../engine/filters/index.ts';
 import { queryMol } from '../../engine/synthons/job-search.ts';
-import { JOB_WORKFLOWS, taskQueue, type SynthonJobInput } from '../../workflows/contracts.ts';
+import { chem3dQueue, JOB_WORKFLOWS, taskQueue, type SynthonJobInput } from '../../workflows/contracts.ts';
 import { newJobName } from './jobs-ids.ts';
 import { MAX_JOB_NEIGHBORS } from './jobs.ts';
 import type { SearchService } from './search-service.ts';
@@ -35,10 +35,26 @@ export interface SynthonJobRequest {
   sample_size: number;
 }
 
-/** Which of search_quality and sample_size the client actually sent (both have defaults). */
+/** Which parameters with defaults the client actually sent. */
 export interface SentParams {
   searchQuality: boolean;
   sampleSize: boolean;
+}
+
+/** The synthon_scorer values a similarity job on a synthon space serves. */
+export const SPACE_SCORERS: readonly string[] = ['morgan', 'shape', 'esp'];
+
+/**
+ * 3D scorers (shape, esp): the Morgan proposal's best `k × SYNTHON_3D_MULTIPLIER` products are
+ * embedded and scored exactly, at most SYNTHON_3D_MAX_SHORTLIST of them (and never fewer than k);
+ * at most SYNTHON_3D_MAX_HITS hits per job, as each product costs an embedding.
+ */
+export const SYNTHON_3D_MULTIPLIER = 3;
+export const SYNTHON_3D_MAX_SHORTLIST = 1000;
+export const SYNTHON_3D_MAX_HITS = 1000;
+
+export function synthon3dShortlist(k: number): number {
+  return Math.max(k, Math.min(k * SYNTHON_3D_MULTIPLIER, SYNTHON_3D_MAX_SHORTLIST));
 }
 
 /** search_quality as the wanted hit count: the numbers as they are, the named qualities as 100/1000/10000. */
@@ -59,6 +75,11 @@ export interface SynthonJobServiceDeps {
   log?: Logger;
   /** Slices a job scans at once. */
   concurrency?: number;
+  /**
+   * The 3D path's query check (shape search's checkQuery): 422 naming `loc` when the chem3d worker
+   * cannot embed the query, 503 + Retry-After when no worker answers. Absent: 3D scorers are 503.
+   */
+  checkQuery3d?: (smiles: string, loc: (string | number)[]) => Promise<void>;
 }
 
 /** The wanted hit count: search_quality when sent, else sample_size (older clients), else 100. */
@@ -146,24 +167,28 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
         if (!p) throw invalidSmiles(['query', 'smarts_prefilter_pattern_smarts'], smarts, 'SMARTS');
         p.delete();
       }
-      if (mode === 'similarity' && q.synthon_scorer !== 'morgan')
-        throw new DomainError(
-          'capability_unavailable',
-          `synthon_scorer ${q.synthon_scorer} needs 3D synthon conformers, which synthon spaces do not have yet`,
-          {
-            issues: [
-              {
-                loc: ['query', 'synthon_scorer'],
-                msg: `the ${q.synthon_scorer} scorer is not available for synthon spaces yet (no 3D synthons); use synthon_scorer=morgan`,
-                type: 'value_error.unavailable',
-              },
-            ],
-          },
-        );
       const space = spaceOf(q.db_name);
       const k = wantedHits(q, sent);
       if (k > MAX_JOB_NEIGHBORS)
         throw validationError(['query', 'sample_size'], `at most ${MAX_JOB_NEIGHBORS} hits per job`);
+      const metric3d =
+        mode === 'similarity' && (q.synthon_scorer === 'shape' || q.synthon_scorer === 'esp')
+          ? q.synthon_scorer
+          : undefined;
+      if (metric3d) {
+        if (k > SYNTHON_3D_MAX_HITS)
+          throw validationError(
+            ['query', sent.searchQuality || !sent.sampleSize ? 'search_quality' : 'sample_size'],
+            `synthon_scorer=${metric3d} returns at most ${SYNTHON_3D_MAX_HITS} hits (each product is embedded in 3D); send search_quality=100 or 1000, or synthon_scorer=morgan`,
+          );
+        if (!deps.checkQuery3d)
+          throw new DomainError(
+            'unavailable',
+            `3D scoring (synthon_scorer=${metric3d}) is unavailable: no 3D worker is configured; synthon_scorer=morgan still works`,
+            { retryAfterSeconds: 30 },
+          );
+        await deps.checkQuery3d(query, ['query', 'search_input']);
+      }
       if (!deps.jobs || !deps.workflows || !deps.taskQueuePrefix)
         throw new DomainError('unavailable', 'the job service is not running on this server');
       const jobName = newJobName();
@@ -187,6 +212,14 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
         descriptors: q.include_properties,
         queues: { scan: taskQueue(prefix, 'scan'), export: taskQueue(prefix, 'export') },
         concurrency: deps.concurrency,
+        threeD: metric3d
+          ? {
+              metric: metric3d,
+              shortlist: synthon3dShortlist(k),
+              chem3dQueue: chem3dQueue(prefix, 'catalog'),
+              queryQueue: chem3dQueue(prefix, 'query'),
+            }
+          : undefined,
       };
       try {
         await deps.workflows.start(JOB_WORKFLOWS.synthon, {

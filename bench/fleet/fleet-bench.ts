@@ -12,7 +12,7 @@
  * writes bench/out/fleet-<n>.json.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -30,6 +30,8 @@ import { startStack } from '../../bin/stack.ts';
 import { startS3Server } from '../../testkit/s3-server.ts';
 import { freePort } from '../../testkit/ports.ts';
 import { writeFormatCatalog } from '../../testkit/format-catalog.ts';
+import { writeBigManifest } from './big-catalog.ts';
+import type { CatalogManifest } from '../../engine/catalog/schema.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const OUT = join(ROOT, 'bench/out');
@@ -42,13 +44,22 @@ const nq = Number(arg('--queries', '30'));
 const jobK = Number(arg('--job-k', '100000'));
 // Rendezvous shares are uneven with few shards per worker: the budget leaves room above the mean.
 const memFactor = Number(arg('--mem-factor', '1.6'));
+// A cap on the whole fleet's shard memory (GiB), for catalogs near the machine's memory.
+const memTotal = Number(arg('--mem-total', '0')) * 2 ** 30;
+// The cold-start wait ends when placement has not changed for this long (a loaded machine needs more).
+const settleMs = Number(arg('--settle-s', '10')) * 1000;
 const log = (...a: unknown[]): void => console.log(...a);
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 
 mkdirSync(OUT, { recursive: true });
 const fpsPath = join(OUT, `fps-${n}.u8`);
-if (!existsSync(fpsPath)) {
+const catDir = join(OUT, `catalog-${n}`);
+// Past 2 GiB of fingerprints the catalog is written shard by shard from the real rows (big-catalog.ts).
+const big = n * 256 >= 2 ** 31;
+const realPath = join(OUT, 'fps-real.u8');
+const need = big ? realPath : fpsPath;
+if (!existsSync(join(catDir, 'manifest.json')) && !existsSync(need)) {
   log(`computing fingerprints with Python RDKit -> ${fpsPath}`);
   const r = spawnSync(
     'nice',
@@ -58,17 +69,53 @@ if (!existsSync(fpsPath)) {
       join(ROOT, '.tools/pyoff/bin/python'),
       join(ROOT, 'bench/fingerprint/make_fps.py'),
       SOURCE,
-      String(n),
+      String(big ? 1000 : n),
       '1',
     ],
     { stdio: 'inherit' },
   );
   if (r.status !== 0) throw new Error('make_fps.py failed');
 }
-const catDir = join(OUT, `catalog-${n}`);
 if (!existsSync(join(catDir, 'manifest.json'))) {
   log(`writing catalog shards -> ${catDir}`);
-  writeFormatCatalog(catDir, `bench-${n}`, new Uint8Array(readFileSync(fpsPath)), 131_072);
+  if (big) {
+    // Two processes (this machine's cores), each writing every other shard.
+    const parts = await Promise.all(
+      [0, 1].map(
+        (p) =>
+          new Promise<CatalogManifest['shards']>((ok, fail) =>
+            spawn(
+              process.execPath,
+              [
+                join(ROOT, 'bench/fleet/big-catalog.ts'),
+                realPath,
+                catDir,
+                `bench-${n}`,
+                String(n),
+                String(p),
+                '2',
+              ],
+              { stdio: 'inherit' },
+            ).once('exit', (code) =>
+              code === 0
+                ? ok(
+                    JSON.parse(
+                      readFileSync(join(catDir, `part-${p}.json`), 'utf8'),
+                    ) as CatalogManifest['shards'],
+                  )
+                : fail(new Error(`big-catalog part ${p} exited ${code}`)),
+            ),
+          ),
+      ),
+    );
+    writeBigManifest(
+      catDir,
+      `bench-${n}`,
+      n,
+      parts[0].map((s, i) => s ?? parts[1][i]),
+    );
+    [0, 1].forEach((p) => rmSync(join(catDir, `part-${p}.json`)));
+  } else writeFormatCatalog(catDir, `bench-${n}`, new Uint8Array(readFileSync(fpsPath)), 131_072);
 }
 const catalog = await openCatalog(catDir);
 const id = catalog.manifest.id;
@@ -147,6 +194,8 @@ function spawnWorker(w: string, memBytes: number): Promise<ChildProcess> {
       DATA_DIR: join(dir, w),
       SHARD_CACHE_DIR: join(dir, `cache-${w}`),
       SHARD_CACHE_MEMORY_BYTES: String(memBytes),
+      // As the soak runs workers: glibc's per-thread arenas otherwise hold freed shard buffers.
+      MALLOC_ARENA_MAX: '2',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -162,10 +211,11 @@ const results = [];
 const shardCount = catalog.manifest.shards.length;
 const fileBytes = pub.files.reduce((s, f) => s + f.bytes, 0);
 for (const W of workerCounts) {
-  const mem = Math.ceil(((fileBytes + n * 32) / W) * memFactor);
+  const share = (fileBytes + n * 32) / W;
+  const mem = Math.ceil(memTotal ? Math.min(share * memFactor, memTotal / W) : share * memFactor);
   t = performance.now();
   const procs = await Promise.all(Array.from({ length: W }, (_, i) => spawnWorker(`b${W}-${i}`, mem)));
-  // Until every shard is held, or placement has not changed for 10 s (a share beyond a worker's
+  // Until every shard is held, or placement has not changed for --settle-s (10 s) (a share beyond a worker's
   // memory budget stays uncovered: its scans fetch through the cache, reported below).
   let uncovered = shardCount;
   let lastChange = Date.now();
@@ -174,7 +224,7 @@ for (const W of workerCounts) {
     const held = new Set(live.flatMap((m) => m.held.map((h) => h.shard)));
     if (shardCount - held.size !== uncovered) lastChange = Date.now();
     uncovered = shardCount - held.size;
-    if (live.length === W && (uncovered === 0 || Date.now() - lastChange > 10_000)) break;
+    if (live.length === W && (uncovered === 0 || Date.now() - lastChange > settleMs)) break;
     await new Promise((r) => setTimeout(r, 500));
   }
   const coldS = (performance.now() - t) / 1000;
@@ -198,8 +248,11 @@ for (const W of workerCounts) {
     )
   ).json() as string;
   let status = '';
+  // Peak RSS per worker while the job scans and merges (the merge is what used to hold every shard).
+  const peak = procs.map((p) => rssMiB(p.pid!));
   while (!['SUCCESS', 'FAILURE', 'REVOKED'].includes(status)) {
     await new Promise((r) => setTimeout(r, 200));
+    procs.forEach((p, i) => (peak[i] = Math.max(peak[i], rssMiB(p.pid!))));
     status = (await get(`/job_status?job_name=${job}`)).json() as string;
   }
   const jobS = (performance.now() - t) / 1000;
@@ -214,11 +267,13 @@ for (const W of workerCounts) {
     jobStatus: status,
     jobS,
     rssMiB: rss,
+    jobPeakRssMiB: peak,
+    memBudgetMiB: mem / 2 ** 20,
     load: loadavg()[0],
   };
   results.push(r);
   log(
-    `${W} worker(s): ${shardCount - uncovered}/${shardCount} shards held after ${coldS.toFixed(1)} s; /molsearch p50 ${r.p50Ms.toFixed(0)} ms, p95 ${r.p95Ms.toFixed(0)} ms (${lat.length} queries, ${partial} partial); job k=${jobK} ${status} in ${jobS.toFixed(1)} s; RSS per worker ${rss.map((x) => x.toFixed(0)).join(', ')} MiB; load ${r.load.toFixed(1)}`,
+    `${W} worker(s): ${shardCount - uncovered}/${shardCount} shards held after ${coldS.toFixed(1)} s; /molsearch p50 ${r.p50Ms.toFixed(0)} ms, p95 ${r.p95Ms.toFixed(0)} ms (${lat.length} queries, ${partial} partial); job k=${jobK} ${status} in ${jobS.toFixed(1)} s; RSS per worker ${rss.map((x) => x.toFixed(0)).join(', ')} MiB (peak in the job ${peak.map((x) => x.toFixed(0)).join(', ')}; budget ${(mem / 2 ** 20).toFixed(0)} MiB each); load ${r.load.toFixed(1)}`,
   );
   await Promise.all(
     procs.map(
@@ -229,12 +284,15 @@ for (const W of workerCounts) {
         }),
     ),
   );
+  writeFileSync(
+    join(OUT, `fleet-${n}-w${workerCounts.join('-')}.json`),
+    JSON.stringify({ n, shards: shardCount, publishS, results }, null, 1),
+  );
+  // Each run's disk caches hold a copy of the catalog: drop them before the next.
+  for (let i = 0; i < W; i++) rmSync(join(dir, `cache-b${W}-${i}`), { recursive: true, force: true });
 }
-writeFileSync(
-  join(OUT, `fleet-${n}.json`),
-  JSON.stringify({ n, shards: shardCount, publishS, results }, null, 1),
-);
 await stack.stop();
 await temporal.stop();
 await s3.stop();
 await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+rmSync(dir, { recursive: true, force: true });

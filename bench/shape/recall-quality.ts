@@ -18,6 +18,7 @@ import {
   describeConformers,
   gridDescriptors,
   gridScan,
+  poseChargeScan,
   prepareShape,
   scanShortlist,
   scoreShortlist,
@@ -61,7 +62,11 @@ const order = (scores: ArrayLike<number>) =>
   Array.from({ length: n }, (_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
 
 const SIZES: Record<string, number> = {
-  fast: 100,
+  '100': 100,
+  '150': 150,
+  '200': 200,
+  '300': 300,
+  '400': 400,
   accurate: 1000,
   '10%': Math.round(n * 0.1),
   '20%': Math.round(n * 0.2),
@@ -87,11 +92,20 @@ for (const q of queries) {
   const truth = { shape: new Set(order(shape).slice(0, K)), esp: new Set(order(esp).slice(0, K)) };
   const g = byRow(gridScan(gridDescriptors(prepared[q]), grid, n));
   const c = byRow(gridScan(chargeGridDescriptors(prepared[q]), charge, n, 'cosine'));
+  const pose = byRow(
+    poseChargeScan(
+      gridDescriptors(prepared[q]),
+      chargeGridDescriptors(prepared[q]),
+      { shape: grid, charge },
+      n,
+    ),
+  );
   const stages: Record<string, ArrayLike<number>> = {
     usrcat: byRow(scanShortlist(describeConformers(query), usr, n)),
     grid: g,
     charge_grid: c,
     grid_plus_charge: g.map((v, i) => v + c[i]),
+    pose_charge: pose,
   };
   for (const [stage, scores] of Object.entries(stages)) {
     const ranked = order(scores);

@@ -86,18 +86,27 @@ def pose_scores(prb, pc, qp, ref, rc, qr):
     }
 
 
-def best_rdkit_align(prb, ref):
-    """rdShapeAlign.AlignMol (shape only) over every conformer pair: best Tanimoto and the time per pair."""
-    best, n, t0 = -1.0, 0, time.perf_counter()
+def best_rdkit_align(prb, ref, grid=None):
+    """rdShapeAlign.AlignMol (shape only) over every conformer pair: best Tanimoto and the time per pair.
+    With `grid` (a dict), also espsim's grid shape at each of RDKit's optimal poses (outside the timing):
+    grid["best"] = the best of them, grid["at_best_gauss"] = the one at RDKit's best Gaussian pair."""
+    best, n, spent = -1.0, 0, 0.0
     for rc in range(ref.GetNumConformers()):
         for pc in range(prb.GetNumConformers()):
             work = Chem.Mol(prb)
+            t0 = time.perf_counter()
             s = sa.AlignMol(ref, work, refConfId=rc, probeConfId=pc, useColors=False)[0]
+            spent += time.perf_counter() - t0
+            if grid is not None:
+                g = 1 - AllChem.ShapeTanimotoDist(work, ref, confId1=pc, confId2=rc)
+                grid["best"] = max(grid.get("best", -1.0), g)
+                if s > best:
+                    grid["at_best_gauss"] = g
             best, n = max(best, s), n + 1
-    return best, (time.perf_counter() - t0) * 1000 / n
+    return best, spent * 1000 / n
 
 
-def best_espsim(prb, qp, ref, qr):
+def best_espsim(prb, qp, ref, qr, pose=None):
     """espsim's EmbedAlignScore on given conformers: Crippen O3A per pair, best grid shape, ESP there."""
     cp, cr = rdMolDescriptors._CalcCrippenContribs(prb), rdMolDescriptors._CalcCrippenContribs(ref)
     work = Chem.Mol(prb)
@@ -111,6 +120,8 @@ def best_espsim(prb, qp, ref, qr):
     s, pc, rc = best
     rdMolAlign.GetCrippenO3A(work, ref, cp, cr, pc, rc).Align()
     xp, xr = work.GetConformer(pc).GetPositions(), ref.GetConformer(rc).GetPositions()
+    if pose is not None:  # the winning O3A pose, for per-pair diagnosis against our aligner
+        pose.update(probe_conf=pc, ref_conf=rc, probe_coords=[round(v, 4) for v in xp.reshape(-1).tolist()])
     return s, rs.esp_scores(xp, qp, xr, qr)[0]
 
 
@@ -217,13 +228,16 @@ def bench(out_dir, n_mols=1000, n_pairs=2000, n_noise=300):
     for k in range(n_pairs):
         a, b = rng.sample(range(len(mols)), 2)
         prb, qp, ref, qr = mols[a][2], mols[a][3], mols[b][2], mols[b][3]
-        shape, ms = best_rdkit_align(prb, ref)
+        rd_grid, pose = {}, {}
+        shape, ms = best_rdkit_align(prb, ref, rd_grid)
         t1 = time.perf_counter()
-        grid, esp = best_espsim(prb, qp, ref, qr)
+        grid, esp = best_espsim(prb, qp, ref, qr, pose)
         es_ms += (time.perf_counter() - t1) * 1000 / 9
         rd_ms += ms
         row = {"probe": a, "ref": b, "rdkit_shape_align": shape,
-               "espsim_grid_shape": grid, "espsim_esp_carbo": esp}
+               "espsim_grid_shape": grid, "espsim_esp_carbo": esp,
+               "rdkit_align_grid_shape": rd_grid["best"], "rdkit_align_grid_at_best": rd_grid["at_best_gauss"],
+               "espsim_pose": pose}
         if k < n_noise:  # the reference's own noise: the same pair with other conformers (seed 7)
             for idx in (a, b):
                 if idx not in second:

@@ -7,6 +7,7 @@
  *
  *   source scripts/env.sh && node bench/synthons/space-queries.ts --space data/spaces/zinc15_autogrow4_space \
  *     --queries q.json [--peer peer.json] [--k 100] [--cutoff 0.5] [--max-hits 100] [--timeout-s 60]
+ *     [--reactions join|other]   (only the reactions searched with join environments, or the others)
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -15,6 +16,8 @@ import { MORGAN_DETAILS } from '../../engine/chem/fingerprint.ts';
 import { openSpace } from '../../engine/synthons/space.ts';
 import { similaritySearch, similarityTopK } from '../../engine/synthons/similarity.ts';
 import { substructureSearch } from '../../engine/synthons/substructure.ts';
+import { joinable } from '../../engine/synthons/join-bits.ts';
+import { slotJoinEnvs } from '../../engine/synthons/join-walk.ts';
 
 const { values } = parseArgs({
   options: {
@@ -25,6 +28,7 @@ const { values } = parseArgs({
     cutoff: { type: 'string', default: '0.5' },
     'max-hits': { type: 'string', default: '100' },
     'timeout-s': { type: 'string', default: '60' },
+    reactions: { type: 'string' },
   },
 });
 const timeoutMs = Number(values['timeout-s']) * 1000;
@@ -37,6 +41,20 @@ console.log(
   `${space.manifest.id}: ${c.reactions} reactions, ${c.synthons} synthons, ${c.products} products; ` +
     `open ${((performance.now() - t) / 1000).toFixed(1)} s, heap ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB rss`,
 );
+// --reactions join | other: only the reactions searched with join environments (two synthons,
+// one single-bond join, no ring closed: join-walk.ts), or only the others.
+const withJoinEnvs = (r: (typeof space.reactions)[number]): boolean =>
+  joinable(r.info) && r.slots.every((s) => slotJoinEnvs(s) !== undefined);
+const pickReactions =
+  values.reactions === undefined
+    ? undefined
+    : space.reactions.filter((r) => withJoinEnvs(r) === (values.reactions === 'join')).map((r) => r.info.id);
+if (pickReactions) {
+  const n = space.reactions
+    .filter((r) => pickReactions.includes(r.info.id))
+    .reduce((p, r) => p + r.info.products, 0);
+  console.log(`only ${values.reactions} reactions: ${pickReactions.length}, ${n} products`);
+}
 const q = JSON.parse(readFileSync(values.queries!, 'utf8')) as {
   similarity: string[];
   substructure: string[];
@@ -48,21 +66,37 @@ const peer = values.peer
     })
   : undefined;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+// CPU milliseconds of this process since `from`: the fair measure on a shared, loaded machine.
+const cpuSince = (from: NodeJS.CpuUsage): number => {
+  const u = process.cpuUsage(from);
+  return (u.user + u.system) / 1000;
+};
 q.similarity.forEach((smiles, i) => {
   const mol = rd.get_mol(smiles)!;
   const fp = new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
   mol.delete();
   t = performance.now();
-  const top = similarityTopK(rd, space, fp, Number(values.k), { timeoutMs });
+  let c0 = process.cpuUsage();
+  const top = similarityTopK(rd, space, fp, Number(values.k), { timeoutMs, reactions: pickReactions });
   const topMs = performance.now() - t;
+  const topCpu = cpuSince(c0);
   t = performance.now();
-  const cut = similaritySearch(rd, space, fp, { threshold: Number(values.cutoff), maxHits, timeoutMs });
+  c0 = process.cpuUsage();
+  const cut = similaritySearch(rd, space, fp, {
+    threshold: Number(values.cutoff),
+    maxHits,
+    timeoutMs,
+    reactions: pickReactions,
+  });
   const cutMs = performance.now() - t;
+  const cutCpu = cpuSince(c0);
   const p = peer?.similarity?.[i];
   console.log(
-    `sim q${i} ${smiles}: top-${values.k} ${s(topMs)} (${top.hits.length} hits >= ${top.threshold}, ` +
-      `${top.counts.candidates} candidates${top.timedOut ? ', TIMED OUT' : ''}) | >= ${values.cutoff} ${s(cutMs)} ` +
-      `(${cut.hits.length} hits, ${cut.counts.candidates} candidates${cut.timedOut ? ', TIMED OUT' : ''})` +
+    `sim q${i} ${smiles}: top-${values.k} ${s(topMs)} wall, ${s(topCpu)} CPU (${top.hits.length} hits >= ` +
+      `${top.threshold}, best ${top.hits[0]?.similarity.toFixed(3)}, ${top.counts.candidates} candidates, ` +
+      `${top.counts.assembled} scored${top.timedOut ? ', TIMED OUT' : ''}) | >= ${values.cutoff} ${s(cutMs)} wall, ` +
+      `${s(cutCpu)} CPU (${cut.hits.length} hits, ${cut.counts.candidates} candidates` +
+      `${cut.timedOut ? ', TIMED OUT' : ''})` +
       (p ? ` | RDKit ${p.seconds.toFixed(2)} s (${p.hits.length} hits)` : ''),
   );
 });

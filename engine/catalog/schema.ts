@@ -114,6 +114,8 @@ export interface CatalogManifest {
   /** ADMET model versions by column, or null when the ADMET columns are empty (all null). */
   models: Record<string, string> | null;
   shards: ShardInfo[];
+  /** True when some row has a price (the build's `--price-col`); absent on catalogs built before. */
+  priced?: boolean;
   /** Search types this catalog serves; absent = ['morgan'] (catalogs without a 3D stage). */
   search_types?: string[];
   /** The 3D stage's result (docs/catalog-format.md, "3D sidecars"); absent until it completed. */

@@ -24,10 +24,13 @@ function molblockWithHs(rd: RDKitModule, smiles: string): string | undefined {
   if (!mol) return undefined;
   try {
     if (!mol.is_valid()) return undefined;
+    // One fragment (most catalog rows): no fragment list to build.
+    if (!smiles.includes('.')) return mol.add_hs();
     const { molList } = mol.get_frags() as {
       molList: {
         size(): number;
         at(i: number): { get_num_atoms(): number; add_hs(): string; delete(): void };
+        delete(): void;
       };
     };
     let best = 0;
@@ -42,7 +45,10 @@ function molblockWithHs(rd: RDKitModule, smiles: string): string | undefined {
       });
       return frags[best]?.add_hs();
     } finally {
+      // The list owns its own copies of the fragments: without this the WASM heap grows by every
+      // multi-fragment row exported (a 100k-row SDF peaked at 1.26 GB).
       for (const f of frags) f.delete();
+      molList.delete();
     }
   } finally {
     mol.delete();

@@ -12,104 +12,25 @@
  * what is still queued and rejects the search (overloaded, 503) instead of scanning on.
  */
 import { availableParallelism } from 'node:os';
-import type { Logger } from '../../platform/logger.ts';
-import { DomainError, notFound, validationError } from '../../platform/errors.ts';
-import { maxBound } from './bitbound.ts';
-import { loadCatalogArenas, type CatalogLike, type LoadedShard } from './arena-load.ts';
-import { prepareCentroid, prepareTanimoto, type PreparedQuery } from './query.ts';
-import { mergeHits, type Hit } from './topk.ts';
+import { DomainError } from '../../platform/errors.ts';
+import { loadCatalogArenas, type LoadedShard } from './arena-load.ts';
+import { prepareCentroid, prepareTanimoto } from './query.ts';
 import type { PoolMessage, ScanReply } from './pool-protocol.ts';
+import { createSearchScheduler } from './pool-scheduler.ts';
+import type { SearchPool, SearchPoolOptions } from './pool-types.ts';
 import { createThreadPool, type ThreadHandle } from '../threads/index.ts';
-import type { ReadShard } from './shard-memory.ts';
 import { readShard as catalogReadShard, type ShardData } from '../catalog/reader.ts';
 
-export interface SearchPoolOptions {
-  /** Worker threads (default: available parallelism). */
-  threads?: number;
-  log?: Logger;
-  /** Shard parser (default: engine/catalog/reader.ts readShard); must return zero-copy fp/popcount views. */
-  readShard?: ReadShard<ShardData>;
-  /** Rows per scan task; a shard is split into segments of this size so one shard uses every thread. */
-  segmentRows?: number;
-  /** Skip rows by the block-popcount bound before reading fingerprints (default true; same results either way). */
-  blockBound?: boolean;
-}
+export type {
+  CentroidRequest,
+  KnnManyRequest,
+  KnnRequest,
+  SearchLimits,
+  SearchPool,
+  SearchPoolOptions,
+  SearchPoolStats,
+} from './pool-types.ts';
 
-/** When a search must give up: the request's whole-life deadline, its client going away. */
-export interface SearchLimits {
-  /** Date.now() ms; past it the search rejects with `overloaded` and queued work is withdrawn. */
-  deadline?: number;
-  /** Aborting withdraws the search's queued work; it rejects with the signal's reason. */
-  signal?: AbortSignal;
-}
-export interface KnnRequest extends SearchLimits {
-  catalogs: string[];
-  query: Uint8Array;
-  k: number;
-  threshold?: number;
-}
-export interface KnnManyRequest extends SearchLimits {
-  catalogs: string[];
-  queries: Uint8Array[];
-  k: number;
-  threshold?: number;
-}
-export type CentroidRequest = KnnManyRequest;
-
-export interface SearchPoolStats {
-  threads: number;
-  catalogs: string[];
-  shards: number;
-  rows: number;
-  bytesLoaded: number;
-  searches: number;
-  rowsScanned: number;
-  /** Rows whose fingerprints were read (rowsScanned minus the rows the block bound rejected). */
-  rowsTouched: number;
-  busyThreads: number;
-  queuedSearches: number;
-}
-
-export interface SearchPool {
-  /** Loads every shard of a catalog into shared memory and registers it with all threads. Idempotent per catalog id. */
-  loadCatalog(catalog: CatalogLike): Promise<void>;
-  unloadCatalog(id: string): Promise<void>;
-  /** The parsed shard (zero-copy view), to read the columns of hits. */
-  shard(catalog: string, index: number): ShardData | undefined;
-  /** Exact top-k by Tanimoto over the catalogs, sorted by similarity desc then (catalog, shard, row). */
-  knn(req: KnnRequest): Promise<Hit[]>;
-  /** One top-k per query (batch mode), in query order. */
-  knnMany(req: KnnManyRequest): Promise<Hit[][]>;
-  /** Top-k by continuous Tanimoto to the mean fingerprint of the queries (see prepareCentroid). */
-  centroid(req: CentroidRequest): Promise<Hit[]>;
-  /** Top-k for an already prepared query (search by a given embedding, engine/analysis). */
-  knnPrepared(req: { catalogs: string[]; query: PreparedQuery; k: number } & SearchLimits): Promise<Hit[]>;
-  stats(): SearchPoolStats;
-  /** Stops all threads (pending searches reject with code 'unavailable') and frees the memories. */
-  close(): Promise<void>;
-}
-
-interface Segment {
-  catalog: string;
-  shard: LoadedShard<ShardData>;
-  rowStart: number;
-  rowEnd: number;
-  bound: number[];
-}
-interface Search {
-  queries: PreparedQuery[];
-  k: number;
-  threshold?: number;
-  segments: Segment[];
-  /** No task dispatched yet: the next one goes to the priority lane. */
-  fresh: boolean;
-  limits: SearchLimits;
-  inFlight: number;
-  hits: Hit[][];
-  resolve(h: Hit[][]): void;
-  reject(e: unknown): void;
-  done: boolean;
-}
 interface LoadedCatalog {
   shards: LoadedShard<ShardData>[];
   arenas: number[];
@@ -130,11 +51,7 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
   const catalogs = new Map<string, LoadedCatalog>();
   /** Catalogs being registered, and registered ones: what a new thread must be sent. */
   const registry = new Map<string, LoadedCatalog>();
-  const active = new Set<Search>();
   let nextArena = 1;
-  let searches = 0;
-  let rowsScanned = 0;
-  let rowsTouched = 0;
   let closed = false;
 
   const threads = createThreadPool<PoolMessage, ScanReply | null>({
@@ -155,168 +72,14 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
   });
   const started = threads.start();
   started.catch((err) => log?.error({ err }, 'search threads failed to start'));
-
-  const floorOf = (search: Search, qi: number): number => {
-    const h = search.hits[qi];
-    return h.length >= search.k ? h[search.k - 1].similarity : -Infinity;
-  };
-
-  /** The next segment that can still hold a hit above every query's floor (others are skipped). */
-  function nextSegment(search: Search): Segment | undefined {
-    const t32 = search.threshold === undefined ? -Infinity : Math.fround(search.threshold);
-    while (search.segments.length) {
-      const seg = search.segments.shift()!;
-      if (seg.bound.some((b, qi) => b >= Math.max(t32, floorOf(search, qi)))) return seg;
-    }
-    return undefined;
-  }
-
-  function finish(search: Search, err?: unknown): void {
-    if (search.done) return;
-    search.done = true;
-    active.delete(search);
-    if (err === undefined) search.resolve(search.hits);
-    else
-      search.reject(
-        err instanceof DomainError ? err : new DomainError('internal', String((err as Error).message ?? err)),
-      );
-  }
-
-  /**
-   * Keeps at most one segment per thread in flight for a search; the scan message is built when
-   * a thread takes it, so its floors are the best known then (the k-th score rises as segments
-   * come back, and later segments prune more).
-   */
-  function dispatch(search: Search): void {
-    while (!search.done && search.inFlight < size) {
-      const seg = nextSegment(search);
-      if (!seg) break;
-      search.inFlight++;
-      const lane = search.fresh ? 'first' : 'more';
-      search.fresh = false;
-      threads
-        .run(
-          () => ({
-            t: 'scan',
-            catalog: seg.catalog,
-            shard: seg.shard.index,
-            rowStart: seg.rowStart,
-            rowEnd: seg.rowEnd,
-            queries: search.queries,
-            k: search.k,
-            threshold: search.threshold,
-            floors: search.queries.map((_, qi) => floorOf(search, qi)),
-          }),
-          { lane, deadline: search.limits.deadline, signal: search.limits.signal },
-        )
-        .then(
-          (reply) => {
-            search.inFlight--;
-            if (search.done || !reply) return;
-            rowsScanned += reply.scanned;
-            rowsTouched += reply.touched;
-            reply.results.forEach((r, qi) => {
-              const part = Array.from(r.rows, (row, j) => ({
-                catalog: seg.catalog,
-                shard: seg.shard.index,
-                row,
-                similarity: r.scores[j],
-              }));
-              search.hits[qi] = mergeHits(search.hits[qi], part, search.k);
-            });
-            dispatch(search);
-          },
-          (err) => {
-            search.inFlight--;
-            finish(search, err);
-          },
-        );
-    }
-    if (!search.done && search.inFlight === 0 && !search.segments.length) finish(search);
-  }
-
-  /** Fails a search at its deadline or when its signal aborts, even between tasks. */
-  function watchLimits(search: Search): void {
-    const { deadline, signal } = search.limits;
-    const timer =
-      deadline === undefined
-        ? undefined
-        : setTimeout(
-            () =>
-              finish(
-                search,
-                new DomainError('overloaded', 'the search ran past its deadline; retry shortly', {
-                  retryAfterSeconds: 1,
-                }),
-              ),
-            Math.max(0, deadline - Date.now()),
-          );
-    const onAbort = () => finish(search, signal!.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const { resolve, reject } = search;
-    const clear = () => (clearTimeout(timer), signal?.removeEventListener('abort', onAbort));
-    search.resolve = (h) => (clear(), resolve(h));
-    search.reject = (e) => (clear(), reject(e));
-  }
-
-  function run(
-    catalogIds: string[],
-    queries: PreparedQuery[],
-    k: number,
-    threshold: number | undefined,
-    limits: SearchLimits,
-  ): Promise<Hit[][]> {
-    if (closed) return Promise.reject(new DomainError('unavailable', 'search pool is closed'));
-    if (!Number.isInteger(k) || k < 0)
-      return Promise.reject(validationError(['k'], 'must be a non-negative integer'));
-    if (threshold !== undefined && !(threshold >= 0 && threshold <= 1))
-      return Promise.reject(validationError(['threshold'], 'must be between 0 and 1'));
-    const segments: Segment[] = [];
-    // A task scores rows × queries; keep that about constant so one task of a batch is as short
-    // as one of a single query (multiples of 1,024 rows keep the kernels' block alignment).
-    const rowsPerTask =
-      queries.length > 1
-        ? Math.max(1024, Math.floor(segmentRows / queries.length / 1024) * 1024)
-        : segmentRows;
-    for (const id of catalogIds) {
-      const cat = catalogs.get(id);
-      if (!cat) return Promise.reject(notFound(`catalog ${id}`));
-      for (const shard of cat.shards) {
-        const pc = shard.data.popcounts;
-        for (let s = 0; s < shard.ref.rows; s += rowsPerTask) {
-          const e = Math.min(shard.ref.rows, s + rowsPerTask);
-          segments.push({
-            catalog: id,
-            shard,
-            rowStart: s,
-            rowEnd: e,
-            bound: queries.map((q) => maxBound(q.bounds, pc[s], pc[e - 1])),
-          });
-        }
-      }
-    }
-    // Most promising segments first, so the k-th score rises early and later segments are skipped.
-    segments.sort((x, y) => Math.max(...y.bound) - Math.max(...x.bound));
-    searches++;
-    return new Promise((resolve, reject) => {
-      const search: Search = {
-        queries,
-        k,
-        threshold,
-        segments,
-        fresh: true,
-        limits,
-        inFlight: 0,
-        hits: queries.map(() => []),
-        resolve,
-        reject,
-        done: false,
-      };
-      active.add(search);
-      watchLimits(search);
-      dispatch(search);
-    });
-  }
+  const scheduler = createSearchScheduler({
+    threads,
+    size,
+    segmentRows,
+    shardsOf: (id) => catalogs.get(id)?.shards,
+  });
+  const run: typeof scheduler.run = (...args) =>
+    closed ? Promise.reject(new DomainError('unavailable', 'search pool is closed')) : scheduler.run(...args);
 
   return {
     async loadCatalog(catalog) {
@@ -390,24 +153,25 @@ export function createSearchPool(opts: SearchPoolOptions = {}): SearchPool {
     knnPrepared: async (req) => (await run(req.catalogs, [req.query], req.k, undefined, req))[0],
     stats: () => {
       const t = threads.stats();
+      const s = scheduler.stats();
       return {
         threads: t.threads,
         catalogs: [...catalogs.keys()],
         shards: [...catalogs.values()].reduce((n, c) => n + c.shards.length, 0),
         rows: [...catalogs.values()].reduce((n, c) => n + c.shards.reduce((m, s) => m + s.ref.rows, 0), 0),
         bytesLoaded: [...catalogs.values()].reduce((n, c) => n + c.bytes, 0),
-        searches,
-        rowsScanned,
-        rowsTouched,
+        searches: s.searches,
+        rowsScanned: s.rowsScanned,
+        rowsTouched: s.rowsTouched,
         busyThreads: t.busy,
-        queuedSearches: [...active].filter((s) => s.segments.length > 0).length,
+        queuedSearches: s.queuedSearches,
       };
     },
     async close() {
       if (closed) return;
       closed = true;
       await threads.close();
-      for (const s of [...active]) finish(s, new DomainError('unavailable', 'search pool closed'));
+      scheduler.failAll(new DomainError('unavailable', 'search pool closed'));
       catalogs.clear();
       registry.clear();
     },

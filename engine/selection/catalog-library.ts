@@ -42,6 +42,9 @@ const propertyNames = (m: CatalogManifest) => [
 ];
 const listPrice = (v: number) => (v > 0 ? Math.max(1, Math.round(v)) : null);
 
+/** What a library of catalog `m` says about itself (its whole row count). */
+export const catalogLibraryInfo = (m: CatalogManifest): LibraryInfo => infoOf(m, rowCount(m));
+
 function infoOf(m: CatalogManifest, n: number): LibraryInfo {
   return {
     database_id: m.id,
@@ -64,8 +67,29 @@ function copyProperties(columns: Map<string, Float64Array>, shard: ShardData, ba
 
 /** Loads every shard of `catalog` and returns it as a Library (for the API thread). */
 export async function openCatalogLibrary(catalog: Catalog, pool?: PoolKnn): Promise<Library> {
-  const m = catalog.manifest;
-  const n = rowCount(m);
+  const shards: ShardData[] = [];
+  for (let i = 0; i < catalog.manifest.shards.length; i++) {
+    const file = await readFile(catalog.shardPath(i));
+    const bytes = new Uint8Array(file.byteLength); // fresh buffer: 8-byte aligned, as readShard needs
+    bytes.set(file);
+    shards.push(readShard(bytes, i));
+  }
+  return shardsLibrary(catalog.manifest, shards, { source: { kind: 'catalog', dir: catalog.dir }, pool });
+}
+
+/**
+ * A Library over parsed shards of catalog `m` held in memory, rows numbered across them in the
+ * order given: a whole catalog (openCatalogLibrary), or the few rows a fleet search brought back
+ * (each worker's hits as a small shard file, engine/catalog/subset.ts), so both render alike.
+ * Columns are copied out; masked k-NN (or any k-NN without `pool`) is a JS scan.
+ */
+export function shardsLibrary(
+  m: CatalogManifest,
+  shards: ShardData[],
+  opts: { source?: Library['source']; pool?: PoolKnn } = {},
+): Library {
+  const { pool } = opts;
+  const n = shards.reduce((sum, s) => sum + s.rows, 0);
   const fps = new Uint8Array(n * 256);
   const popcounts = new Uint16Array(n);
   const ids: string[] = new Array(n);
@@ -75,14 +99,10 @@ export async function openCatalogLibrary(catalog: Catalog, pool?: PoolKnn): Prom
   const columns = new Map<string, Float64Array>(propertyNames(m).map((p) => [p, new Float64Array(n)]));
   const offsets: number[] = [];
   let base = 0;
-  for (let i = 0; i < m.shards.length; i++) {
-    const file = await readFile(catalog.shardPath(i));
-    const bytes = new Uint8Array(file.byteLength); // fresh buffer: 8-byte aligned, as readShard needs
-    bytes.set(file);
-    const shard = readShard(bytes, i);
+  for (const shard of shards) {
     offsets.push(base);
-    fps.set(shard.fingerprints, base * 256);
-    popcounts.set(shard.popcounts, base);
+    fps.set(shard.fingerprints.subarray(0, shard.rows * 256), base * 256);
+    popcounts.set(shard.popcounts.subarray(0, shard.rows), base);
     column(shard, 'product_id').forEach((v, r) => (ids[base + r] = String(v)));
     column(shard, 'smiles').forEach((v, r) => (smiles[base + r] = String(v)));
     column(shard, 'scaffold').forEach((v, r) => (scaffolds[base + r] = String(v ?? '')));
@@ -100,7 +120,7 @@ export async function openCatalogLibrary(catalog: Catalog, pool?: PoolKnn): Prom
   };
   return {
     info: infoOf(m, n),
-    source: { kind: 'catalog', dir: catalog.dir },
+    ...(opts.source ? { source: opts.source } : {}),
     size: n,
     productId: (row) => ids[row],
     smiles: (row) => smiles[row],

@@ -26,7 +26,7 @@ export {
   type SelectionOutcome,
 } from './execute.ts';
 export { createChecker, type Checker, type Loc } from './check.ts';
-export { openCatalogLibrary, type PoolKnn } from './catalog-library.ts';
+export { openCatalogLibrary, shardsLibrary, catalogLibraryInfo, type PoolKnn } from './catalog-library.ts';
 export { staticRegistry, catalogRegistry, type LibraryRegistry } from './registry.ts';
 export * from './run-document.ts';
 export { prepareSelection, type PreparedSelection } from './prepare.ts';

@@ -10,6 +10,7 @@ import { espSimilarity, type EspMetric } from './esp.ts';
 import { conformerCoords } from './conformers.ts';
 import { espSelfOf, type PreparedShape } from './frame.ts';
 import { pairTable } from './gaussian.ts';
+import { gridShapeTanimoto } from './grid-tanimoto.ts';
 import { optimizePose, overlapAt, rotationOf, workspace } from './optimize.ts';
 
 export interface AlignOptions {
@@ -223,3 +224,52 @@ export function bestEspOverPoses(
 ): number {
   return Math.max(...(a.poses ?? [a]).map((p) => espAtAlignment(ref, probe, p, metric)));
 }
+
+/**
+ * espsim's shape similarity (1 − RDKit's grid `ShapeTanimotoDist`, heavy atoms) of the aligned pair at
+ * the alignment's pose, the probe as RDKit's first molecule as espsim calls it. The Gaussian overlap
+ * finds the pose; this scores it with the reference's own function (see grid-tanimoto.ts).
+ */
+export function gridShapeAtAlignment(ref: PreparedShape, probe: PreparedShape, a: Alignment): number {
+  const xr = conformerCoords(ref.set, a.refConf);
+  const xp = applyTransform(conformerCoords(probe.set, a.probeConf), a.transform);
+  return gridShapeTanimoto(xp, probe.set.elements, xr, ref.set.elements);
+}
+
+/**
+ * Refined poses rescored with the grid: the measured agreement with espsim's scores rises with it
+ * (Pearson on 2,000 DUD-E pairs: 0.891 at the best Gaussian pose, 0.896 best of 3, 0.898 of 6),
+ * each costing about one conformer pair's alignment. Only poses within GRID_GAUSSIAN_MARGIN of the
+ * best Gaussian Tanimoto are worth it: 2.2 grids per pair instead of 3 for the same 0.897.
+ */
+export const GRID_POSES = 3;
+export const GRID_GAUSSIAN_MARGIN = 0.02;
+
+/**
+ * The best of the first `k` refined poses (those close to the best on the Gaussian) by espsim's grid
+ * shape, as espsim keeps its best-shape conformer pair and pose: that pose (its ESP is taken there)
+ * and its grid score.
+ */
+export function bestGridPose(
+  ref: PreparedShape,
+  probe: PreparedShape,
+  a: Alignment,
+  k = GRID_POSES,
+): { pose: Alignment; shape: number } {
+  let best = { pose: a, shape: -Infinity };
+  const seen: Alignment[] = [];
+  for (const pose of (a.poses ?? [a]).slice(0, Math.max(1, k))) {
+    // Refinements of one conformer pair often converge to the same optimum: score it once.
+    if (seen.some((o) => samePose(o, pose)) || pose.shape < a.shape - GRID_GAUSSIAN_MARGIN) continue;
+    seen.push(pose);
+    const shape = gridShapeAtAlignment(ref, probe, pose);
+    if (shape > best.shape) best = { pose, shape };
+  }
+  return best;
+}
+
+const samePose = (a: Alignment, b: Alignment): boolean =>
+  a.refConf === b.refConf &&
+  a.probeConf === b.probeConf &&
+  Math.abs(a.overlap - b.overlap) < 1e-4 * a.overlap &&
+  a.transform.every((v, i) => Math.abs(v - b.transform[i]) < 0.01);

@@ -42,6 +42,14 @@ export function shardRow(s: ShardConformers, row: number): ConformerSet | null {
   };
 }
 
+/**
+ * Catalogs with at most this many conformers get grid tables for the first stage (2 × 540 bytes
+ * per conformer: ~108 MB at the limit), in the synchronous search and in 3D jobs alike; larger ones
+ * are screened by the sidecars' USRCAT-style descriptors, which recall the exact ranking far less
+ * (bench/shape/README.md).
+ */
+export const GRID_MAX_CONFORMERS = 100_000;
+
 /** Conformers of a shard's grid tables: what bounds their memory (2 × 540 bytes each). */
 export function gridConformers(s: ShardConformers): number {
   let n = 0;

@@ -17,6 +17,7 @@ export { descriptorTable, scanShortlist, type DescriptorTable, type Shortlist } 
 export { createUsrScanner, type UsrScanner } from './wasm-scan.ts';
 export { chargeGridDescriptors, gridDescriptors, gridScan, GRID_LENGTH } from './gaussian-grid.ts';
 export { createGridScanner, type GridScanner } from './wasm-grid.ts';
+export { poseChargeScan, POSE_SLACK } from './pose-grid.ts';
 export {
   scoreShortlist,
   SHAPE_METRICS,
@@ -24,10 +25,19 @@ export {
   type ScoredCandidate,
   type ShapeMetric,
 } from './score.ts';
-export { createShapePool, type ShapePool } from './pool.ts';
+export {
+  CHUNK_PAIRS,
+  createShapePool,
+  INTERACTIVE_ROWS,
+  shapeLane,
+  type ShapeLane,
+  type ShapePool,
+  type ShapeRunOptions,
+} from './pool.ts';
 export {
   buildGridTables,
   gridConformers,
+  GRID_MAX_CONFORMERS,
   shardRow,
   type GridTables,
   type ShardConformers,

@@ -1,11 +1,12 @@
 /**
  * The exact stage: a query scored against a shortlist of candidates by 3D alignment. Each candidate
  * (probe) is aligned onto the query (reference) by Gaussian shape overlap, best over conformer
- * pairs; its ESP similarity (espsim's Carbo, hydrogens included) is computed at that pose, as
- * espsim's EmbedAlignScore does. Results are sorted by the requested metric and cut to k.
+ * pairs; the best refined poses are rescored with espsim's shape function (1 − RDKit's grid
+ * ShapeTanimotoDist, heavy atoms) and the best of them kept, with espsim's ESP Carbo (hydrogens
+ * included) at that pose, as espsim's EmbedAlignScore scores its best-shape pose. Results are sorted by the requested metric and cut to k.
  */
 import { DomainError } from '../../platform/errors.ts';
-import { alignShapes, espAtAlignment, type AlignOptions } from './align.ts';
+import { alignShapes, bestGridPose, espAtAlignment, type AlignOptions } from './align.ts';
 import { checkConformerSet, type ConformerSet } from './conformers.ts';
 import type { EspMetric } from './esp.ts';
 import { prepareShape, type PreparedShape } from './frame.ts';
@@ -26,8 +27,14 @@ export interface ScoreShortlistOptions {
 export interface ScoredCandidate {
   /** Index into the candidates array. */
   index: number;
-  /** Gaussian shape Tanimoto of the best pose, in [0, 1]. */
+  /**
+   * espsim's shape similarity of the best pose, in [0, 1]: RDKit's grid shape Tanimoto (what
+   * `1 − ShapeTanimotoDist` gives), which tracks espsim's scores closer than the Gaussian one
+   * (bench/shape/README.md).
+   */
   shape: number;
+  /** The Gaussian shape Tanimoto of that pose (the alignment's objective), in [0, 1]. */
+  gaussian: number;
   /** ESP similarity at that pose (Carbo in [-1, 1] by default). */
   esp: number;
   queryConf: number;
@@ -65,13 +72,15 @@ export function scoreShortlist(
   const out: ScoredCandidate[] = candidates.map((c, index) => {
     const probe = prepareShape(c, h);
     const a = alignShapes(ref, probe, opts.align);
+    const { pose, shape } = bestGridPose(ref, probe, a);
     return {
       index,
-      shape: a.shape,
-      esp: espAtAlignment(ref, probe, a, opts.espMetric),
-      queryConf: a.refConf,
-      candidateConf: a.probeConf,
-      transform: a.transform,
+      shape,
+      gaussian: pose.shape,
+      esp: espAtAlignment(ref, probe, pose, opts.espMetric),
+      queryConf: pose.refConf,
+      candidateConf: pose.probeConf,
+      transform: pose.transform,
     };
   });
   const key = opts.metric;

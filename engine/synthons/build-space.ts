@@ -189,6 +189,7 @@ async function buildReaction(
       unstableEnvs: Uint16Array.from(rows, (r) => r.chem.unstableEnvs),
       heavyAtoms: Uint16Array.from(rows, (r) => r.chem.heavyAtoms),
       lines: Uint32Array.from(rows, (r) => r.line),
+      joinEnv: rows.map((r) => r.chem.joinEnv),
     };
     rows.forEach((r, i) => {
       cols.fps.set(r.chem.fp, i * FP_BYTES);

@@ -87,6 +87,33 @@ export interface BackgroundBuild {
   startedAt: string;
   finishedAt?: string;
   error?: string;
+  /** The build's last progress line, parsed (absent until the first one, ~5 s in). */
+  progress?: BuildProgress;
+}
+
+export interface BuildProgress {
+  rows_done: number;
+  rows_total: number;
+  rejected: number;
+  rows_per_second: number;
+  eta_seconds: number;
+}
+
+/** Parses the builder's progress line (engine/catalog/builder/progress.ts) into numbers. */
+export function parseBuildProgress(text: string): BuildProgress | undefined {
+  const re = /(\d+)\/(\d+) rows, (\d+) rejected, (\d+)\/s, eta (\d+)s/g;
+  let m: RegExpExecArray | null;
+  let last: RegExpExecArray | undefined;
+  while ((m = re.exec(text))) last = m;
+  if (!last) return undefined;
+  const [done, total, rejected, rate, eta] = last.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  return { rows_done: done, rows_total: total, rejected, rows_per_second: rate, eta_seconds: eta };
 }
 
 const CLI = new URL('../../bin/molsearch.ts', import.meta.url).pathname;
@@ -130,7 +157,10 @@ export function buildInBackground(opts: {
     // not permitted: it runs at normal priority
   }
   let tail = '';
-  child.stderr.on('data', (b: Buffer) => (tail = (tail + b.toString()).slice(-2000)));
+  child.stderr.on('data', (b: Buffer) => {
+    tail = (tail + b.toString()).slice(-2000);
+    state.progress = parseBuildProgress(tail) ?? state.progress;
+  });
   // The service does not wait for this build to exit.
   child.unref();
   const fail = (err: unknown) => {
@@ -145,6 +175,8 @@ export function buildInBackground(opts: {
     if (code !== 0) return fail(new Error(`space build exited with code ${code}`));
     readManifest(dir).then((manifest) => {
       state.status = 'ready';
+      if (state.progress)
+        state.progress = { ...state.progress, rows_done: state.progress.rows_total, eta_seconds: 0 };
       state.finishedAt = new Date().toISOString();
       opts.log?.info({ space: s.id, ...manifest.counts }, 'synthon space built');
       opts.onReady(dir, manifest);

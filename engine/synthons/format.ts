@@ -71,6 +71,8 @@ export interface SlotColumns {
   heavyAtoms: Uint16Array;
   /** 1-based source line of each synthon. */
   lines: Uint32Array;
+  /** Join environments (join-env.ts), '' where none; absent in spaces built before them. */
+  joinEnv?: string[];
 }
 
 const FIELDS = [
@@ -81,6 +83,7 @@ const FIELDS = [
   new Field('unstable_envs', new Uint16(), false),
   new Field('heavy_atoms', new Uint16(), false),
   new Field('line', new Uint32(), false),
+  new Field('join_env', new Utf8(), false),
 ];
 
 const encoder = new TextEncoder();
@@ -111,6 +114,7 @@ export function encodeSlot(cols: SlotColumns): Uint8Array {
     makeData({ type: new Uint16(), length: n, data: cols.unstableEnvs }),
     makeData({ type: new Uint16(), length: n, data: cols.heavyAtoms }),
     makeData({ type: new Uint32(), length: n, data: cols.lines }),
+    utf8(cols.joinEnv ?? new Array<string>(n).fill('')),
   ];
   const struct = makeData({ type: new Struct(FIELDS), length: n, nullCount: 0, children });
   return tableToIPC(new Table(schema, [new RecordBatch(schema, struct)]), 'file');
@@ -136,6 +140,7 @@ export function decodeSlot(bytes: Uint8Array): SlotColumns {
     unstableEnvs: table.getChild('unstable_envs')!.toArray() as Uint16Array,
     heavyAtoms: table.getChild('heavy_atoms')!.toArray() as Uint16Array,
     lines: table.getChild('line')!.toArray() as Uint32Array,
+    joinEnv: table.getChild('join_env') ? strings('join_env') : undefined,
   };
 }
 

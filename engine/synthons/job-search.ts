@@ -2,8 +2,8 @@
  * One slice of a synthon job (`/submit_synthongpt_job`): a search restricted to some reactions of
  * a space, so a job fans out over reactions and merges the slices' hits (best `k` by similarity,
  * then product id). Modes:
- * - similarity: the exact Morgan top `k` of the slice (similarity.ts at falling thresholds down
- *   to 0.05), with the SMARTS prefilter applied to the exactly scored hits (the top `k` is
+ * - similarity: the exact Morgan top `k` of the slice (similarityTopK: falling thresholds down
+ *   to 0, so a dissimilar query still gets its k best), with the SMARTS prefilter applied to the exactly scored hits (the top `k` is
  *   widened until `k` products pass, so the filtered top `k` is still exact);
  * - substructure / superstructure: every product of the slice that contains the query / that the
  *   query contains, by assembling each tuple whose heavy-atom count allows it (bounded by
@@ -13,15 +13,8 @@
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 import { MORGAN_DETAILS, tanimoto } from '../chem/fingerprint.ts';
 import { assembleWith } from './assemble.ts';
-import { similaritySearch, TOPK_THRESHOLDS, type SpaceHit } from './similarity.ts';
+import { similarityTopK, type SpaceHit } from './similarity.ts';
 import { reactionTuples, tupleId, tupleSmiles, type OpenSpace } from './space.ts';
-
-/**
- * Thresholds a job's similarity slice tries in turn: the synchronous search's, then lower, since
- * a job wants its k hits even when few products are similar (each step is still exact; the
- * candidate limit of similarity.ts bounds the lowest on a large space, with `timedOut`).
- */
-export const JOB_THRESHOLDS = [...TOPK_THRESHOLDS, 0.15, 0.05] as const;
 
 export const SYNTHON_JOB_MODES = ['similarity', 'substructure', 'superstructure'] as const;
 export type SynthonJobMode = (typeof SYNTHON_JOB_MODES)[number];
@@ -116,20 +109,11 @@ function similaritySlice(
   // Without a prefilter one pass; with one, the unfiltered top k' holds the filtered top k once
   // k of its products pass (or it holds every product above the floor).
   for (let want = req.k; ; want *= 4) {
-    let res: ReturnType<typeof similaritySearch> | undefined;
-    for (const threshold of JOB_THRESHOLDS) {
-      res = similaritySearch(rd, space, fp, {
-        threshold,
-        maxHits: want,
-        reactions: req.reactions,
-        timeoutMs: left(),
-      });
-      if (res.hits.length >= want || res.timedOut) break;
-    }
-    examined += res!.counts.assembled;
-    invalid += res!.counts.invalid;
-    if (!passes) return { hits: res!.hits, examined, invalid, prefiltered: 0, timedOut: res!.timedOut };
-    const kept = res!.hits.filter((h) => {
+    const res = similarityTopK(rd, space, fp, want, { reactions: req.reactions, timeoutMs: left() });
+    examined += res.counts.assembled;
+    invalid += res.counts.invalid;
+    if (!passes) return { hits: res.hits, examined, invalid, prefiltered: 0, timedOut: res.timedOut };
+    const kept = res.hits.filter((h) => {
       const m = rd.get_mol(h.smiles);
       try {
         return !!m?.is_valid() && passes(m);
@@ -137,14 +121,14 @@ function similaritySlice(
         m?.delete();
       }
     });
-    const exhausted = res!.hits.length < want || res!.timedOut || want >= 1_000_000;
+    const exhausted = res.hits.length < want || res.timedOut || want >= 1_000_000;
     if (kept.length >= req.k || exhausted)
       return {
         hits: kept.slice(0, req.k),
         examined,
         invalid,
-        prefiltered: res!.hits.length - kept.length,
-        timedOut: res!.timedOut || (want >= 1_000_000 && kept.length < req.k),
+        prefiltered: res.hits.length - kept.length,
+        timedOut: res.timedOut || (want >= 1_000_000 && kept.length < req.k),
       };
   }
 }

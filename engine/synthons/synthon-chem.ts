@@ -15,6 +15,7 @@ import { graphFromRDKitJson, type MolGraph } from '../chem/graph.ts';
 import { FP_BYTES, MORGAN_DETAILS } from '../chem/fingerprint.ts';
 import { morganEnvironments } from '../analysis/embed/morgan-counts.ts';
 import type { RDKitModule } from '../chem/rdkit.ts';
+import { encodeJoinEnv } from './join-env.ts';
 
 export interface SynthonChem {
   /** Morgan r2 2048 of the synthon itself (dummies included), RDKit layout. */
@@ -26,6 +27,8 @@ export interface SynthonChem {
   heavyAtoms: number;
   /** Connector labels (isotopes of the dummies), ascending. */
   labels: number[];
+  /** The join environment of a one-connector synthon (join-env.ts); '' when there is none. */
+  joinEnv: string;
 }
 
 /** Dummy atoms that are connectors: atomic number 0 with isotope 1–4. */
@@ -137,7 +140,8 @@ export function synthonChemistry(
     let unstableEnvs = 0;
     for (let a = 0; a < g.n; a++)
       if (g.z[a] !== 0) for (let r = 0; r <= 2; r++) if (dist[a] <= r) unstableEnvs++;
-    return { fp, guaranteed, unstableEnvs, heavyAtoms: g.n - d.length, labels };
+    const joinEnv = ringForming ? '' : encodeJoinEnv(g);
+    return { fp, guaranteed, unstableEnvs, heavyAtoms: g.n - d.length, labels, joinEnv };
   } catch (e) {
     return `RDKit failed: ${(e as Error).message ?? String(e)}`;
   } finally {

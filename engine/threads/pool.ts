@@ -23,9 +23,13 @@
  *   answered late.
  */
 import { Worker, type TransferListItem } from 'node:worker_threads';
-import { DomainError } from '../../platform/errors.ts';
+import { poolErrors } from './errors.ts';
+import { createLaneQueues } from './lanes.ts';
+import { probeMemory, registerPool, unregisterPool, type Pending } from './memory.ts';
 import { deserializeError, type RequestEnvelope, type ThreadEnvelope } from './protocol.ts';
 import type { ThreadHandle, ThreadMemory, ThreadPool, ThreadPoolOptions } from './types.ts';
+
+export { threadPoolsMemory } from './memory.ts';
 
 export type {
   RunOptions,
@@ -36,18 +40,6 @@ export type {
   ThreadPoolStats,
 } from './types.ts';
 
-/** Every open pool of this process, so that /metrics can break memory down by thread. */
-const openPools = new Set<ThreadPool<unknown, unknown>>();
-
-/** The memory of every thread of every open pool in this process (threads not yet ready are left out). */
-export async function threadPoolsMemory(): Promise<ThreadMemory[]> {
-  return (await Promise.all([...openPools].map((p) => p.memory()))).flat();
-}
-
-interface Pending {
-  resolve(v: unknown): void;
-  reject(e: unknown): void;
-}
 interface Task<Req> extends Pending {
   request: Req | ((thread: ThreadHandle) => Req);
   lane: string;
@@ -71,37 +63,20 @@ interface Thread<Req> extends ThreadHandle {
 /** Creates a pool; no thread starts before the first run() or start(). */
 export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<Req, Res> {
   const size = Math.max(1, Math.floor(opts.size));
-  const lanes = opts.lanes?.length ? [...opts.lanes] : ['default'];
-  const queues = new Map(lanes.map((l) => [l, [] as Task<Req>[]]));
+  const queues = createLaneQueues<Task<Req>>(opts.lanes, opts.laneLimits);
   const slots: (Thread<Req> | undefined)[] = new Array(size).fill(undefined);
-  const closedError =
-    opts.errors?.closed ?? (() => new DomainError('unavailable', `${opts.name} pool is closed`));
-  const diedError =
-    opts.errors?.died ??
-    ((cause: unknown) => new DomainError('internal', `${opts.name} thread failed`, { cause }));
-  const timedOutError =
-    opts.errors?.timedOut ??
-    ((queued: boolean) =>
-      new DomainError(
-        'overloaded',
-        queued
-          ? `the ${opts.name} request waited past its deadline; retry shortly`
-          : `the ${opts.name} request ran past its deadline and was stopped`,
-        { retryAfterSeconds: 1 },
-      ));
-  const laneLimits = opts.laneLimits ?? {};
-  const overloadedError =
-    opts.errors?.overloaded ??
-    ((n: number) =>
-      new DomainError('overloaded', `${n} ${opts.name} requests are waiting; retry shortly`, {
-        retryAfterSeconds: 1,
-      }));
+  const {
+    closed: closedError,
+    died: diedError,
+    timedOut: timedOutError,
+    overloaded: overloadedError,
+  } = poolErrors(opts);
   let nextId = 1;
   let completed = 0;
   let died = 0;
   let closed = false;
 
-  const queued = () => lanes.reduce((n, l) => n + queues.get(l)!.length, 0);
+  const queued = () => queues.size();
   const live = () => slots.filter((t): t is Thread<Req> => t !== undefined);
 
   function spawn(index: number): Thread<Req> {
@@ -206,20 +181,8 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
     t.calls.clear();
   }
 
-  function* drainQueues(): Generator<Task<Req>> {
-    for (const l of lanes) for (const task of queues.get(l)!.splice(0)) yield (task.detach(), task);
-  }
-
+  const drainQueues = () => queues.drain();
   const runningIn = (lane: string) => live().filter((t) => t.task?.lane === lane).length;
-
-  /** The first task of the highest-priority lane that is below its thread limit. */
-  function nextTask(): Task<Req> | undefined {
-    for (const l of lanes) {
-      const q = queues.get(l)!;
-      if (q.length && (laneLimits[l] === undefined || runningIn(l) < laneLimits[l])) return q.shift();
-    }
-    return undefined;
-  }
 
   function freeThread(): Thread<Req> | undefined {
     const idle = live().find((t) => !t.task && !t.starting && !t.dead);
@@ -234,7 +197,7 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
     while (!closed && queued() > 0) {
       const t = freeThread();
       if (!t) return;
-      const task = nextTask();
+      const task = queues.next(runningIn);
       if (!task) return; // what waits is in lanes at their thread limit
       task.detach();
       let body: Req;
@@ -270,23 +233,10 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
     pump();
   }
 
-  function probe(t: Thread<Req>): Promise<ThreadMemory | undefined> {
-    return new Promise((resolve) => {
-      const id = nextId++;
-      const timer = setTimeout(() => (t.calls.delete(id), resolve(undefined)), 5000);
-      const done = (v: unknown) => (clearTimeout(timer), resolve(v as ThreadMemory | undefined));
-      t.calls.set(id, {
-        resolve: (m) => done({ pool: opts.name, slot: t.index, ...(m as object) }),
-        reject: () => done(undefined),
-      });
-      t.worker.postMessage({ id, body: null, probe: 'memory' } satisfies RequestEnvelope<null>);
-    });
-  }
-
   const pool: ThreadPool<Req, Res> = {
     run(request, ro = {}) {
       if (closed) return Promise.reject(closedError());
-      const lane = ro.lane ?? lanes[0];
+      const lane = ro.lane ?? queues.lanes[0];
       const q = queues.get(lane);
       if (!q) return Promise.reject(new RangeError(`${opts.name} pool has no lane ${JSON.stringify(lane)}`));
       const waiting = queued();
@@ -332,7 +282,9 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
     },
     async memory() {
       const ready = live().filter((t) => t.wasReady && !t.dead);
-      return (await Promise.all(ready.map(probe))).filter((m): m is ThreadMemory => m !== undefined);
+      return (await Promise.all(ready.map((t) => probeMemory(t, nextId++, opts.name)))).filter(
+        (m): m is ThreadMemory => m !== undefined,
+      );
     },
     stats: () => ({
       size,
@@ -345,12 +297,12 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
     async close() {
       if (closed) return;
       closed = true;
-      openPools.delete(pool as ThreadPool<unknown, unknown>);
+      unregisterPool(pool as ThreadPool<unknown, unknown>);
       const err = closedError();
       for (const task of drainQueues()) task.reject(err);
       await Promise.all(live().map((t) => t.worker.terminate()));
     },
   };
-  openPools.add(pool as ThreadPool<unknown, unknown>);
+  registerPool(pool as ThreadPool<unknown, unknown>);
   return pool;
 }

@@ -16,11 +16,25 @@ export interface ServiceProcess {
   stop(graceMs?: number): Promise<number | null>;
 }
 
-/** Starts on free ports with `env` (DATA_DIR, CATALOG_DIR, ...) and waits for the printed key. */
+/**
+ * Starts on free ports with `env` (DATA_DIR, CATALOG_DIR, ...) and waits for the printed key. A free
+ * port can be taken by another process between the probe and the service's listen (suites run in
+ * parallel): a start that fails with EADDRINUSE is retried on new ports, twice at most.
+ */
 export async function startServiceProcess(
   env: Record<string, string>,
   timeoutMs = 90_000,
 ): Promise<ServiceProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env, timeoutMs);
+    } catch (err) {
+      if (attempt >= 3 || !/EADDRINUSE/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function startOnce(env: Record<string, string>, timeoutMs: number): Promise<ServiceProcess> {
   const [port, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
   const child = spawn(process.execPath, ['bin/molsearch.ts', 'start'], {
     env: {

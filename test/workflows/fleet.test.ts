@@ -120,6 +120,41 @@ async function fleetSearch(k = 100) {
   return { ...body, coverage: Number(res.headers['x-molsearch-coverage']) };
 }
 
+/** POST /api/v2/search on `s` (the API holding the catalog, or the fleet API). */
+async function v2Search(s: TestStack, limit = 200) {
+  const r = await call(s, 'POST', '/api/v2/search', s.keyA, {
+    query_smiles: QUERY,
+    database_id: 'fleetcat',
+    limit,
+  });
+  expect(r.status).toBe(200);
+  return r.body as {
+    results: { rank: number; product_id: string; score: number }[];
+    counts: { returned: number; scanned: number; coverage?: number };
+    warnings: { code: string; message: string }[];
+  };
+}
+
+const CENTROID_INPUTS = [QUERY, 'OC(=O)c1ccccc1O', 'CC(=O)Nc1ccc(O)cc1'];
+
+/** /batch_search in centroid mode on `s`: the neighbours and the coverage header. */
+async function centroidSearch(s: TestStack) {
+  const inputs = CENTROID_INPUTS.map((x) => `search_input=${encodeURIComponent(x)}`).join('&');
+  const res = await s.stack.app.inject({
+    method: 'GET',
+    url: `/batch_search?${inputs}&search_type=morgan&search_mode=centroid&db_names=fleetcat&n_neighbors=100`,
+    headers: { 'x-api-key': s.keyA },
+  });
+  expect(res.statusCode).toBe(200);
+  const body = res.json() as { neighbors: { id: string; similarity: number }[]; warnings?: string[] };
+  const header = res.headers['x-molsearch-coverage'];
+  return { ...body, coverage: header === undefined ? undefined : Number(header) };
+}
+
+/** The shards a partial-coverage message names. */
+const missingIn = (message: string) =>
+  [...message.matchAll(/fleetcat\/shard-(\d{5})/g)].map((x) => Number(x[1]));
+
 /** The top 100 equals the single-process result (equal scores may come in either order). */
 function expectReferenceTop(neighbours: { id: string; similarity: number }[]) {
   expect(neighbours.map((n) => Number(n.similarity.toFixed(5)))).toEqual(reference.similarity.slice(0, 100));
@@ -287,6 +322,93 @@ describe('a fleet of three scan-worker processes over catalogs in S3', () => {
     expect(w).toMatch(/^scans_total [1-9]/m);
   }, 200_000);
 
+  it('v2 search, centroid batch and embedding search fanned out equal the API holding the catalog', async (ctx) => {
+    if (!pgReachable) ctx.skip();
+    await placed('fleetcat', 3);
+    // v2: every field of every hit (scores, prices, properties, predictions) as the API that
+    // loaded the catalog from S3 answers them; full coverage, no warning.
+    const here = await v2Search(api);
+    const fleet = await v2Search(fleetApi);
+    expect(fleet.counts).toEqual({ returned: 200, scanned: 120_000, coverage: 1 });
+    expect(here.counts).toEqual({ returned: 200, scanned: 120_000 });
+    expect(fleet.warnings).toEqual([]);
+    expect(fleet.results).toEqual(here.results);
+    // Its top 100 is the single-process job's.
+    expectReferenceTop(fleet.results.slice(0, 100).map((r) => ({ id: r.product_id, similarity: r.score })));
+
+    // Centroid: the mean bit-frequency vector scanned by the workers, the same neighbours and scores.
+    const c = await centroidSearch(fleetApi);
+    const cHere = await centroidSearch(api);
+    expect(c.coverage).toBe(1);
+    expect(cHere.coverage).toBeUndefined();
+    expect(c.warnings).toBeUndefined();
+    expect(c.neighbors).toHaveLength(100);
+    expect(c.neighbors).toEqual(cHere.neighbors);
+
+    // A weighted (non-binary) Morgan embedding: the continuous Tanimoto over the fleet as well.
+    const embedding = Array.from({ length: 2048 }, (_, i) => ((i * 7919) % 13) / 12);
+    const embed = (s: TestStack) =>
+      s.stack.app.inject({
+        method: 'POST',
+        url: '/molsearch_embedding?search_type=morgan&db_names=fleetcat&n_neighbors=50',
+        headers: { 'x-api-key': s.keyA, 'content-type': 'application/json' },
+        payload: JSON.stringify({ embedding }),
+      });
+    const [e, eHere] = [await embed(fleetApi), await embed(api)];
+    expect(e.statusCode).toBe(200);
+    expect(Number(e.headers['x-molsearch-coverage'])).toBe(1);
+    expect(e.json().neighbors).toHaveLength(50);
+    expect(e.json().neighbors).toEqual(eHere.json().neighbors);
+
+    // /molsearch_array (one fan-out per query): the same rows and the coverage header.
+    const array = (s: TestStack) =>
+      s.stack.app.inject({
+        method: 'GET',
+        url: `/molsearch_array?${CENTROID_INPUTS.map((x) => `search_input=${encodeURIComponent(x)}`).join('&')}&search_type=morgan&db_names=fleetcat&n_neighbors=20`,
+        headers: { 'x-api-key': s.keyA },
+      });
+    const [arr, arrHere] = [await array(fleetApi), await array(api)];
+    expect(arr.statusCode).toBe(200);
+    expect(Number(arr.headers['x-molsearch-coverage'])).toBe(1);
+    expect(arrHere.headers['x-molsearch-coverage']).toBeUndefined();
+    const neighbours = (r: typeof arr) => (r.json() as { neighbors: unknown[] }[]).map((x) => x.neighbors);
+    expect(neighbours(arr)).toHaveLength(3);
+    expect(neighbours(arr)).toEqual(neighbours(arrHere));
+
+    // What still needs every row of the catalog says so, naming the capability.
+    const sample = await call(fleetApi, 'POST', '/api/v2/sample', fleetApi.keyA, { database_id: 'fleetcat' });
+    expect(sample.status).toBe(422);
+    expect(sample.body.error.code).toBe('capability_unavailable');
+
+    // The v2 catalog lists the fleet catalog (a client discovers it there): its size and pricing
+    // as the API holding it reports them, and only the capability the fleet serves.
+    const listed = async (s: TestStack) => {
+      const r = await call(s, 'GET', '/api/v2/catalog', s.keyA);
+      expect(r.status).toBe(200);
+      const libs = (r.body as { libraries: Record<string, unknown>[] }).libraries;
+      return libs.find((l) => l.database_id === 'fleetcat')!;
+    };
+    const [entry, entryHere] = [await listed(fleetApi), await listed(api)];
+    expect(entry).toMatchObject({ kind: 'enumerated', product_count: entryHere.product_count });
+    expect(entry.pricing).toEqual(entryHere.pricing);
+    expect(entry.capabilities).toMatchObject({ search: true, sample: false, selections: false });
+
+    // A selection over it needs every row: 422 capability_unavailable saying so, not "unknown database".
+    const sel = await call(fleetApi, 'POST', '/api/v2/selections', fleetApi.keyA, {
+      schema_version: 'molecule-selection/1',
+      database: { database_id: 'fleetcat' },
+      strategy: { type: 'ranked' },
+      references: [{ id: 'q', structure: { format: 'smiles', value: 'CC(=O)Oc1ccccc1C(=O)O' } }],
+      objectives: [
+        { type: 'similarity', direction: 'maximize', metric_id: 'rdkit.ecfp4_tanimoto', reference_id: 'q' },
+      ],
+      portfolio: { limit: 3 },
+    });
+    expect(sel.status).toBe(422);
+    expect(sel.body.error.code).toBe('capability_unavailable');
+    expect(sel.body.error.message).toMatch(/scan fleet/);
+  }, 120_000);
+
   it('a holder that does not answer within the budget: the search says which shards are missing', async (ctx) => {
     if (!pgReachable) ctx.skip();
     const members = await placed('fleetcat', 3);
@@ -303,6 +425,11 @@ describe('a fleet of three scan-worker processes over catalogs in S3', () => {
       held,
     };
     await writeMember(bucket, prefix, fake);
+    // Its heartbeat: the record stays fresh (FLEET_STALE_MS) through the searches below.
+    let beating = Promise.resolve();
+    const beat = setInterval(() => {
+      beating = writeMember(bucket, prefix, { ...fake, at: new Date().toISOString() }).catch(() => {});
+    }, 1000);
     try {
       await new Promise((r) => setTimeout(r, 1100)); // the API's membership cache
       const t0 = Date.now();
@@ -320,7 +447,24 @@ describe('a fleet of three scan-worker processes over catalogs in S3', () => {
       expect(f.coverage).toBeCloseTo(1 - lost / 120_000, 4);
       // The answer still carries the best rows of the shards that did answer.
       expect(f.neighbors).toHaveLength(100);
+
+      // v2 search: the same shards missing, as a partial_coverage warning and counts.coverage.
+      const v = await v2Search(fleetApi, 50);
+      expect(v.warnings).toHaveLength(1);
+      expect(v.warnings[0].code).toBe('partial_coverage');
+      expect(missingIn(v.warnings[0].message)).toEqual(missing);
+      expect(v.counts.coverage).toBeCloseTo(1 - lost / 120_000, 9);
+      expect(v.counts.scanned).toBe(120_000 - lost);
+      expect(v.results).toHaveLength(50);
+      // Centroid batch: the same warning and coverage header.
+      const c = await centroidSearch(fleetApi);
+      expect(c.warnings).toHaveLength(1);
+      expect(missingIn(c.warnings![0])).toEqual(missing);
+      expect(c.coverage).toBeCloseTo(1 - lost / 120_000, 4);
+      expect(c.neighbors).toHaveLength(100);
     } finally {
+      clearInterval(beat);
+      await beating; // a write still under way would bring the record back after its removal
       await removeMember(bucket, prefix, 'w-hung');
       hung.closeAllConnections();
       hung.close();

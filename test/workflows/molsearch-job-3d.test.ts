@@ -3,7 +3,25 @@ import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { shapeTanimotoAt, type ConformerSet } from '../../engine/shape/index.ts';
+import {
+  buildGridTables,
+  chargeGridDescriptors,
+  createShapePool,
+  describeConformers,
+  gridDescriptors,
+  gridScan,
+  poseChargeScan,
+  prepareShape,
+  scanShortlist,
+  shapeTanimotoAt,
+  type ConformerSet,
+} from '../../engine/shape/index.ts';
+import { openCatalog } from '../../engine/catalog/reader.ts';
+import { loadShard3d } from '../../engine/catalog/three-d-reader.ts';
+import { moleculeFromBase64 } from '../../engine/catalog/three-d-schema.ts';
+import { createSearchPool } from '../../engine/search/index.ts';
+import { createShapeStages } from '../../api/services/shape-stages.ts';
+import { gridShapeTanimoto } from '../../engine/shape/grid-tanimoto.ts';
 import type { Chem3dWorker } from '../../platform/chem3d/process.ts';
 import { createLocalObjectStore } from '../../platform/object-store/index.ts';
 import { createLogger } from '../../platform/logger.ts';
@@ -161,29 +179,32 @@ describe('3D molsearch jobs', () => {
     expect(queries.length).toBeGreaterThan(0);
     expect(hits).toHaveLength(41);
     expect(records.slice(0, queries.length)).toEqual(queries);
-    // Our Gaussian shape Tanimoto of the pose as written (no re-alignment) is the reported score.
+    // The reported score is espsim's grid shape Tanimoto (engine/shape/grid-tanimoto.ts) of the
+    // pose as written, hit as the probe (no re-alignment): the SDF carries the scored pose.
     for (const h of hits.slice(0, 10)) {
       const qr = queries.find((x) => x.fields.query_conformer === h.fields.query_conformer)!;
       expect(h.elements.filter((e) => e !== 'H').length).toBeGreaterThan(0);
-      expect(shapeTanimotoAt(asSet(h), 0, asSet(qr), 0)).toBeCloseTo(Number(h.fields.Shapesim), 3);
+      const [hs, qs] = [asSet(h), asSet(qr)];
+      const grid = gridShapeTanimoto(hs.coords, hs.elements, qs.coords, qs.elements);
+      expect(grid).toBeCloseTo(Number(h.fields.Shapesim), 3);
+      // The alignment's own objective, the Gaussian overlap, is high at that pose too.
+      expect(shapeTanimotoAt(hs, 0, qs, 0)).toBeGreaterThan(grid - 0.05);
     }
-    // Python RDKit reads every record with its hydrogens and bonds, and its own Gaussian shape
-    // Tanimoto of the written poses without moving them (rdShapeAlign.ScoreMol, PubChem's shape,
-    // the reference of bench/shape) is the reported score: the hits were aligned onto the query.
+    // Python RDKit reads every record with its hydrogens and bonds, and the reference's own shape
+    // similarity of the written poses without moving them (espsim: 1 − rdShapeHelpers
+    // .ShapeTanimotoDist(probe, ref)) is the reported score: the hits were aligned onto the query.
     const out = execFileSync(
       chem3dPython(),
       [
         '-c',
         `import sys, json
 from rdkit import Chem
-from rdkit.Chem import rdShapeAlign as sa
-opts = sa.ShapeInputOptions()
-opts.useColors = False
+from rdkit.Chem import rdShapeHelpers as sh
 mols = [m for m in Chem.SDMolSupplier(sys.argv[1], removeHs=False)]
 assert all(m is not None for m in mols), 'unparsable record'
 qs = {m.GetProp('query_conformer'): m for m in mols if m.GetProp('_Name') == 'Query Molecule'}
 hits = [m for m in mols if m.GetProp('_Name') != 'Query Molecule']
-res = [[float(m.GetProp('Shapesim')), sa.ScoreMol(m, qs[m.GetProp('query_conformer')], opts, opts)[0], m.GetNumBonds()] for m in hits[:10]]
+res = [[float(m.GetProp('Shapesim')), 1 - sh.ShapeTanimotoDist(m, qs[m.GetProp('query_conformer')]), m.GetNumBonds()] for m in hits[:10]]
 print(json.dumps({'n': len(mols), 'res': res}))`,
         await writeTemp(sdfText),
       ],
@@ -197,39 +218,124 @@ print(json.dumps({'n': len(mols), 'res': res}))`,
     }
   }, 180_000);
 
-  it('scores a first-stage shortlist of a shard exactly as the exhaustive scan scores those rows', async () => {
+  it("scores a first-stage shortlist of a shard exactly as the exhaustive scan scores those rows, shortlisting by the synchronous search's first stage", async () => {
     const objects = createLocalObjectStore(await tempDir('job3d-objs'));
     const catalogDir = join(root, 'catalogs');
-    const acts = createJob3dActivities({
-      log: createLogger({ level: 'warn', pretty: false }),
-      objects,
-      catalogDir,
-      shards: createShardCache(catalogDir),
-    });
-    // The query conformers the job stored (the chem3d worker's), reused under another job name.
-    const wire = JSON.parse(
-      Buffer.from(await s.stack.objects.getBytes(`jobs/${job}/query3d.json`)).toString(),
-    );
-    const { key: queryKey } = await acts.jobStoreQuery3d({
-      jobName: 'sl',
-      smiles: ASPIRIN,
-      molecule: wire.molecule,
-    });
-    const base = { catalog: 'drugs3d', shard: 0, queryKey, k: 20, metric: 'shape' as const };
-    const all = await acts.jobScanShard3d({ ...base, jobName: 'all', shortlist: 0 });
-    const few = await acts.jobScanShard3d({ ...base, jobName: 'few', shortlist: 5 });
-    expect(all.scored + all.rejected).toBe(20);
-    expect(few.scored).toBeLessThanOrEqual(5);
-    const pa = decodePart3d(await objects.getBytes(all.key));
-    const pf = decodePart3d(await objects.getBytes(few.key));
-    pf.rows.forEach((row, j) => {
-      const i = pa.rows.indexOf(row);
-      expect(i).toBeGreaterThanOrEqual(0);
-      expect(pf.shape[j]).toBe(pa.shape[i]);
-      expect(pf.esp[j]).toBe(pa.esp[i]);
-    });
-    expect(pf.rows.length).toBeGreaterThan(0);
-  });
+    const shapePool = createShapePool({ threads: 2 });
+    const searchPool = createSearchPool({ threads: 1 });
+    try {
+      const acts = createJob3dActivities({
+        log: createLogger({ level: 'warn', pretty: false }),
+        objects,
+        catalogDir,
+        shards: createShardCache(catalogDir),
+        shapePool,
+      });
+      // The query conformers the job stored (the chem3d worker's), reused under another job name.
+      const wire = JSON.parse(
+        Buffer.from(await s.stack.objects.getBytes(`jobs/${job}/query3d.json`)).toString(),
+      );
+      const { key: queryKey } = await acts.jobStoreQuery3d({
+        jobName: 'sl',
+        smiles: ASPIRIN,
+        molecule: wire.molecule,
+      });
+      const base = { catalog: 'drugs3d', shard: 0, queryKey, k: 20, metric: 'shape' as const };
+      const all = await acts.jobScanShard3d({ ...base, jobName: 'all', shortlist: 0 });
+      const few = await acts.jobScanShard3d({ ...base, jobName: 'few', shortlist: 5 });
+      expect(all.scored + all.rejected).toBe(20);
+      expect(all.firstStage).toBeUndefined();
+      expect(few.scored).toBeLessThanOrEqual(5);
+      const pa = decodePart3d(await objects.getBytes(all.key));
+      const pf = decodePart3d(await objects.getBytes(few.key));
+      pf.rows.forEach((row, j) => {
+        const i = pa.rows.indexOf(row);
+        expect(i).toBeGreaterThanOrEqual(0);
+        expect(pf.shape[j]).toBe(pa.shape[i]);
+        expect(pf.esp[j]).toBe(pa.esp[i]);
+      });
+      expect(pf.rows.length).toBeGreaterThan(0);
+
+      // Per shard, the job's shortlist is the grid first stage's top rows of that shard (the shape
+      // grid; the pose-aware charge grid for ESP), computed here from the sidecar in this thread,
+      // and it holds every row the synchronous search's first stage takes from that shard.
+      const catalog = await openCatalog(join(catalogDir, 'drugs3d'));
+      const stages = createShapeStages({ catalogs: [catalog], pool: searchPool, shapePool });
+      const query = moleculeFromBase64(wire.molecule);
+      const prepared = prepareShape(query);
+      const limit = 5;
+      const numeric = (a: ArrayLike<number>) => Array.from(a).sort((x, y) => x - y);
+      expect(catalog.manifest.shards.filter((x) => x.rows > limit).length).toBeGreaterThanOrEqual(2);
+      for (const metric of ['shape', 'esp'] as const) {
+        const live = await stages.firstStage([query], ['drugs3d'], limit, metric);
+        expect(live.method).toBe(metric === 'esp' ? 'pose-aware charge grid' : 'shape grid');
+        expect(live.candidates).toHaveLength(limit);
+        for (let shard = 0; shard < catalog.manifest.shards.length; shard++) {
+          const sidecar = await loadShard3d(catalog, shard);
+          const r = await acts.jobScanShard3d({
+            ...base,
+            shard,
+            metric,
+            jobName: `grid-${metric}-${shard}`,
+            shortlist: limit,
+          });
+          // A shard of at most `limit` rows (the last one here has 2) is scored whole.
+          expect(r.firstStage).toBe(sidecar.rows > limit ? live.method : undefined);
+          const part = decodePart3d(await objects.getBytes(r.key));
+          const tables = buildGridTables(sidecar);
+          const expected =
+            metric === 'esp'
+              ? poseChargeScan(gridDescriptors(prepared), chargeGridDescriptors(prepared), tables, limit)
+              : gridScan(gridDescriptors(prepared), tables.shape, limit);
+          const withModel = Array.from(expected.rows).filter((row) => sidecar.confCounts[row] > 0);
+          expect(numeric(part.rows)).toEqual(numeric(withModel));
+          expect(r.scored).toBe(withModel.length);
+          const liveRows = live.candidates.filter((c) => c.shard === shard).map((c) => c.row);
+          for (const row of liveRows) expect(Array.from(part.rows)).toContain(row);
+        }
+      }
+
+      // A catalog over the grid limit (lowered here to 10 conformers): both fall back to the
+      // sidecars' USRCAT-style descriptors, and the job's shortlist of a shard still holds the
+      // synchronous search's rows of that shard.
+      const over = createJob3dActivities({
+        log: createLogger({ level: 'warn', pretty: false }),
+        objects,
+        catalogDir,
+        shards: createShardCache(catalogDir),
+        shapePool,
+        gridMaxConformers: 10,
+      });
+      const usrStages = createShapeStages({
+        catalogs: [catalog],
+        pool: searchPool,
+        shapePool,
+        gridMaxConformers: 10,
+      });
+      const live = await usrStages.firstStage([query], ['drugs3d'], limit, 'esp');
+      expect(live.method).toBe('USRCAT descriptors');
+      for (let shard = 0; shard < 2; shard++) {
+        const sidecar = await loadShard3d(catalog, shard);
+        const r = await over.jobScanShard3d({
+          ...base,
+          shard,
+          metric: 'esp',
+          jobName: `usr-${shard}`,
+          shortlist: limit,
+        });
+        expect(r.firstStage).toBe('USRCAT descriptors');
+        const part = decodePart3d(await objects.getBytes(r.key));
+        const expected = scanShortlist(describeConformers(query), sidecar.table, limit);
+        const withModel = Array.from(expected.rows).filter((row) => sidecar.confCounts[row] > 0);
+        expect(numeric(part.rows)).toEqual(numeric(withModel));
+        const liveRows = live.candidates.filter((c) => c.shard === shard).map((c) => c.row);
+        for (const row of liveRows) expect(Array.from(part.rows)).toContain(row);
+      }
+    } finally {
+      await shapePool.close();
+      await searchPool.close();
+    }
+  }, 120_000);
 
   it('keeps job history small: the query conformers once in each direction, otherwise keys and counts', async () => {
     const connection = await Connection.connect({ address: inject('temporalAddress') });

@@ -6,7 +6,20 @@ import { randomBytes } from 'node:crypto';
 import { getRDKit, type RDKitModule } from '../../engine/chem/rdkit.ts';
 import { decodeProductId } from '../../engine/synthons/assemble.ts';
 import { writeSyntheticCatalog } from '../../testkit/synthetic-catalog.ts';
+import { scoreShortlist, type ConformerSet } from '../../engine/shape/index.ts';
+import { moleculeFromBase64 } from '../../engine/catalog/three-d-schema.ts';
+import { SYNTHON_3D_MULTIPLIER } from '../../api/services/synthon-jobs.ts';
+import {
+  CHEM3D_WORKFLOWS,
+  chem3dQueue,
+  taskQueue,
+  type EmbedQueryResult,
+  type EmbedQueryWorkflowInput,
+} from '../../workflows/contracts.ts';
+import { Client, Connection } from '@temporalio/client';
 import { buildTestSpaces } from './support/spaces.ts';
+import { startTestChem3d } from '../support/chem3d.ts';
+import type { Chem3dWorker } from '../../platform/chem3d/process.ts';
 import { call, stackEnv, startTestStack, tempDir, waitStatus, type TestStack } from './support/stack.ts';
 
 // Real parts: the shared Temporal dev server, PGlite, the local object store, the bundled Idorsia
@@ -14,6 +27,8 @@ import { call, stackEnv, startTestStack, tempDir, waitStatus, type TestStack } f
 // Expected results come from the spaces' full enumerations (RDKit, test/fixtures/synthons).
 let s: TestStack;
 let rd: RDKitModule;
+let prefix: string;
+let py: Chem3dWorker;
 const FIX = new URL('../fixtures/synthons/', import.meta.url).pathname;
 
 beforeAll(async () => {
@@ -22,17 +37,14 @@ beforeAll(async () => {
   await writeSyntheticCatalog(catalogDir, 'synth', 2_000, 1_000);
   await buildTestSpaces(join(dir, 'data'));
   rd = await getRDKit();
-  s = await startTestStack(
-    stackEnv(
-      join(dir, 'data'),
-      catalogDir,
-      inject('temporalAddress'),
-      `syn-${randomBytes(4).toString('hex')}`,
-    ),
-  );
+  prefix = `syn-${randomBytes(4).toString('hex')}`;
+  // The real Python chem3d worker: shape and esp jobs embed their products on it.
+  py = await startTestChem3d(inject('temporalAddress'), prefix);
+  s = await startTestStack(stackEnv(join(dir, 'data'), catalogDir, inject('temporalAddress'), prefix));
 }, 300_000);
 
 afterAll(async () => {
+  await py?.stop();
   await s?.stack.stop();
 });
 
@@ -52,6 +64,23 @@ const page = async (job: string, extra = '') =>
       {},
     )
   ).body;
+
+/** `smiles` embedded by the chem3d worker as the jobs embed products (null: not embeddable). */
+async function embed(smiles: string): Promise<ConformerSet | null> {
+  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  try {
+    const res = (await new Client({ connection }).workflow.execute(CHEM3D_WORKFLOWS.embedQuery, {
+      taskQueue: taskQueue(prefix, 'orchestration'),
+      workflowId: `test-embed-${randomBytes(6).toString('hex')}`,
+      args: [
+        { smiles, queue: chem3dQueue(prefix, 'query'), deadlineMs: 60_000, confs: 10, seed: 42 },
+      ] satisfies EmbedQueryWorkflowInput[],
+    })) as EmbedQueryResult;
+    return res.molecule.ok ? moleculeFromBase64(res.molecule) : null;
+  } finally {
+    await connection.close();
+  }
+}
 
 /** Products of an enumeration file (`SMILES name` lines, RDKit's reference enumerations). */
 async function enumeration(file: string): Promise<string[]> {
@@ -108,6 +137,26 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
       // One slice per reaction of the toy space (6), every one counted.
       expect(info.progress).toEqual({ shards_done: 6, shards_total: 6 });
     }
+  }, 300_000);
+
+  it('similarity with a query dissimilar to the whole space: the brute-force k best, not 0', async () => {
+    const ref = JSON.parse(await readFile(join(FIX, 'idorsia-dissimilar-reference.json'), 'utf8')) as {
+      entries: Array<{ query: string; k: number; top: Array<[string, number]> }>;
+    };
+    const e = ref.entries[0];
+    const job = await submit(
+      `search_input=${encodeURIComponent(e.query)}&db_name=idorsia_toy_space&synthon_scorer=morgan&sample_size=${e.k}&include_properties=false`,
+    );
+    expect(await waitStatus(s, s.keyA, job, 120_000)).toBe('SUCCESS');
+    const p = await page(job);
+    expect(p.id).toHaveLength(e.k);
+    const want = e.top.slice(0, e.k);
+    p.similarity.forEach((x: number, i: number) => expect(Math.abs(x - want[i][1])).toBeLessThan(2e-5));
+    // Ties with the k-th may come in any order: each hit is a brute-force product with its score.
+    const scoreOf = new Map(e.top.map(([smi, v]) => [canon(smi), v]));
+    p.smiles.forEach((smi: string, i: number) =>
+      expect(Math.abs(scoreOf.get(smi)! - p.similarity[i])).toBeLessThan(2e-5),
+    );
   }, 300_000);
 
   it('substructure and superstructure: the same product set as brute force over the enumerations', async () => {
@@ -316,7 +365,7 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
       ],
       ['search_input=CCO&synthon_scorer=morgan&db_name=no_such_space', ['query', 'db_name']],
       ['search_input=CCO&synthon_scorer=morgan&db_name=synth', ['query', 'db_name']],
-      ['search_input=CCO&synthon_scorer=shape&db_name=idorsia_toy_space', ['query', 'synthon_scorer']],
+      ['search_input=CCO&synthon_scorer=shape&search_quality=10000', ['query', 'search_quality']],
       ['search_input=CCO&synthon_scorer=morgan&sample_size=100001', ['query', 'sample_size']],
       ['search_input=CCO&synthon_scorer=morgan&search_quality=5', ['query', 'search_quality']],
     ];
@@ -326,4 +375,95 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
       expect(r.body.detail[0].loc, q).toEqual(loc);
     }
   });
+
+  it('the default scorer (shape) and esp: the Morgan shortlist ranked by the exact 3D score', async () => {
+    const ref = JSON.parse(await readFile(join(FIX, 'idorsia-topk-reference.json'), 'utf8')) as {
+      entries: Array<{ query: string }>;
+    };
+    const query = ref.entries[0].query;
+    const k = 5;
+    const short = k * SYNTHON_3D_MULTIPLIER;
+    const q = `search_input=${encodeURIComponent(query)}&db_name=idorsia_toy_space&include_properties=false`;
+    // The shortlist the 3D jobs embed: the best k × multiplier products by Morgan.
+    const morganJob = await submit(`${q}&synthon_scorer=morgan&sample_size=${short}`);
+    expect(await waitStatus(s, s.keyA, morganJob, 120_000)).toBe('SUCCESS');
+    const shortlist = (await page(morganJob)).smiles as string[];
+    expect(shortlist).toHaveLength(short);
+    // Reference scores: the same embeddings (chem3d worker, 10 conformers, seed 42), scored here.
+    const qMol = await embed(query);
+    const ref3d = new Map<string, { shape: number; esp: number }>();
+    for (const smi of shortlist) {
+      const m = await embed(smi);
+      if (m) ref3d.set(smi, scoreShortlist(qMol!, [m], { metric: 'shape', k: 1 })[0]);
+    }
+    // No synthon_scorer: the interface's default, shape.
+    for (const [metric, extra] of [
+      ['shape', ''],
+      ['esp', '&synthon_scorer=esp'],
+    ] as const) {
+      const job = await submit(`${q}&sample_size=${k}${extra}`);
+      expect(await waitStatus(s, s.keyA, job, 300_000), metric).toBe('SUCCESS');
+      const p = await page(job);
+      const want = [...ref3d]
+        .map(([smi, v]) => ({ smi, v: v[metric], i: shortlist.indexOf(smi) }))
+        .sort((a, b) => b.v - a.v || a.i - b.i)
+        .slice(0, k);
+      expect(p.smiles, metric).toEqual(want.map((w) => w.smi));
+      p.similarity.forEach((x: number, i: number) => expect(x, metric).toBeCloseTo(want[i].v, 9));
+      for (let i = 1; i < p.similarity.length; i++)
+        expect(p.similarity[i]).toBeLessThanOrEqual(p.similarity[i - 1]);
+    }
+  }, 600_000);
+
+  it('substructure mode has no scorer: the default shape does not stop it', async () => {
+    const sub = await call(
+      s,
+      'POST',
+      '/submit_synthongpt_job?search_input=C(%3DO)N&search_mode=substructure&db_name=rdkit_urea_space',
+      s.keyA,
+      {},
+    );
+    expect(sub.status).toBe(200);
+  });
+});
+
+describe('synthon jobs with a 3D scorer and no chem3d worker', () => {
+  let bare: TestStack;
+  beforeAll(async () => {
+    const dir = await tempDir('synthon-jobs-no3d');
+    await buildTestSpaces(join(dir, 'data'));
+    const p = `syn0-${randomBytes(4).toString('hex')}`;
+    bare = await startTestStack(
+      stackEnv(join(dir, 'data'), join(dir, 'catalogs'), inject('temporalAddress'), p),
+    );
+  }, 300_000);
+  afterAll(async () => {
+    await bare?.stack.stop();
+  });
+
+  it(
+    'shape (the default) and esp answer 503 with Retry-After; morgan still runs',
+    { timeout: 180_000 },
+    async () => {
+      for (const extra of ['', '&synthon_scorer=esp']) {
+        const res = await bare.stack.app.inject({
+          method: 'POST',
+          url: `/submit_synthongpt_job?search_input=CCO&db_name=idorsia_toy_space${extra}`,
+          headers: { 'x-api-key': bare.keyA, 'content-type': 'application/json' },
+          payload: '{}',
+        });
+        expect(res.statusCode, extra).toBe(503);
+        expect(Number(res.headers['retry-after']), extra).toBeGreaterThan(0);
+      }
+      const morgan = await call(
+        bare,
+        'POST',
+        '/submit_synthongpt_job?search_input=CCO&db_name=idorsia_toy_space&synthon_scorer=morgan&sample_size=3',
+        bare.keyA,
+        {},
+      );
+      expect(morgan.status).toBe(200);
+      expect(await waitStatus(bare, bare.keyA, morgan.body, 120_000)).toBe('SUCCESS');
+    },
+  );
 });

@@ -67,3 +67,13 @@ export const JobStartedSchema = ex(
       'above the synchronous limit: poll /job_status?job_name=job_01JD5Q5Z6W3Y8K2M4N6P8R0T2V, then GET /analysis_result?job_name=job_01JD5Q5Z6W3Y8K2M4N6P8R0T2V',
   },
 );
+
+/** These operations compare Morgan fingerprints; the 3D types are not offered for them. */
+export function requireMorgan(searchType: string): void {
+  if (searchType !== 'morgan')
+    throw validationError(
+      ['query', 'search_type'],
+      `search_type ${JSON.stringify(searchType)} is not available for this operation; allowed: morgan`,
+      'value_error.unknown_metric',
+    );
+}

@@ -29,7 +29,7 @@ const SynthonQuery = Type.Object({
   synthon_scorer: enumOf(
     SYNTHON_SCORERS,
     'shape',
-    'Scorer of similarity mode: morgan (shape and esp answer 422 until spaces have 3D synthons)',
+    'Scorer of similarity mode: morgan (Morgan Tanimoto), or shape (the default) and esp: the best search_quality × 3 products by Morgan (at most 1000) are embedded in 3D by the chem3d worker and ranked by the exact shape or ESP score; 503 with Retry-After when no 3D worker runs',
   ),
   search_mode: enumOf(SYNTHON_SEARCH_MODES, 'similarity', 'Search mode'),
   structure_match_mode: enumOf(

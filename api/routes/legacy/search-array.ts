@@ -153,6 +153,10 @@ export function registerArraySearchRoutes(
         smiles: inputs,
         ...searchBase(dbNames, k, q.descriptors, q.properties),
       });
+      // Fleet catalogs (one fan-out per query, as /batch_search): the least-covered query's share,
+      // in JSON and CSV alike (each JSON result also carries its own warning).
+      const covered = rows.flatMap((r) => (r.coverage === undefined ? [] : [r.coverage]));
+      if (covered.length) reply.header('x-molsearch-coverage', Math.min(...covered).toFixed(4));
       // The public Python client asks for CSV with `Accept: application/csv`.
       if (/\b(application|text)\/csv\b/.test(request.headers.accept ?? '')) {
         const lines = ['query_index,query_smiles,rank,smiles,id,database,db_id,similarity'];
@@ -213,18 +217,21 @@ export function registerArraySearchRoutes(
     return searchPayload(r, types, dbNames);
   };
 
-  const embeddingHandler = async (request: {
-    query: {
-      embedding?: string[];
-      on_bits?: number[];
-      search_type: string;
-      db_names?: string[];
-      n_neighbors: number;
-      descriptors: boolean;
-      properties: boolean;
-    };
-    body?: unknown;
-  }) => {
+  const embeddingHandler = async (
+    request: {
+      query: {
+        embedding?: string[];
+        on_bits?: number[];
+        search_type: string;
+        db_names?: string[];
+        n_neighbors: number;
+        descriptors: boolean;
+        properties: boolean;
+      };
+      body?: unknown;
+    },
+    reply: { header(name: string, value: string): unknown },
+  ) => {
     const q = request.query;
     if (isThreeDType(q.search_type)) return search3d(q, request.body);
     if (q.search_type !== 'morgan')
@@ -237,6 +244,8 @@ export function registerArraySearchRoutes(
     const dbNames = checkDatabases(search, q.db_names, ['morgan']);
     const vector = embeddingVector(q, request.body);
     const r = await analysis.byEmbedding({ vector, ...searchBase(dbNames, k, q.descriptors, q.properties) });
+    // Fleet catalogs: the share of the molecules whose shards answered, as /molsearch reports it.
+    if (r.coverage !== undefined) reply.header('x-molsearch-coverage', r.coverage.toFixed(4));
     return searchPayload(r, ['morgan'], dbNames);
   };
   const embeddingSchema = {

@@ -94,6 +94,7 @@ export function registerBatchSearchRoute(app: App, search: SearchService, shape?
         return results.map((r) => searchPayload(r, searchTypes, dbNames, remark));
       }
       const result = await search.centroid({ ...base, smiles: inputs });
+      if (result.coverage !== undefined) reply.header('x-molsearch-coverage', result.coverage.toFixed(4));
       return searchPayload(result, searchTypes, dbNames, remark);
     },
   );

@@ -99,6 +99,23 @@ const Envelope = Open({
   warnings: Type.Array(WarningSchema),
 });
 
+/** The Morgan search result: Envelope with what was scanned and, over a fleet catalog, the coverage. */
+const SearchResult = Open({
+  ...Envelope.properties,
+  counts: Open({
+    returned: Type.Integer(),
+    scanned: Type.Integer({ minimum: 0, description: 'Products searched' }),
+    coverage: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          'Catalogs held by the scan fleet: the share of the products whose shards answered within the search budget (below 1: a partial_coverage warning names the missing shards)',
+      }),
+    ),
+  }),
+});
+
 /** The interface's reranking result (search_cheese): Envelope plus the reranking fields. */
 const Count = Type.Integer({ minimum: 0 });
 const RerankResult = Open({
@@ -146,7 +163,7 @@ export function registerV2SearchRoutes(app: App, search: V2SearchService): void 
         tags: ['v2'],
         summary: 'Morgan (ECFP4) Tanimoto similarity search, at most 200 hits',
         body: SearchBody,
-        response: { 200: Envelope, ...errorResponses },
+        response: { 200: SearchResult, ...errorResponses },
       },
     },
     (request) => search.search(request.body, request.id),

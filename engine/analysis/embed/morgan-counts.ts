@@ -16,33 +16,39 @@ const BOND_TYPE = { SINGLE: 1, DOUBLE: 2, TRIPLE: 3, AROMATIC: 12, DATIVE: 17, Z
 const GOLDEN = 0x9e3779b9;
 
 /** gboost::hash_combine on a uint32 seed: seed ^ (h + 0x9e3779b9 + (seed << 6) + (seed >> 2)), mod 2^32. */
-function combine(seed: number, h: number): number {
+export function combine(seed: number, h: number): number {
   return (seed ^ ((h + GOLDEN + ((seed << 6) >>> 0) + (seed >>> 2)) >>> 0)) >>> 0;
 }
 
 /** gboost::hash_value of std::pair<int32, uint32>. */
-function hashPair(first: number, second: number): number {
+export function hashPair(first: number, second: number): number {
   return combine(combine(0, first >>> 0), second >>> 0);
 }
 
-/** MorganFingerprints::getConnectivityInvariants with includeRingMembership. */
-function atomInvariants(g: MolGraph): Uint32Array {
+/**
+ * The values RDKit's connectivity invariant of atom i hashes (getConnectivityInvariants with
+ * includeRingMembership): atomic number, total degree, total Hs, charge, delta mass, [in ring].
+ */
+export function atomInvariantParts(g: MolGraph, i: number): number[] {
+  const z = g.z[i];
+  const deltaMass = Math.trunc(atomMass(z, g.isotope[i]) - atomMass(z, 0));
+  const parts = [z, degree(g, i) + g.hs[i], totalHs(g, i), g.charge[i] >>> 0, deltaMass >>> 0];
+  if (g.atomRings[i] > 0) parts.push(1);
+  return parts;
+}
+
+export function atomInvariants(g: MolGraph): Uint32Array {
   const inv = new Uint32Array(g.n);
   for (let i = 0; i < g.n; i++) {
-    const z = g.z[i];
-    const hs = g.hs[i];
-    const deltaMass = Math.trunc(atomMass(z, g.isotope[i]) - atomMass(z, 0));
-    const parts = [z, degree(g, i) + hs, totalHs(g, i), g.charge[i] >>> 0, deltaMass >>> 0];
-    if (g.atomRings[i] > 0) parts.push(1);
     let seed = 0;
-    for (const p of parts) seed = combine(seed, p);
+    for (const p of atomInvariantParts(g, i)) seed = combine(seed, p);
     inv[i] = seed;
   }
   return inv;
 }
 
 /** MorganBondInvGenerator with bond types and without chirality: the RDKit bond type. */
-function bondInvariants(g: MolGraph): Int32Array {
+export function bondInvariants(g: MolGraph): Int32Array {
   const inv = new Int32Array(g.nb);
   for (let b = 0; b < g.nb; b++) {
     const o = g.order[b];

@@ -174,6 +174,7 @@ export async function assembleCatalog(opts: AssembleOptions): Promise<CatalogMan
       ? (opts.models ?? Object.fromEntries(ADMET_NAMES.map((a) => [a, 'unversioned'])))
       : null,
     shards,
+    priced: prices.some((p) => !Number.isNaN(p)),
   };
   await writeFile(join(opts.dir, `${MANIFEST_FILE}.tmp`), JSON.stringify(manifest, null, 2) + '\n');
   await rename(join(opts.dir, `${MANIFEST_FILE}.tmp`), join(opts.dir, MANIFEST_FILE));

@@ -5,6 +5,7 @@ import { prepareShape } from '../../../engine/shape/frame.ts';
 import { pairTable, shapeTanimotoAt } from '../../../engine/shape/gaussian.ts';
 import { overlapAt, workspace } from '../../../engine/shape/optimize.ts';
 import { alignedPairs, molecules } from './support/fixtures.ts';
+import { pearson } from './support/stats.ts';
 
 const mols = molecules();
 const shapes = mols.map((m) => prepareShape(m));
@@ -29,14 +30,6 @@ function moved(set: ConformerSet, angle: number, shift: number[]): ConformerSet 
   const tr = Float64Array.from([...r, ...shift]);
   return { ...set, coords: Float32Array.from(applyTransform(set.coords, tr)) };
 }
-
-const pearson = (a: number[], b: number[]): number => {
-  const ma = a.reduce((s, v) => s + v, 0) / a.length;
-  const mb = b.reduce((s, v) => s + v, 0) / b.length;
-  let ab = 0, aa = 0, bb = 0; // prettier-ignore
-  a.forEach((v, i) => ((ab += (v - ma) * (b[i] - mb)), (aa += (v - ma) ** 2), (bb += (b[i] - mb) ** 2)));
-  return ab / Math.sqrt(aa * bb);
-};
 
 describe('rigid-body shape alignment', () => {
   it('the analytic gradient equals central finite differences', () => {

@@ -7,6 +7,7 @@ import {
   gridScan,
   GRID_LENGTH,
 } from '../../../engine/shape/gaussian-grid.ts';
+import { poseChargeScan } from '../../../engine/shape/pose-grid.ts';
 import { descriptorTable } from '../../../engine/shape/scan.ts';
 import { createGridScanner } from '../../../engine/shape/wasm-grid.ts';
 import { molecules } from './support/fixtures.ts';
@@ -91,5 +92,50 @@ describe('charge grid (ESP-side first stage)', () => {
       byShape += exact.filter((i) => s.includes(i)).length;
     }
     expect(byCharge).toBeGreaterThan(byShape);
+  });
+});
+
+describe('pose-aware charge grid (the ESP first stage)', () => {
+  const charges = descriptorTable(shapes.map(chargeGridDescriptors), GRID_LENGTH);
+  const tables = { shape: table, charge: charges };
+  const byRow = (sl: { rows: Uint32Array; scores: Float32Array }) =>
+    new Map(Array.from(sl.rows, (r, i) => [r, sl.scores[i]]));
+
+  it('a moved copy ranks first with cosine 1', () => {
+    const tr = Float64Array.from([0, -1, 0, 0, 0, 1, -1, 0, 0, 4, 2, -7]);
+    for (const i of [2, 9]) {
+      const copy = prepareShape({
+        ...mols[i],
+        coords: Float32Array.from(applyTransform(mols[i].coords, tr)),
+      });
+      const s = poseChargeScan(gridDescriptors(copy), chargeGridDescriptors(copy), tables, 3);
+      expect(s.rows[0]).toBe(i);
+      expect(s.scores[0]).toBeGreaterThan(0.9999);
+    }
+  });
+
+  it('with unlimited slack is the best charge cosine over all poses (gridScan cosine)', () => {
+    for (const q of [1, 7]) {
+      const pose = byRow(
+        poseChargeScan(gridDescriptors(shapes[q]), chargeGridDescriptors(shapes[q]), tables, 16, Infinity),
+      );
+      const all = byRow(gridScan(chargeGridDescriptors(shapes[q]), charges, 16, 'cosine'));
+      for (const [r, v] of all) expect(pose.get(r)).toBeCloseTo(v, 5);
+    }
+  });
+
+  it('a row scores no more with less slack (fewer poses count), the best charge cosine at most', () => {
+    const q = 4;
+    const at = (slack: number) =>
+      byRow(poseChargeScan(gridDescriptors(shapes[q]), chargeGridDescriptors(shapes[q]), tables, 16, slack));
+    const [none, some, all] = [at(0), at(0.05), at(Infinity)];
+    let differ = 0;
+    for (let r = 0; r < mols.length; r++) {
+      expect(none.get(r)!).toBeLessThanOrEqual(some.get(r)! + 1e-7);
+      expect(some.get(r)!).toBeLessThanOrEqual(all.get(r)! + 1e-7);
+      if (none.get(r)! < all.get(r)! - 1e-3) differ++;
+    }
+    // The shape pose constrains the charges: for some rows the best charge overlay is elsewhere.
+    expect(differ).toBeGreaterThan(0);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkConformerSet, conformerCoords } from '../../../engine/shape/conformers.ts';
 import { espSimilarity } from '../../../engine/shape/esp.ts';
 import { shapeTanimotoAt } from '../../../engine/shape/gaussian.ts';
+import { gridShapeTanimoto } from '../../../engine/shape/grid-tanimoto.ts';
 import { fixedPoses, molecules } from './support/fixtures.ts';
 
 const mols = molecules();
@@ -29,6 +30,19 @@ describe('shape and ESP kernels on fixed poses (reference: bench/shape/reference
     }
   });
 
+  it("grid shape Tanimoto equals espsim's 1 - RDKit ShapeTanimotoDist within the grid's own noise", () => {
+    const diffs = poses.map((p) => {
+      const xa = Float64Array.from(p.probeCoords);
+      const xb = conformerCoords(mols[p.ref], p.refConf);
+      return gridShapeTanimoto(xa, mols[p.probe].elements, xb, mols[p.ref].elements) - p.grid_shape;
+    });
+    // Where our canonical axes have RDKit's signs the grids are the same lattice (exact); else the
+    // lattice moves by under a spacing, which changes the score by a few 1e-3.
+    expect(diffs.filter((d) => Math.abs(d) < 1e-9).length).toBeGreaterThan(poses.length / 2);
+    for (const d of diffs) expect(Math.abs(d)).toBeLessThan(6e-3);
+    expect(diffs.reduce((s, d) => s + Math.abs(d), 0) / diffs.length).toBeLessThan(2e-3);
+  });
+
   it("ESP Carbo and Tanimoto equal espsim's 3-Gaussian integrals within 1e-5", () => {
     for (const p of poses) {
       const xa = Float64Array.from(p.probeCoords);
@@ -43,6 +57,8 @@ describe('shape and ESP kernels on fixed poses (reference: bench/shape/reference
   it('a molecule is identical to itself: shape and ESP Carbo 1', () => {
     const m = mols[0];
     expect(shapeTanimotoAt(m, 1, m, 1)).toBeCloseTo(1, 12);
+    const xm = conformerCoords(m, 1);
+    expect(gridShapeTanimoto(xm, m.elements, xm, m.elements)).toBe(1);
     const x = conformerCoords(m, 1);
     expect(espSimilarity(x, m.charges, x, m.charges)).toBeCloseTo(1, 12);
   });

@@ -11,6 +11,7 @@ import {
   GRID_LENGTH,
 } from '../../../engine/shape/gaussian-grid.ts';
 import { gridConformers, type ShardConformers } from '../../../engine/shape/grid-tables.ts';
+import { poseChargeScan } from '../../../engine/shape/pose-grid.ts';
 
 const mols = molecules();
 const pool = createShapePool({ threads: 2 });
@@ -114,5 +115,15 @@ describe('grid tables and grid scans on the shape pool', () => {
       expect(Array.from(threaded.scores)).toEqual(Array.from(serial.scores));
       expect(threaded.rows[0]).toBe(2);
     }
+  });
+
+  it('scans the pose-aware charge grid with the rows and scores of the serial poseChargeScan', async () => {
+    const t = await pool.gridTables(shard);
+    const p = prepareShape(mols[2]);
+    const serial = poseChargeScan(gridDescriptors(p), chargeGridDescriptors(p), t, 5);
+    const threaded = await pool.scanPoseCharge(gridDescriptors(p), chargeGridDescriptors(p), t, 5);
+    expect(Array.from(threaded.rows)).toEqual(Array.from(serial.rows));
+    expect(Array.from(threaded.scores)).toEqual(Array.from(serial.scores));
+    expect(threaded.rows[0]).toBe(2);
   });
 });

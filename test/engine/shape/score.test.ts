@@ -1,9 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createShapePool } from '../../../engine/shape/pool.ts';
 import { scoreShortlist } from '../../../engine/shape/score.ts';
-import { molecules } from './support/fixtures.ts';
+import { alignedPairs, molecules } from './support/fixtures.ts';
+import { pearson } from './support/stats.ts';
 
 const mols = molecules();
+const pairs = alignedPairs();
 const pool = createShapePool({ threads: 2 });
 afterAll(() => pool.close());
 
@@ -15,6 +17,29 @@ describe('scoreShortlist', () => {
     expect(r[0].shape).toBeGreaterThan(0.999);
     expect(r[0].esp).toBeGreaterThan(0.99);
     for (let i = 1; i < r.length; i++) expect(r[i].shape).toBeLessThanOrEqual(r[i - 1].shape);
+  });
+
+  it("scores espsim's grid shape at the pose: closer to espsim's scores than the Gaussian Tanimoto", () => {
+    // aligned.json: espsim's EmbedAlignScore procedure on the same 3 x 3 conformers (O3A poses).
+    const scored = pairs.map(
+      (p) => scoreShortlist(mols[p.ref], [mols[p.probe]], { metric: 'shape', k: 1 })[0],
+    );
+    const espsim = pairs.map((p) => p.espsim_grid_shape);
+    const grid = pearson(
+      scored.map((s) => s.shape),
+      espsim,
+    );
+    const gaussian = pearson(
+      scored.map((s) => s.gaussian),
+      espsim,
+    );
+    expect(grid).toBeGreaterThan(0.91);
+    expect(grid).toBeGreaterThan(gaussian);
+    // Our pose is a shape optimum, O3A's an atom mapping: the grid score there is at least espsim's
+    // on average, and never far below it.
+    const gaps = scored.map((s, i) => s.shape - espsim[i]);
+    expect(gaps.reduce((a, b) => a + b, 0) / gaps.length).toBeGreaterThan(0);
+    for (const g of gaps) expect(g).toBeGreaterThan(-0.03);
   });
 
   it("orders by ESP for metric 'esp'", () => {

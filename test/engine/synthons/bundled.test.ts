@@ -4,7 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildInBackground, type BundledSpace } from '../../../engine/synthons/bundled.ts';
+import {
+  buildInBackground,
+  parseBuildProgress,
+  type BundledSpace,
+} from '../../../engine/synthons/bundled.ts';
 import { createSpacePool } from '../../../engine/synthons/space-pool.ts';
 import type { SpaceManifest } from '../../../engine/synthons/format.ts';
 
@@ -70,5 +74,21 @@ describe('background space builds', () => {
     const { state } = await waitReady({ ...amide, id: 'missing_bg', source: 'sources/no_such_file.txt' });
     expect(state.status).toBe('failed');
     expect(state.error).toMatch(/exited with code/);
+  });
+});
+
+describe('background build progress', () => {
+  it('reads the latest progress line the builder wrote, for /health', () => {
+    const tail =
+      'space s [###....] 10.0% 64362/643625 rows, 0 rejected, 700/s, eta 827s\n' +
+      'space s [######.] 18.6% 119748/643625 rows, 2 rejected, 715/s, eta 733s\n';
+    expect(parseBuildProgress(tail)).toEqual({
+      rows_done: 119748,
+      rows_total: 643625,
+      rejected: 2,
+      rows_per_second: 715,
+      eta_seconds: 733,
+    });
+    expect(parseBuildProgress('reading input')).toBeUndefined();
   });
 });

@@ -20,6 +20,7 @@ interface Fixture {
 
 const SOURCE = new URL('../../../catalogs/spaces/sources/idorsia_toy_space_a.txt', import.meta.url).pathname;
 const FIXTURE = new URL('../../fixtures/synthons/idorsia-topk-reference.json', import.meta.url);
+const DISSIMILAR = new URL('../../fixtures/synthons/idorsia-dissimilar-reference.json', import.meta.url);
 let root: string;
 let rd: RDKitModule;
 let fixture: Fixture;
@@ -63,6 +64,29 @@ describe('similarityTopK on the Idorsia toy space', () => {
         const slots = /(?:_\d+)+$/.exec(names.get(h.smiles)!)![0].split('_').length - 1;
         expect(h.synthons.length).toBe(slots);
       }
+    }
+  });
+});
+
+// The user-trial defect: a query dissimilar to the whole space (best Tanimoto 0.15 and 0.05) got 0
+// hits because the top-k search stopped at a 0.25 floor. The k best must come back, exactly.
+describe('similarityTopK with a query dissimilar to the space', () => {
+  it('returns the brute-force top k, not nothing', { timeout: 600_000 }, async () => {
+    const ref = JSON.parse(await readFile(DISSIMILAR, 'utf8')) as {
+      entries: Array<{ query: string; k: number; top: Array<[string, number]> }>;
+    };
+    for (const e of ref.entries) {
+      const res = similarityTopK(rd, space, fpOf(e.query), e.k);
+      expect(res.timedOut).toBe(false);
+      expect(res.threshold).toBeLessThan(0.25);
+      // Same scores as brute force; each hit one of the enumeration's products with its score
+      // (the top holds every product tied with the k-th, so ties may come in any order).
+      expect(res.hits.map((h) => Number(h.similarity.toFixed(6)))).toEqual(
+        e.top.slice(0, e.k).map((x) => x[1]),
+      );
+      const scoreOf = new Map(e.top.map(([smi, sim]) => [smi, sim]));
+      for (const h of res.hits) expect(scoreOf.get(h.smiles)).toBe(Number(h.similarity.toFixed(6)));
+      expect(new Set(res.hits.map((h) => h.productId)).size).toBe(e.k);
     }
   });
 });

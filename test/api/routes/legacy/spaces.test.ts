@@ -10,6 +10,8 @@ import { buildSpace } from '../../../../engine/synthons/build-space.ts';
 
 const SOURCES = new URL('../../../../catalogs/spaces/sources/', import.meta.url).pathname;
 const FIXTURE = new URL('../../../fixtures/synthons/similarity-reference.json', import.meta.url);
+// Queries dissimilar to the whole toy space, brute force (scripts/reference/make_synthon_topk_fixture.py).
+const DISSIMILAR = new URL('../../../fixtures/synthons/idorsia-dissimilar-reference.json', import.meta.url);
 let h: ApiHarness;
 let cat: Awaited<ReturnType<typeof buildReferenceCatalog>>;
 let root: string;
@@ -80,6 +82,21 @@ describe('synthon spaces in the legacy API', () => {
     expect(sims).toEqual(e.top.slice(0, 3).map((t) => expect.closeTo(t[1], 5)));
     const cat = await get(`/molsearch?search_input=CCO&search_type=synthongpt&db_names=refcat`);
     expect(cat.statusCode).toBe(422);
+  });
+
+  it('/molsearch (morgan and synthongpt) on a query dissimilar to the space returns its k best, not 0', async () => {
+    const ref = JSON.parse(await readFile(DISSIMILAR, 'utf8')) as {
+      entries: Array<{ query: string; k: number; top: Array<[string, number]> }>;
+    };
+    const e = ref.entries[0];
+    for (const type of ['morgan', 'synthongpt']) {
+      const res = await get(
+        `/molsearch?search_input=${encodeURIComponent(e.query)}&search_type=${type}&db_names=idorsia&n_neighbors=${e.k}`,
+      );
+      expect(res.statusCode).toBe(200);
+      const sims = res.json().neighbors.map((n: { similarity: number }) => n.similarity);
+      expect(sims).toEqual(e.top.slice(0, e.k).map((t) => expect.closeTo(t[1], 5)));
+    }
   });
 
   it('/database_similarity refuses a space with a 422 naming db_names', async () => {

@@ -14,6 +14,8 @@ import { functionalGroups } from '../../../../engine/filters/functional-groups.t
 
 const SOURCES = new URL('../../../../catalogs/spaces/sources/', import.meta.url).pathname;
 const FIXTURE = new URL('../../../fixtures/synthons/similarity-reference.json', import.meta.url);
+// Queries dissimilar to the whole toy space, brute force (scripts/reference/make_synthon_topk_fixture.py).
+const DISSIMILAR = new URL('../../../fixtures/synthons/idorsia-dissimilar-reference.json', import.meta.url);
 let h: ApiHarness;
 let root: string;
 let fixture: {
@@ -107,6 +109,24 @@ describe('v2 search_substructure on a synthon space', () => {
     });
     expect(res.statusCode).toBe(422);
     expect(JSON.stringify(res.json())).toMatch(/query.*value/);
+  });
+});
+
+describe('v2 search on a synthon space', () => {
+  it('a query dissimilar to the space gets the limit best products (brute force), not 0', async () => {
+    const ref = JSON.parse(await readFile(DISSIMILAR, 'utf8')) as {
+      entries: Array<{ query: string; k: number; top: Array<[string, number]> }>;
+    };
+    const e = ref.entries[0];
+    const res = await post('/api/v2/search', { database_id: 'idorsia', query_smiles: e.query, limit: e.k });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.results.map((r: Hit) => r.score)).toEqual(
+      e.top.slice(0, e.k).map((t) => expect.closeTo(t[1], 5)),
+    );
+    const scoreOf = new Map(e.top);
+    for (const r of body.results as Hit[]) expect(scoreOf.get(r.smiles)).toBeCloseTo(r.score, 5);
+    expect(body.warnings).toEqual([]);
   });
 });
 

@@ -1,0 +1,139 @@
+/**
+ * The 3D stage of synthon-space similarity jobs with synthon_scorer shape or esp
+ * (docs/synthon-spaces.md, "3D scorers"): the Morgan proposal's best `k × multiplier` assembled
+ * products are kept as a shortlist in the object store, the chem3d worker embeds them in batches
+ * (the workflow passes its conformers here), each is scored against the query's conformers by the
+ * exact stage (engine/shape scoreShortlist), and the result is ranked by that score. Products the
+ * chem3d worker cannot embed are skipped and counted in the result's metadata.
+ */
+import type { Logger } from '../platform/logger.ts';
+import type { ObjectStore } from '../platform/object-store/index.ts';
+import { moleculeFromBase64 } from '../engine/catalog/three-d-schema.ts';
+import { decodeJobResult, encodeJobResult } from '../engine/export/index.ts';
+import { createShapePool, type ShapeMetric, type ShapePool } from '../engine/shape/index.ts';
+import type { SpaceHit } from '../engine/synthons/similarity.ts';
+import type { EmbeddedWire } from '../workflows/contracts.ts';
+import { beat } from './jobs.ts';
+import { mergeSynthonParts, synthonJobKeys, synthonResult } from './synthon-jobs.ts';
+
+export interface Synthon3dActivityDeps {
+  log: Logger;
+  objects: ObjectStore;
+  /** Threads of the exact stage (default: a pool of 2 made on first use). */
+  shapePool?: ShapePool;
+}
+
+export interface SynthonShortlistInput {
+  jobName: string;
+  keys: string[];
+  /** Products to embed and score: the best by Morgan Tanimoto over the parts. */
+  shortlist: number;
+}
+export interface SynthonShortlistResult {
+  key: string;
+  smiles: string[];
+  timedOut: boolean;
+}
+
+export interface SynthonScore3dInput {
+  query: EmbeddedWire;
+  molecules: EmbeddedWire[];
+  metric: ShapeMetric;
+}
+/** Per molecule: its exact-stage scores, or null when it has no conformers. */
+export type SynthonScore3dResult = ({ shape: number; esp: number } | null)[];
+
+export interface SynthonMerge3dInput {
+  jobName: string;
+  space: string;
+  query: string;
+  k: number;
+  descriptors?: boolean;
+  shortlistKey: string;
+  /** Aligned with the shortlist. */
+  scores: SynthonScore3dResult;
+  metric: ShapeMetric;
+  timedOut: boolean;
+  /** Parts to delete once the result is written. */
+  keys: string[];
+}
+
+export const synthon3dKeys = {
+  shortlist: (job: string) => `jobs/${job}/synthon-shortlist.json`,
+};
+
+export function createSynthon3dActivities(deps: Synthon3dActivityDeps) {
+  let pool = deps.shapePool;
+  const shapePool = () => (pool ??= createShapePool({ threads: 2 }));
+
+  return {
+    /** Merges the slices' Morgan hits into the shortlist to embed; idempotent. */
+    async synthonShortlist(input: SynthonShortlistInput): Promise<SynthonShortlistResult> {
+      const key = synthon3dKeys.shortlist(input.jobName);
+      if ((await deps.objects.head(key)) !== undefined) {
+        const s = JSON.parse(new TextDecoder().decode(await deps.objects.getBytes(key))) as {
+          hits: SpaceHit[];
+          timedOut: boolean;
+        };
+        return { key, smiles: s.hits.map((h) => h.smiles), timedOut: s.timedOut };
+      }
+      const { kept, timedOut } = await mergeSynthonParts(deps.objects, input.keys, input.shortlist);
+      const body = JSON.stringify({ hits: kept, timedOut });
+      await deps.objects.put(key, new TextEncoder().encode(body), 'application/json');
+      return { key, smiles: kept.map((h) => h.smiles), timedOut };
+    },
+
+    /** One batch of embedded products scored against the query by the exact stage. */
+    async synthonScore3d(input: SynthonScore3dInput): Promise<SynthonScore3dResult> {
+      if (!input.query.ok) throw new Error('the query has no 3D model');
+      const query = moleculeFromBase64(input.query);
+      const at: number[] = [];
+      const sets = input.molecules.flatMap((m, i) => (m.ok ? (at.push(i), [moleculeFromBase64(m)]) : []));
+      const out: SynthonScore3dResult = input.molecules.map(() => null);
+      if (!sets.length) return out;
+      beat({ stage: 'scoring', molecules: sets.length });
+      const hits = await shapePool().scoreShortlist(
+        query,
+        sets,
+        { metric: input.metric, k: sets.length },
+        { lane: 'bulk' },
+      );
+      for (const h of hits) out[at[h.index]] = { shape: h.shape, esp: h.esp };
+      return out;
+    },
+
+    /** The shortlist ranked by the 3D score (similarity), unscored products skipped and counted. */
+    async synthonMerge3d(input: SynthonMerge3dInput): Promise<{ key: string; rows: number }> {
+      const store = deps.objects;
+      const key = synthonJobKeys.result(input.jobName);
+      if ((await store.head(key)) !== undefined)
+        return { key, rows: decodeJobResult(await store.getBytes(key)).rows };
+      const { hits } = JSON.parse(new TextDecoder().decode(await store.getBytes(input.shortlistKey))) as {
+        hits: SpaceHit[];
+      };
+      const m = input.metric;
+      const scored = hits
+        .map((h, i) => ({ h, i, s: input.scores[i] }))
+        .filter((x): x is typeof x & { s: { shape: number; esp: number } } => !!x.s);
+      scored.sort((a, b) => b.s[m] - a.s[m] || a.i - b.i);
+      const kept = scored.slice(0, input.k).map(({ h, s }) => ({ ...h, similarity: s[m] }));
+      const r = await synthonResult(kept, input, {
+        'molsearch.timed_out': String(input.timedOut),
+        'molsearch.synthon_scorer': m,
+        'molsearch.shortlist': String(hits.length),
+        'molsearch.skipped_3d': String(hits.length - scored.length),
+        // Morgan Tanimoto of each returned row (the proposal's score), in row order.
+        'molsearch.morgan': JSON.stringify(scored.slice(0, input.k).map(({ h }) => h.similarity)),
+      });
+      await store.put(key, encodeJobResult(r), 'application/vnd.apache.arrow.file');
+      await Promise.all([...input.keys, input.shortlistKey].map((k) => store.delete(k).catch(() => {})));
+      deps.log.info(
+        { job: input.jobName, rows: r.rows, skipped: hits.length - scored.length },
+        'synthon 3D job merged',
+      );
+      return { key, rows: r.rows };
+    },
+  };
+}
+
+export type Synthon3dActivities = ReturnType<typeof createSynthon3dActivities>;

@@ -1,0 +1,81 @@
+/**
+ * What the v2 search capabilities share (v2-search.ts, v2-catalog.ts, v2-substructure.ts and the
+ * synthon-space wrappers): the request shapes the route schemas validate, the service's
+ * dependencies, and the row helpers every answer is built with.
+ */
+import type { ThreeDStatusService } from './three-d-status.ts';
+import type { CheeseScorer, ShapeRerank } from './shape-rerank.ts';
+import { invalidSmiles } from '../../platform/errors.ts';
+import { DESCRIPTOR_NAMES, getRDKit, parseMolecule, type ParsedMolecule } from '../../engine/chem/index.ts';
+import type { Library, LibraryRegistry } from '../../engine/selection/index.ts';
+import type { SubstructureRunner } from '../../engine/substructure/index.ts';
+import type { FleetLibraries } from './fleet-libraries.ts';
+
+export const ENGINE_VERSION = 'molsearch-engine/1';
+
+export interface V2SearchServiceDeps {
+  libraries: LibraryRegistry;
+  substructure: SubstructureRunner;
+  /** 3D readiness per database (absent: reported as null). */
+  threeD?: ThreeDStatusService;
+  /** Catalog reranking for search_cheese (absent: capability_unavailable). */
+  rerank?: ShapeRerank;
+  /** Catalogs the scan fleet answers (FLEET_SEARCH): `search` fans out, the rest is unavailable. */
+  fleet?: FleetLibraries;
+}
+
+/** The interface's default shortlist multiplier (proposed rows = limit × multiplier). */
+export const DEFAULT_SHORTLIST_MULTIPLIER = 10;
+
+export interface SearchRequest {
+  query_smiles: string;
+  database_id: string;
+  limit: number;
+  include_synthons: boolean;
+  include_properties: boolean;
+}
+export interface CheeseRequest {
+  query_smiles: string;
+  database_id: string;
+  scorer: CheeseScorer;
+  limit: number;
+  shortlist_multiplier?: number;
+  include_properties?: boolean;
+}
+export interface SubstructureRequest {
+  query?: { format: 'smarts' | 'smiles'; value: string };
+  query_smiles?: string;
+  database_id: string;
+  limit: number;
+  timeout_seconds: number;
+  include_synthons: boolean;
+}
+export interface SampleRequest {
+  database_id: string;
+  count: number;
+  seed?: number;
+  include_synthons: boolean;
+  include_properties: boolean;
+}
+
+export const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
+export const properties = (lib: Library, row: number) =>
+  Object.fromEntries(DESCRIPTOR_NAMES.map((n) => [n, lib.column(n)?.[row] ?? null]));
+export const predicted = (lib: Library, row: number) =>
+  Object.fromEntries(
+    lib.info.predicted_property_ids.map((n) => {
+      const v = lib.column(n)?.[row];
+      return [n, v === undefined || Number.isNaN(v) ? null : v];
+    }),
+  );
+export const synthonsOf = (include: boolean) => (include ? { synthons: [] as unknown[] } : {});
+
+/** Parses a query SMILES or throws invalid_smiles naming the field. */
+export async function parseQuery(
+  smiles: string,
+  loc: (string | number)[] = ['body', 'query_smiles'],
+): Promise<ParsedMolecule> {
+  const p = parseMolecule(await getRDKit(), smiles);
+  if ('error' in p) throw invalidSmiles(loc, smiles);
+  return p;
+}

@@ -1,0 +1,160 @@
+/**
+ * The candidate walk of a two-slot, one-join reaction with join environments (join-env.ts): the
+ * same proof as bounds.ts, with the slack for environments that reach the join replaced by the
+ * cross codes themselves. A product of a and b has G_a ∪ G_b plus cross bits, all among
+ * nearCodes(a, inv(B)) ∪ nearCodes(b, inv(A)) ∪ {(A,2), (B,2)}; the first set depends on b only
+ * through the invariant of its attachment atom (a handful of values per slot), so
+ *     |Q ∩ P| ≤ |Q ∩ G_a| + |Q ∩ near(a, inv B)| + 1 + |Q ∩ G_b| + |Q ∩ near(b, inv A)| + 1
+ * separates per synthon once the slots are grouped by attachment invariant, and |P \ Q| ≥
+ * max(|G_a \ Q|, |G_b \ Q|) as before. Tuples passing it get the OR bound with every cross code:
+ * min(|Q|, |Q ∩ G| + |Q ∩ X \ G|) / (|Q| + |G \ Q|), G = G_a ∪ G_b, X = crossCodes(a, b).
+ */
+import { FP_BYTES } from '../chem/fingerprint.ts';
+import type { SlotColumns } from './format.ts';
+import { guaranteedRow, type SlotTerms } from './bounds.ts';
+import { crossCodes, decodeJoinEnv, exactCrossCodes, nearCodes, type JoinEnv } from './join-env.ts';
+
+const NBITS = FP_BYTES * 8;
+const WORDS = FP_BYTES / 4;
+
+const envCache = new WeakMap<SlotColumns, JoinEnv[] | null>();
+
+/** The slot's decoded join environments (once per opened space), or undefined if any is missing. */
+export function slotJoinEnvs(slot: SlotColumns): JoinEnv[] | undefined {
+  if (!slot.joinEnv) return undefined;
+  let envs = envCache.get(slot);
+  if (envs === undefined) {
+    const all = slot.joinEnv.map(decodeJoinEnv);
+    envs = all.every((e) => e !== undefined) ? (all as JoinEnv[]) : null;
+    envCache.set(slot, envs);
+  }
+  return envs ?? undefined;
+}
+
+/**
+ * The exact product fingerprint of (i, j) from guaranteed bits and exact cross codes, into `out`;
+ * undefined when exactCrossCodes cannot decide (the caller zips the graphs instead).
+ */
+export function envFingerprint(
+  slots: readonly SlotColumns[],
+  envs: readonly [readonly JoinEnv[], readonly JoinEnv[]],
+  i: number,
+  j: number,
+  out: Uint8Array,
+): Uint8Array | undefined {
+  const codes = exactCrossCodes(envs[0][i], envs[1][j]);
+  if (!codes) return undefined;
+  const ga = slots[0].guaranteed;
+  const gb = slots[1].guaranteed;
+  const oa = i * FP_BYTES;
+  const ob = j * FP_BYTES;
+  for (let k = 0; k < FP_BYTES; k++) out[k] = ga[oa + k] | gb[ob + k];
+  for (const c of codes) {
+    const bit = c % NBITS;
+    out[bit >> 3] |= 1 << (bit & 7);
+  }
+  return out;
+}
+
+function pop32(v: number): number {
+  v = v - ((v >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+function inQ(q: Uint32Array, code: number): boolean {
+  const bit = code % NBITS;
+  return ((q[bit >>> 5] >>> (bit & 31)) & 1) === 1;
+}
+
+/** Synthon indices of a slot by the invariant of their attachment atom. */
+function byAttachment(envs: readonly JoinEnv[]): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  envs.forEach((e, i) => {
+    const list = out.get(e.c0);
+    if (list) list.push(i);
+    else out.set(e.c0, [i]);
+  });
+  return out;
+}
+
+/** |Q ∩ near(x, partnerC0)| + 1 for (x's (A,2)), in distinct bits. */
+function nearInQ(q: Uint32Array, x: JoinEnv, partnerC0: number): number {
+  const bits = new Set<number>();
+  for (const c of nearCodes(x, partnerC0)) if (inQ(q, c)) bits.add(c % NBITS);
+  return bits.size + 1;
+}
+
+/**
+ * Walks the reaction's tuples whose bound reaches t, calling `push(i, j, bound)`; `push` returns
+ * false to stop (then so does the walk, returning false, as when `expired()` turns true).
+ * `terms` are bounds.ts's slot terms.
+ */
+export function joinWalk(
+  q: Uint32Array,
+  a: number,
+  t: number,
+  slots: readonly SlotColumns[],
+  envs: readonly [readonly JoinEnv[], readonly JoinEnv[]],
+  terms: readonly SlotTerms[],
+  counts: { screened: number },
+  push: (i: number, j: number, bound: number) => boolean,
+  expired: () => boolean,
+): boolean {
+  const x = terms.map((ts, s) => Int32Array.from(ts.w, (w, i) => w - slots[s].unstableEnvs[i]));
+  const [ga, gb] = envs.map(byAttachment);
+  const scratch = new Uint32Array(WORDS);
+  for (const [ka, ia] of ga)
+    for (const [kb, jb] of gb) {
+      const wa = Int32Array.from(ia, (i) => x[0][i] + nearInQ(q, envs[0][i], kb));
+      const wb = Int32Array.from(jb, (j) => x[1][j] + nearInQ(q, envs[1][j], ka));
+      const oa = Int32Array.from(ia.keys()).sort((p, r) => wa[r] - wa[p]);
+      const ob = Int32Array.from(jb.keys()).sort((p, r) => wb[r] - wb[p]);
+      const wbMax = wb[ob[0]];
+      for (const pa of oa) {
+        const i = ia[pa];
+        const di = terms[0].d[i];
+        if (Math.min(a, wa[pa] + wbMax) < t * a) break;
+        if (Math.min(a, wa[pa] + wbMax) < t * (a + di)) continue;
+        for (const pb of ob) {
+          const j = jb[pb];
+          const w = Math.min(a, wa[pa] + wb[pb]);
+          if (w < t * (a + di)) break;
+          if (w < t * (a + Math.max(di, terms[1].d[j]))) continue;
+          if (++counts.screened % 4096 === 0 && expired()) return false;
+          const bound = orBound(q, a, slots, i, j, envs, scratch);
+          if (bound + 1e-9 >= t && !push(i, j, bound)) return false;
+        }
+      }
+    }
+  return true;
+}
+
+/** min(a, |Q ∩ G| + |Q ∩ X \ G|) / (a + |G \ Q|) for the tuple (i, j). */
+function orBound(
+  q: Uint32Array,
+  a: number,
+  slots: readonly SlotColumns[],
+  i: number,
+  j: number,
+  envs: readonly [readonly JoinEnv[], readonly JoinEnv[]],
+  g: Uint32Array,
+): number {
+  const ra = guaranteedRow(slots[0].guaranteed, i);
+  const rb = guaranteedRow(slots[1].guaranteed, j);
+  let common = 0;
+  let all = 0;
+  for (let k = 0; k < WORDS; k++) {
+    const v = (g[k] = ra[k] | rb[k]);
+    if (v === 0) continue;
+    all += pop32(v);
+    common += pop32(v & q[k]);
+  }
+  const extra = new Set<number>();
+  for (const c of crossCodes(envs[0][i], envs[1][j])) {
+    const bit = c % NBITS;
+    if (inQ(q, bit) && ((g[bit >>> 5] >>> (bit & 31)) & 1) === 0) extra.add(bit);
+  }
+  const den = a + all - common;
+  return den <= 0 ? 1 : Math.min(a, common + extra.size) / den;
+}

@@ -1,0 +1,99 @@
+// The join-environment bound (engine/synthons/join-walk.ts) keeps similarity search exact: on a
+// sample of the AutoGrow4 × ZINC15 space (every reaction, joinable or ring-closing) and on the
+// RDKit amide space, every product at or above the cutoff that brute force over RDKit-assembled
+// products finds is found with the same score, and the top k equal brute force's.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
+import { MORGAN_DETAILS, tanimoto } from '../../../engine/chem/fingerprint.ts';
+import { buildSpace } from '../../../engine/synthons/build-space.ts';
+import { assembleProduct } from '../../../engine/synthons/assemble.ts';
+import { joinable } from '../../../engine/synthons/join-bits.ts';
+import { similaritySearch, similarityTopK } from '../../../engine/synthons/similarity.ts';
+import {
+  openSpace,
+  reactionTuples,
+  tupleId,
+  tupleSmiles,
+  type OpenSpace,
+} from '../../../engine/synthons/space.ts';
+import { writeAutogrow4Sample } from './ag4-sample.ts';
+
+let root: string;
+let rd: RDKitModule;
+let space: OpenSpace;
+const products: Array<{ id: string; smiles: string; fp: Uint8Array }> = [];
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'join-walk-'));
+  rd = await getRDKit();
+  const file = join(root, 'ag4.txt');
+  await writeAutogrow4Sample(file, { smallest: 3, spread: 4 });
+  await buildSpace({ input: file, out: join(root, 'ag4'), id: 'ag4' });
+  space = await openSpace(join(root, 'ag4'));
+  for (let r = 0; r < space.reactions.length; r++)
+    for (const t of reactionTuples(space, r)) {
+      const p = assembleProduct(rd, tupleSmiles(space, t), true);
+      if (p?.fp) products.push({ id: tupleId(space, t), smiles: p.smiles, fp: p.fp });
+    }
+}, 600_000);
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+function fpOf(smiles: string): Uint8Array {
+  const mol = rd.get_mol(smiles)!;
+  try {
+    return new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
+  } finally {
+    mol.delete();
+  }
+}
+
+/** Products of the sample (every 397th) and two molecules from outside it. */
+function queries(): string[] {
+  const out = products.filter((_, k) => k % 397 === 0).map((p) => p.smiles);
+  return [...out, 'CC(=O)Nc1ccc(O)cc1', 'O=C(NCc1ccccc1)c1ccncc1'];
+}
+
+describe('join walk on an AutoGrow4 sample', () => {
+  it('has joinable and ring-closing reactions', () => {
+    expect(space.reactions.filter((r) => joinable(r.info)).length).toBeGreaterThan(40);
+    expect(space.reactions.filter((r) => r.info.ringForming).length).toBeGreaterThan(10);
+    expect(products.length).toBeGreaterThan(2000);
+  });
+
+  it('finds every product at or above 0.4 with its brute-force score', { timeout: 600_000 }, () => {
+    let pruned = 0;
+    for (const smiles of queries()) {
+      const q = fpOf(smiles);
+      const want = new Map<string, number>();
+      for (const p of products) {
+        const s = tanimoto(q, p.fp);
+        if (s >= 0.4) want.set(p.id, s);
+      }
+      const res = similaritySearch(rd, space, q, { threshold: 0.4 });
+      expect(res.timedOut).toBe(false);
+      const got = new Map(res.hits.map((h) => [h.productId, h.similarity]));
+      expect([...got.keys()].sort(), smiles).toEqual([...want.keys()].sort());
+      for (const [id, s] of want) expect(got.get(id), `${smiles} ${id}`).toBeCloseTo(s, 9);
+      pruned += products.length - res.counts.candidates;
+    }
+    expect(pruned).toBeGreaterThan(0);
+  });
+
+  it('top 25 equals brute force', { timeout: 600_000 }, () => {
+    for (const smiles of queries().slice(0, 6)) {
+      const q = fpOf(smiles);
+      const scores = products.map((p) => tanimoto(q, p.fp)).sort((x, y) => y - x);
+      const res = similarityTopK(rd, space, q, 25);
+      expect(
+        res.hits.map((h) => h.similarity.toFixed(9)),
+        smiles,
+      ).toEqual(scores.slice(0, res.hits.length).map((s) => s.toFixed(9)));
+      if (scores[24] >= res.threshold) expect(res.hits.length).toBe(25);
+    }
+  });
+});
