@@ -18,6 +18,21 @@ const heavy = () => ({
   list2: drugs.slice(500, 1000),
   searchType: 'morgan',
 });
+// Exact t-SNE of 1,000 drugs over 5,000 iterations: minutes of one thread's CPU on any machine,
+// so a 400 ms deadline always finds it running (a 500 × 500 matrix finished inside 400 ms on a
+// quiet CI machine).
+const endless = () => ({
+  op: 'map' as const,
+  smiles: drugs.slice(0, 1000),
+  method: 'tsne',
+  searchType: 'morgan',
+  embeddingType: 'bits',
+  seed: 1,
+  nNeighbors: 15,
+  minDist: 0.1,
+  nIter: 5000,
+  maxMolecules: 1000,
+});
 const cheap = { op: 'pair' as const, smiles1: 'CCO', smiles2: 'OCC', searchType: 'morgan' };
 
 const pools: ReturnType<typeof createAnalysisPool>[] = [];
@@ -57,8 +72,8 @@ describe('analysis pool: no request can stall the others', () => {
     await pool.start();
     const t0 = Date.now();
     const [running, queued] = await Promise.all([
-      pool.run(heavy()).catch((e: unknown) => e),
-      pool.run(heavy()).catch((e: unknown) => e),
+      pool.run(endless()).catch((e: unknown) => e),
+      pool.run(endless()).catch((e: unknown) => e),
     ]);
     expect(running).toMatchObject({ code: 'overloaded', message: /ran past its deadline/ });
     expect(queued).toMatchObject({ code: 'overloaded', message: /waited past its deadline/ });
