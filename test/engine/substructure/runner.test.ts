@@ -134,11 +134,17 @@ describe('substructure scheduling on one thread', () => {
   }, 60_000);
 
   it('counts the deadline from the call: a scan whose time ran out while queued does no work', async () => {
-    // One 5 s slice holds the thread, so the second scan certainly waits in the queue.
+    // One 5 s slice holds the thread, so the second scan certainly waits in the queue: the slow
+    // scan runs over the drugs four times over (about 1 s warm on an idle machine, where one copy
+    // took ~0.25 s and could end inside the 200 ms deadline).
     const wide = createSubstructureRunner({ threads: 1, sliceMs: 5000 });
+    const x4 = () => {
+      const s = smiles();
+      return [...s, ...s, ...s, ...s];
+    };
     try {
-      await wide.scan('drugs', smiles, { format: 'smarts', query: 'C', limit: 1, timeoutMs: 120_000 });
-      const slow = wide.scan('drugs', smiles, {
+      await wide.scan('drugs-x4', x4, { format: 'smarts', query: 'C', limit: 1, timeoutMs: 120_000 });
+      const slow = wide.scan('drugs-x4', x4, {
         format: 'smarts',
         query: SLOW,
         limit: 5000,
@@ -146,7 +152,7 @@ describe('substructure scheduling on one thread', () => {
       });
       await new Promise((r) => setTimeout(r, 50));
       const t0 = Date.now();
-      const r = await wide.scan('drugs', smiles, {
+      const r = await wide.scan('drugs-x4', x4, {
         format: 'smarts',
         query: '[#6]=[#8]',
         limit: 5,
