@@ -50,7 +50,12 @@ export async function startCatalog3dStages(opts: {
   ensureCatalogs: boolean;
 }): Promise<Catalog3dStages> {
   const { config, log } = opts;
-  if (config.chem3d.stage === 'off') return { serve: async () => undefined, close: async () => undefined };
+  if (config.chem3d.stage === 'off') {
+    // No background stages, but 3D queries still need their molecule embedded: the worker stays
+    // (CHEM3D_WORKER=false is what turns it off), so catalogs already 3D-ready keep serving 3D.
+    const chem3d = await startChem3dChild(config, log, opts.address);
+    return { serve: async () => undefined, close: async () => void (await chem3d?.stop()) };
+  }
   const bundled = await readBundledList(opts.repoRoot);
   const wanted = (mode: string) =>
     bundled
