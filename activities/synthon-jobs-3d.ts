@@ -10,7 +10,13 @@ import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
 import { moleculeFromBase64 } from '../engine/catalog/three-d-schema.ts';
 import { decodeJobResult, encodeJobResult } from '../engine/export/index.ts';
-import { rankBy3d, scoreEmbedded, type Score3d, type ShapeMetric, type ShapePool } from '../engine/shape/index.ts';
+import {
+  rankBy3d,
+  scoreEmbedded,
+  type Score3d,
+  type ShapeMetric,
+  type ShapePool,
+} from '../engine/shape/index.ts';
 import type { SpaceHit } from '../engine/synthons/similarity.ts';
 import type { EmbeddedWire } from '../workflows/contracts.ts';
 import { beat } from './jobs.ts';
