@@ -372,10 +372,12 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
   });
 
   it('the default scorer (shape) and esp: the Morgan shortlist ranked by the exact 3D score', async () => {
-    const ref = JSON.parse(await readFile(join(FIX, 'idorsia-topk-reference.json'), 'utf8')) as {
-      entries: Array<{ query: string }>;
+    // A query whose shortlist embeds in 3D: the top products of idorsia-topk-reference.json's query
+    // all keep an open connector ([*:3]), which the chem3d worker cannot embed.
+    const ref = JSON.parse(await readFile(join(FIX, 'similarity-reference.json'), 'utf8')) as {
+      spaces: Record<string, Array<{ query: string }>>;
     };
-    const query = ref.entries[0].query;
+    const query = ref.spaces.idorsia_toy_space_a[0].query;
     const k = 5;
     const short = k * SYNTHON_3D_MULTIPLIER;
     const q = `search_input=${encodeURIComponent(query)}&db_name=idorsia_toy_space&include_properties=false`;
@@ -391,6 +393,8 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
       const m = await embed(smi);
       if (m) ref3d.set(smi, scoreShortlist(qMol!, [m], { metric: 'shape', k: 1 })[0]);
     }
+    // Enough embeddable products that the 3D ranking is a real one (not two empty lists).
+    expect(ref3d.size).toBeGreaterThanOrEqual(2 * k);
     // No synthon_scorer: the interface's default, shape.
     for (const [metric, extra] of [
       ['shape', ''],
@@ -408,6 +412,7 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
         .map(([smi, v]) => ({ smi, v: v[metric], i: shortlist.indexOf(smi) }))
         .sort((a, b) => b.v - a.v || a.i - b.i)
         .slice(0, k);
+      expect(p.smiles, metric).toHaveLength(k);
       expect(p.smiles, metric).toEqual(want.map((w) => w.smi));
       p.similarity.forEach((x: number, i: number) => expect(x, metric).toBeCloseTo(want[i].v, 9));
       for (let i = 1; i < p.similarity.length; i++)
