@@ -15,8 +15,9 @@ export const SYNTHON_3D_BATCH = 16;
 /**
  * The 3D end of a synthon similarity job (synthon_scorer shape or esp), after the Morgan slices:
  * the best `threeD.shortlist` products become the shortlist, the products (and the query, unless
- * the submission passed its conformers on) are embedded by the chem3d worker (ETKDGv3, 10 conformers, seed 42, as catalogs and queries), every
- * batch is scored by the exact 3D stage on the scan queue, and the result is ranked by the score.
+ * the submission passed its conformers on) are embedded by the chem3d worker (ETKDGv3, 10
+ * conformers, seed 42, as catalogs and queries), every batch is scored by the exact 3D stage on
+ * the scan queue, and the result is ranked by the score.
  */
 export async function runSynthon3d(
   input: SynthonJobInput,
@@ -40,7 +41,8 @@ export async function runSynthon3d(
   });
   const keys = scans.map((r) => r.key);
   const list = await scan.synthonShortlist({ jobName: input.jobName, keys, shortlist: threeD.shortlist });
-  // The submission's check embedded the query already (same recipe): embed it only without those.
+  // The submission's check embedded the query already (same recipe); a workflow started without
+  // those conformers embeds it here.
   const queryMol =
     threeD.query ??
     (await queryChem3d.chem3dEmbedQuery({ smiles: input.query, confs: 10, seed: 42 })).molecule;
