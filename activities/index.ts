@@ -36,8 +36,11 @@ export interface ActivityDeps {
   selectionPool?: SelectionPool;
   /** Synthon spaces run items may name (absent: none). */
   spaces?: SpacePool;
-  /** Threads of 3D job scans (absent: a pool of 2 made on first use). */
-  shapePool?: ShapePool;
+  /**
+   * The worker's one shape pool: 3D molsearch shard scans and 3D synthon scoring share its threads
+   * (bin/worker-deps.ts makes it), so a worker never runs two pools competing for the same cores.
+   */
+  shapePool: ShapePool;
 }
 
 /** The worker's activities, as plain async functions. Workflows type them with ReturnType<>. */

@@ -17,7 +17,6 @@ import { decodeJobResult, encodeJobResult, METADATA_QUERY_3D } from '../engine/e
 import {
   applyTransform,
   conformerCoords,
-  createShapePool,
   type ScoredCandidate,
   type ShapeMetric,
   type ShapePool,
@@ -34,8 +33,8 @@ export interface Job3dActivityDeps {
   objects: ObjectStore;
   catalogDir: string;
   shards: ShardCache;
-  /** Threads of the exact stage (default: a pool of 2 made on first use). */
-  shapePool?: ShapePool;
+  /** Threads of the exact stage: the worker's one shape pool, shared with the 3D synthon jobs. */
+  shapePool: ShapePool;
   /** Conformers up to which a catalog's first stage is the grids (default GRID_MAX_CONFORMERS). */
   gridMaxConformers?: number;
 }
@@ -98,8 +97,7 @@ export const job3dKeys = {
 const CHUNK = 64;
 
 export function createJob3dActivities(deps: Job3dActivityDeps) {
-  let pool = deps.shapePool;
-  const shapePool = () => (pool ??= createShapePool({ threads: 2 }));
+  const shapePool = () => deps.shapePool;
   const firstStage = createJobFirstStage({
     catalogDir: deps.catalogDir,
     pool: shapePool,

@@ -10,7 +10,13 @@ import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
 import { moleculeFromBase64 } from '../engine/catalog/three-d-schema.ts';
 import { decodeJobResult, encodeJobResult } from '../engine/export/index.ts';
-import { createShapePool, type ShapeMetric, type ShapePool } from '../engine/shape/index.ts';
+import {
+  rankBy3d,
+  scoreEmbedded,
+  type Score3d,
+  type ShapeMetric,
+  type ShapePool,
+} from '../engine/shape/index.ts';
 import type { SpaceHit } from '../engine/synthons/similarity.ts';
 import type { EmbeddedWire } from '../workflows/contracts.ts';
 import { beat } from './jobs.ts';
@@ -19,8 +25,8 @@ import { mergeSynthonParts, synthonJobKeys, synthonResult } from './synthon-jobs
 export interface Synthon3dActivityDeps {
   log: Logger;
   objects: ObjectStore;
-  /** Threads of the exact stage (default: a pool of 2 made on first use). */
-  shapePool?: ShapePool;
+  /** Threads of the exact stage: the worker's one shape pool, shared with the 3D molsearch jobs. */
+  shapePool: ShapePool;
 }
 
 export interface SynthonShortlistInput {
@@ -41,7 +47,7 @@ export interface SynthonScore3dInput {
   metric: ShapeMetric;
 }
 /** Per molecule: its exact-stage scores, or null when it has no conformers. */
-export type SynthonScore3dResult = ({ shape: number; esp: number } | null)[];
+export type SynthonScore3dResult = Score3d[];
 
 export interface SynthonMerge3dInput {
   jobName: string;
@@ -63,9 +69,6 @@ export const synthon3dKeys = {
 };
 
 export function createSynthon3dActivities(deps: Synthon3dActivityDeps) {
-  let pool = deps.shapePool;
-  const shapePool = () => (pool ??= createShapePool({ threads: 2 }));
-
   return {
     /** Merges the slices' Morgan hits into the shortlist to embed; idempotent. */
     async synthonShortlist(input: SynthonShortlistInput): Promise<SynthonShortlistResult> {
@@ -87,19 +90,9 @@ export function createSynthon3dActivities(deps: Synthon3dActivityDeps) {
     async synthonScore3d(input: SynthonScore3dInput): Promise<SynthonScore3dResult> {
       if (!input.query.ok) throw new Error('the query has no 3D model');
       const query = moleculeFromBase64(input.query);
-      const at: number[] = [];
-      const sets = input.molecules.flatMap((m, i) => (m.ok ? (at.push(i), [moleculeFromBase64(m)]) : []));
-      const out: SynthonScore3dResult = input.molecules.map(() => null);
-      if (!sets.length) return out;
-      beat({ stage: 'scoring', molecules: sets.length });
-      const hits = await shapePool().scoreShortlist(
-        query,
-        sets,
-        { metric: input.metric, k: sets.length },
-        { lane: 'bulk' },
-      );
-      for (const h of hits) out[at[h.index]] = { shape: h.shape, esp: h.esp };
-      return out;
+      const molecules = input.molecules.map((m) => (m.ok ? moleculeFromBase64(m) : null));
+      beat({ stage: 'scoring', molecules: molecules.filter(Boolean).length });
+      return scoreEmbedded(deps.shapePool, query, molecules, input.metric, { lane: 'bulk' });
     },
 
     /** The shortlist ranked by the 3D score (similarity), unscored products skipped and counted. */
@@ -111,24 +104,21 @@ export function createSynthon3dActivities(deps: Synthon3dActivityDeps) {
       const { hits } = JSON.parse(new TextDecoder().decode(await store.getBytes(input.shortlistKey))) as {
         hits: SpaceHit[];
       };
-      const m = input.metric;
-      const scored = hits
-        .map((h, i) => ({ h, i, s: input.scores[i] }))
-        .filter((x): x is typeof x & { s: { shape: number; esp: number } } => !!x.s);
-      scored.sort((a, b) => b.s[m] - a.s[m] || a.i - b.i);
-      const kept = scored.slice(0, input.k).map(({ h, s }) => ({ ...h, similarity: s[m] }));
+      const ranked = rankBy3d(hits, input.scores, input.metric, input.k);
+      const scoredCount = input.scores.filter(Boolean).length;
+      const kept = ranked.map(({ item, score }) => ({ ...item, similarity: score[input.metric] }));
       const r = await synthonResult(kept, input, {
         'molsearch.timed_out': String(input.timedOut),
-        'molsearch.synthon_scorer': m,
+        'molsearch.synthon_scorer': input.metric,
         'molsearch.shortlist': String(hits.length),
-        'molsearch.skipped_3d': String(hits.length - scored.length),
+        'molsearch.skipped_3d': String(hits.length - scoredCount),
         // Morgan Tanimoto of each returned row (the proposal's score), in row order.
-        'molsearch.morgan': JSON.stringify(scored.slice(0, input.k).map(({ h }) => h.similarity)),
+        'molsearch.morgan': JSON.stringify(ranked.map(({ item }) => item.similarity)),
       });
       await store.put(key, encodeJobResult(r), 'application/vnd.apache.arrow.file');
       await Promise.all([...input.keys, input.shortlistKey].map((k) => store.delete(k).catch(() => {})));
       deps.log.info(
-        { job: input.jobName, rows: r.rows, skipped: hits.length - scored.length },
+        { job: input.jobName, rows: r.rows, skipped: hits.length - scoredCount },
         'synthon 3D job merged',
       );
       return { key, rows: r.rows };

@@ -139,7 +139,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
           rerank: deps.shape?.rerank,
           fleet: deps.fleet && fleetLibraries(deps.fleet),
         });
-        return deps.spaces ? withV2Spaces(base, deps.spaces.entries, deps.spaces.pool) : base;
+        return deps.spaces ? withV2Spaces(base, deps.spaces.entries, deps.spaces.pool, deps.shape) : base;
       })(),
       selections: (() => {
         const base = createSelectionsService({

@@ -32,29 +32,57 @@ export function writeFormatCatalog(
     const e = Math.min(n, s + shardRows);
     const rows = e - s;
     const popcounts = Uint16Array.from({ length: rows }, (_, i) => pcs[order[s + i]]);
-    const bytes = encodeShard(
-      {
-        productIds: Array.from({ length: rows }, (_, i) => `${id}-${order[s + i]}`),
-        smiles: new Array<string>(rows).fill(''),
-        fps: sorted.slice(s * 256, e * 256),
-        popcounts,
-        descriptors: DESCRIPTOR_NAMES.map(() => new Float64Array(rows)),
-        scaffolds: new Array<string>(rows).fill(''),
-        prices: new Float64Array(rows).fill(NaN),
-        admet: null,
-      },
-      'bench',
-    );
-    const file = `shard-${String(shards.length).padStart(5, '0')}.arrow`;
-    writeFileSync(join(dir, file), bytes);
-    shards.push({
-      file,
-      rows,
-      popcount_min: popcounts[0],
-      popcount_max: popcounts[rows - 1],
-      sha256: sha256Hex(bytes),
-    });
+    const ids = Array.from({ length: rows }, (_, i) => `${id}-${order[s + i]}`);
+    shards.push(writeFormatShard(dir, shards.length, ids, sorted.slice(s * 256, e * 256), popcounts));
   }
+  writeFormatManifest(dir, id, n, shards);
+  return { sorted, order };
+}
+
+/**
+ * Writes shard number `index` of a format catalog: `fps` (rows × 256 bytes, popcount order) with
+ * their `popcounts` and product ids, placeholder values elsewhere. Returns its manifest entry.
+ * bench/fleet/big-catalog.ts writes catalogs too large for one buffer shard by shard with it.
+ */
+export function writeFormatShard(
+  dir: string,
+  index: number,
+  productIds: string[],
+  fps: Uint8Array,
+  popcounts: Uint16Array,
+): CatalogManifest['shards'][number] {
+  const rows = popcounts.length;
+  const bytes = encodeShard(
+    {
+      productIds,
+      smiles: new Array<string>(rows).fill(''),
+      fps,
+      popcounts,
+      descriptors: DESCRIPTOR_NAMES.map(() => new Float64Array(rows)),
+      scaffolds: new Array<string>(rows).fill(''),
+      prices: new Float64Array(rows).fill(NaN),
+      admet: null,
+    },
+    'bench',
+  );
+  const file = `shard-${String(index).padStart(5, '0')}.arrow`;
+  writeFileSync(join(dir, file), bytes);
+  return {
+    file,
+    rows,
+    popcount_min: popcounts[0],
+    popcount_max: popcounts[rows - 1],
+    sha256: sha256Hex(bytes),
+  };
+}
+
+/** The manifest of a format catalog of `n` rows over `shards` (in index order). */
+export function writeFormatManifest(
+  dir: string,
+  id: string,
+  n: number,
+  shards: CatalogManifest['shards'],
+): void {
   const manifest: CatalogManifest = {
     format: CATALOG_FORMAT,
     id,
@@ -72,5 +100,4 @@ export function writeFormatCatalog(
     shards,
   };
   writeFileSync(join(dir, MANIFEST_FILE), JSON.stringify(manifest, null, 1));
-  return { sorted, order };
 }

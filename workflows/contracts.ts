@@ -2,6 +2,7 @@
  * What the API and the worker share about durable work: task-queue names, workflow names and
  * their input/result types. The API imports only this file from workflows/.
  */
+import type { EmbeddedWire } from './chem3d-contracts.ts';
 
 /** Task queues by kind of work, so CPU-bound scans and I/O-bound exports scale apart. */
 export const TASK_QUEUES = {
@@ -97,9 +98,16 @@ export interface SynthonJobInput {
   /**
    * synthon_scorer shape or esp: the best `shortlist` products by Morgan are embedded by the
    * chem3d worker (`chem3dQueue` for the products, `queryQueue` for the query) and ranked by the
-   * exact 3D stage's `metric`.
+   * exact 3D stage's `metric`. `query`: the conformers the submission's check embedded (a few KB,
+   * once in history), so the job does not embed the query again; absent, it embeds it itself.
    */
-  threeD?: { metric: 'shape' | 'esp'; shortlist: number; chem3dQueue: string; queryQueue: string };
+  threeD?: {
+    metric: 'shape' | 'esp';
+    shortlist: number;
+    chem3dQueue: string;
+    queryQueue: string;
+    query?: EmbeddedWire;
+  };
 }
 
 export interface MolsearchJobResult {

@@ -14,9 +14,10 @@ export const SYNTHON_3D_BATCH = 16;
 
 /**
  * The 3D end of a synthon similarity job (synthon_scorer shape or esp), after the Morgan slices:
- * the best `threeD.shortlist` products become the shortlist, the query and the products are
- * embedded by the chem3d worker (ETKDGv3, 10 conformers, seed 42, as catalogs and queries), every
- * batch is scored by the exact 3D stage on the scan queue, and the result is ranked by the score.
+ * the best `threeD.shortlist` products become the shortlist, the products (and the query, unless
+ * the submission passed its conformers on) are embedded by the chem3d worker (ETKDGv3, 10
+ * conformers, seed 42, as catalogs and queries), every batch is scored by the exact 3D stage on
+ * the scan queue, and the result is ranked by the score.
  */
 export async function runSynthon3d(
   input: SynthonJobInput,
@@ -40,10 +41,14 @@ export async function runSynthon3d(
   });
   const keys = scans.map((r) => r.key);
   const list = await scan.synthonShortlist({ jobName: input.jobName, keys, shortlist: threeD.shortlist });
-  const embedded = await queryChem3d.chem3dEmbedQuery({ smiles: input.query, confs: 10, seed: 42 });
-  if (!embedded.molecule.ok)
+  // The submission's check embedded the query already (same recipe); a workflow started without
+  // those conformers embeds it here.
+  const queryMol =
+    threeD.query ??
+    (await queryChem3d.chem3dEmbedQuery({ smiles: input.query, confs: 10, seed: 42 })).molecule;
+  if (!queryMol.ok)
     throw ApplicationFailure.create({
-      message: `cannot embed the query in 3D: ${embedded.molecule.reason}`,
+      message: `cannot embed the query in 3D: ${queryMol.reason}`,
       type: INVALID_INPUT_FAILURE,
       nonRetryable: true,
     });
@@ -54,7 +59,7 @@ export async function runSynthon3d(
     const smiles = list.smiles.slice(b * SYNTHON_3D_BATCH, (b + 1) * SYNTHON_3D_BATCH);
     const mols = await chem3d.chem3dEmbedBatch({ smiles, confs: 10, seed: 42 });
     const s = await scan.synthonScore3d({
-      query: embedded.molecule,
+      query: queryMol,
       molecules: mols.molecules,
       metric: threeD.metric,
     });

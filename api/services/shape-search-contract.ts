@@ -3,6 +3,7 @@
  * its first-stage shortlist sizes by search quality, its requests and its interface.
  */
 import type { Molecule3d } from '../../engine/catalog/three-d-schema.ts';
+import type { Score3d, ShapeMetric } from '../../engine/shape/index.ts';
 import type { FilterName, OrderingName, SimilarityResult } from './search-service.ts';
 import type { RankedType } from './shape-rank.ts';
 import type { FirstStageMetric } from './shape-candidates.ts';
@@ -80,13 +81,21 @@ export interface ShapeSearchService {
   rerank: ShapeRerank;
   /** Candidates and exact scores of the 3D objectives of a v2 selection. */
   objectives: ShapeObjectives;
-  /** 422 naming `loc` when the chem3d worker cannot embed `smiles`, 503 when none answers. */
-  checkQuery(smiles: string, loc?: (string | number)[]): Promise<void>;
+  /**
+   * The query in 3D (the chem3d worker's conformers, for callers that pass them on instead of
+   * embedding again); 422 naming `loc` when the worker cannot embed `smiles`, 503 when none answers.
+   */
+  checkQuery(smiles: string, loc?: (string | number)[]): Promise<Molecule3d>;
   /**
    * Each SMILES embedded by the chem3d worker (the catalog's recipe) with its first-stage
    * descriptors; an unembeddable one gets its reason. 503 (`unavailable`) when no worker answers.
    */
   embedMany(smiles: string[], loc: (string | number)[]): Promise<Embedded3d[]>;
+  /**
+   * Molecules embedded by embedMany scored against the query by the exact stage on the shape
+   * pool's threads (engine/shape scoreEmbedded: a null molecule keeps a null score).
+   */
+  scoreEmbedded(query: Molecule3d, molecules: (Molecule3d | null)[], metric: ShapeMetric): Promise<Score3d[]>;
   /**
    * The first stage alone for a given descriptor vector (60 floats per conformer, one or more
    * conformers): the k rows of 3D-ready databases with the best first-stage similarity.

@@ -1,7 +1,12 @@
 import { rowRecord, type Catalog } from '../../engine/catalog/index.ts';
 import { DESCRIPTOR_NAMES, getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import type { SearchPool } from '../../engine/search/index.ts';
-import { DESCRIPTOR_LENGTH, describeConformers, type ShapePool } from '../../engine/shape/index.ts';
+import {
+  DESCRIPTOR_LENGTH,
+  describeConformers,
+  scoreEmbedded,
+  type ShapePool,
+} from '../../engine/shape/index.ts';
 import { DomainError, invalidSmiles, validationError } from '../../platform/errors.ts';
 import type { QueryEmbedder } from './query-embedder.ts';
 import type { FilterName, NeighborRow, OrderingName } from './search-service.ts';
@@ -123,9 +128,7 @@ export function createShapeSearch(deps: {
 
     checkReady,
 
-    async checkQuery(smiles, loc) {
-      await deps.embedder.embed(smiles, loc);
-    },
+    checkQuery: (smiles, loc) => deps.embedder.embed(smiles, loc),
 
     async search(req) {
       const loc = req.loc ?? ['query', 'search_input'];
@@ -251,6 +254,8 @@ export function createShapeSearch(deps: {
       await Promise.all([one(), one()]);
       return out;
     },
+
+    scoreEmbedded: (query, molecules, metric) => scoreEmbedded(deps.shapePool, query, molecules, metric),
 
     async searchDescriptors(req) {
       const t0 = performance.now();

@@ -9,6 +9,7 @@ import { DomainError, invalidSmiles, validationError } from '../../platform/erro
 import type { Logger } from '../../platform/logger.ts';
 import type { Jobs } from '../../store/jobs.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
+import { moleculeToBase64, type Molecule3d } from '../../engine/catalog/three-d-schema.ts';
 import { functionalGroups } from '../../engine/filters/index.ts';
 import { queryMol } from '../../engine/synthons/job-search.ts';
 import { chem3dQueue, JOB_WORKFLOWS, taskQueue, type SynthonJobInput } from '../../workflows/contracts.ts';
@@ -76,10 +77,11 @@ export interface SynthonJobServiceDeps {
   /** Slices a job scans at once. */
   concurrency?: number;
   /**
-   * The 3D path's query check (shape search's checkQuery): 422 naming `loc` when the chem3d worker
-   * cannot embed the query, 503 + Retry-After when no worker answers. Absent: 3D scorers are 503.
+   * The 3D path's query check (shape search's checkQuery): the query's conformers, passed on to
+   * the job so that it is embedded once; 422 naming `loc` when the chem3d worker cannot embed the
+   * query, 503 + Retry-After when no worker answers. Absent: 3D scorers are 503.
    */
-  checkQuery3d?: (smiles: string, loc: (string | number)[]) => Promise<void>;
+  checkQuery3d?: (smiles: string, loc: (string | number)[]) => Promise<Molecule3d>;
 }
 
 /** The wanted hit count: search_quality when sent, else sample_size (older clients), else 100. */
@@ -175,6 +177,7 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
         mode === 'similarity' && (q.synthon_scorer === 'shape' || q.synthon_scorer === 'esp')
           ? q.synthon_scorer
           : undefined;
+      let query3d: Molecule3d | undefined;
       if (metric3d) {
         if (k > SYNTHON_3D_MAX_HITS)
           throw validationError(
@@ -187,7 +190,7 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
             `3D scoring (synthon_scorer=${metric3d}) is unavailable: no 3D worker is configured; synthon_scorer=morgan still works`,
             { retryAfterSeconds: 30 },
           );
-        await deps.checkQuery3d(query, ['query', 'search_input']);
+        query3d = await deps.checkQuery3d(query, ['query', 'search_input']);
       }
       if (!deps.jobs || !deps.workflows || !deps.taskQueuePrefix)
         throw new DomainError('unavailable', 'the job service is not running on this server');
@@ -218,6 +221,7 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
               shortlist: synthon3dShortlist(k),
               chem3dQueue: chem3dQueue(prefix, 'catalog'),
               queryQueue: chem3dQueue(prefix, 'query'),
+              query: query3d && moleculeToBase64(query3d),
             }
           : undefined,
       };

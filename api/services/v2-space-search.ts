@@ -3,14 +3,15 @@
  * `synthon`, product and reaction counts, capabilities), and `search` and `sample` on a space's
  * `database_id` run on the space pool's thread; hits carry `reaction_id` and, with
  * `include_synthons`, `synthons: [{slot, synthon_id, smiles}]`; `search_substructure` and
- * `search_cheese` (scorer morgan) on a space go to v2-space-structure.ts. Everything else goes to
- * the catalog service unchanged.
+ * `search_cheese` with scorer morgan on a space go to v2-space-structure.ts, with scorer shape or
+ * esp to v2-space-cheese-3d.ts. Everything else goes to the catalog service unchanged.
  */
 import { invalidSmiles } from '../../platform/errors.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import type { SpacePool } from '../../engine/synthons/space-pool.ts';
 import { ENGINE_VERSION, type SampleRequest, type SearchRequest, type V2SearchService } from './v2-search.ts';
 import type { SpaceEntry } from './space-search.ts';
+import { spaceCheese3d, type SpaceShape } from './v2-space-cheese-3d.ts';
 import {
   spaceCheese,
   spaceSubstructure,
@@ -30,8 +31,17 @@ type Synthons = Array<{ slot: number; synthonId: string; smiles: string }>;
 const synthonsOut = (include: boolean, s: Synthons) =>
   include ? { synthons: s.map((x) => ({ slot: x.slot, synthon_id: x.synthonId, smiles: x.smiles })) } : {};
 
-/** `spaces` is read on every call: a space built in the background is pushed into it when ready. */
-export function withV2Spaces(base: V2SearchService, spaces: SpaceEntry[], pool: SpacePool): V2SearchService {
+/**
+ * `spaces` is read on every call: a space built in the background is pushed into it when ready.
+ * `shape` (the 3D search path) serves search_cheese's shape and esp scorers on spaces; absent,
+ * they answer 503.
+ */
+export function withV2Spaces(
+  base: V2SearchService,
+  spaces: SpaceEntry[],
+  pool: SpacePool,
+  shape?: SpaceShape,
+): V2SearchService {
   const byId = { get: (id: string) => spaces.find((s) => s.manifest.id === id) };
   return {
     ...base,
@@ -51,7 +61,7 @@ export function withV2Spaces(base: V2SearchService, spaces: SpaceEntry[], pool: 
         synthon_count: s.manifest.counts.synthons,
         capabilities: {
           search: true,
-          search_cheese: ['morgan'],
+          search_cheese: shape ? ['morgan', 'shape', 'esp'] : ['morgan'],
           search_substructure: true,
           sample: true,
           selections: false,
@@ -136,8 +146,17 @@ export function withV2Spaces(base: V2SearchService, spaces: SpaceEntry[], pool: 
       const space = byId.get(b.database_id);
       if (!space) return base.cheese(b, requestId);
       // The reranking answer is not the catalog cheese's type (which never returns): the route
-      // schema is open, hence the cast.
-      return (await spaceCheese(pool, space, b as unknown as SpaceCheeseRequest, requestId ?? '')) as never;
+      // schema is open, hence the casts.
+      const req = b as unknown as SpaceCheeseRequest;
+      if (req.scorer === 'shape' || req.scorer === 'esp')
+        return (await spaceCheese3d(
+          pool,
+          space,
+          { ...req, scorer: req.scorer },
+          requestId ?? '',
+          shape,
+        )) as never;
+      return (await spaceCheese(pool, space, req, requestId ?? '')) as never;
     },
 
     async sample(b: SampleRequest, requestId: string) {

@@ -1,6 +1,6 @@
 /**
  * v2 `search_substructure` (and the deprecated `substructure`) and `search_cheese` with scorer
- * `morgan` on synthon spaces. withV2Spaces (v2-space-search.ts) dispatches here when the
+ * `morgan` on synthon spaces (shape and esp: v2-space-cheese-3d.ts). withV2Spaces (v2-space-search.ts) dispatches here when the
  * `database_id` names a space; catalogs never reach this module. Queries, scorers and prefilters
  * are judged here on the caller's thread (microseconds), so invalid input never waits behind a
  * running search; the searches run on the space pool's thread.
@@ -174,7 +174,7 @@ export async function spaceSubstructure(
   };
 }
 
-/** Morgan reranking over a space (scorer `morgan`); shape and esp are not served on spaces. */
+/** Morgan reranking over a space (scorer `morgan`); shape and esp are v2-space-cheese-3d.ts's. */
 export async function spaceCheese(
   pool: SpacePool,
   space: SpaceEntry,

@@ -4,17 +4,15 @@
  * the real Morgan fingerprints (bench/out/fps-real.u8, made by make_fps.py) first, then
  * bit-perturbed copies made as make_fps.py makes them (a seeded random real row with one set bit
  * moved to a random unset position: same popcount, Tanimoto (b-1)/(b+1) to its original), written
- * shard by shard in popcount order as testkit/format-catalog.ts writes them (same columns, ids
- * `<id>-<row>`). Memory: the real rows (205 MB), two n-row index arrays and one shard.
+ * shard by shard in popcount order with testkit/format-catalog.ts's writeFormatShard (same
+ * columns, ids `<id>-<row>`; writeFormatManifest joins the parts). Memory: the real rows (205 MB), two n-row index arrays and one shard.
  * The copies come from a different random stream than make_fps.py's, so they are not the same rows.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DESCRIPTOR_NAMES } from '../../engine/chem/descriptors.ts';
-import { MORGAN_FP } from '../../engine/chem/fingerprint.ts';
-import { CATALOG_FORMAT, COLUMNS, MANIFEST_FILE, type CatalogManifest } from '../../engine/catalog/schema.ts';
-import { encodeShard, sha256Hex } from '../../engine/catalog/shard-writer.ts';
+import type { CatalogManifest } from '../../engine/catalog/schema.ts';
 import { popcountOf } from '../../engine/search/kernel-js.ts';
+import { writeFormatManifest, writeFormatShard } from '../../testkit/format-catalog.ts';
 
 /** Index of the r-th (0-based) bit equal to `want` in a 256-byte fingerprint (bit order little-endian). */
 function nthBit(fp: Uint8Array, r: number, want: 0 | 1): number {
@@ -33,7 +31,7 @@ function nthBit(fp: Uint8Array, r: number, want: 0 | 1): number {
 /**
  * Writes `n` rows (real + perturbed copies) to dir as catalog `id`, shards of `shardRows`. With
  * `part` = [p, of], writes only the shards whose index is p mod `of` and returns their entries
- * without the manifest (so `of` processes can share the work; writeBigManifest joins them).
+ * without the manifest (so `of` processes can share the work; writeFormatManifest joins them).
  */
 export function writeBigCatalog(
   realPath: string,
@@ -87,57 +85,11 @@ export function writeBigCatalog(
       rowFp(order[s + j], fps.subarray(j * 256, j * 256 + 256));
       popcounts[j] = pcOf(order[s + j]);
     }
-    const bytes = encodeShard(
-      {
-        productIds: Array.from({ length: m }, (_, j) => `${id}-${order[s + j]}`),
-        smiles: new Array<string>(m).fill(''),
-        fps,
-        popcounts,
-        descriptors: DESCRIPTOR_NAMES.map(() => new Float64Array(m)),
-        scaffolds: new Array<string>(m).fill(''),
-        prices: new Float64Array(m).fill(NaN),
-        admet: null,
-      },
-      'bench',
-    );
-    const file = `shard-${String(shards.length).padStart(5, '0')}.arrow`;
-    writeFileSync(join(dir, file), bytes);
-    shards.push({
-      file,
-      rows: m,
-      popcount_min: popcounts[0],
-      popcount_max: popcounts[m - 1],
-      sha256: sha256Hex(bytes),
-    });
+    const ids = Array.from({ length: m }, (_, j) => `${id}-${order[s + j]}`);
+    shards.push(writeFormatShard(dir, shards.length, ids, fps, popcounts));
   }
-  if (!part) writeBigManifest(dir, id, n, shards);
+  if (!part) writeFormatManifest(dir, id, n, shards);
   return shards;
-}
-
-/** The manifest over shards written by writeBigCatalog (in index order). */
-export function writeBigManifest(
-  dir: string,
-  id: string,
-  n: number,
-  shards: CatalogManifest['shards'],
-): void {
-  const manifest: CatalogManifest = {
-    format: CATALOG_FORMAT,
-    id,
-    name: id,
-    vendor: 'test',
-    website: '',
-    contact: '',
-    kind: 'enumerated',
-    release: '1',
-    created_at: new Date(0).toISOString(),
-    counts: { input_rows: n, molecules: n, rejected: 0, duplicates: 0 },
-    fingerprint: { ...MORGAN_FP, rdkit_version: 'bench' },
-    columns: [...COLUMNS],
-    models: null,
-    shards,
-  };
-  writeFileSync(join(dir, MANIFEST_FILE), JSON.stringify(manifest, null, 1));
 }
 
 // `node big-catalog.ts <fps-real.u8> <dir> <id> <n> <part> <of>`: one process's share of the shards,

@@ -29,8 +29,7 @@ import { startDevServer } from '../../platform/temporal/dev-server.ts';
 import { startStack } from '../../bin/stack.ts';
 import { startS3Server } from '../../testkit/s3-server.ts';
 import { freePort } from '../../testkit/ports.ts';
-import { writeFormatCatalog } from '../../testkit/format-catalog.ts';
-import { writeBigManifest } from './big-catalog.ts';
+import { writeFormatCatalog, writeFormatManifest } from '../../testkit/format-catalog.ts';
 import type { CatalogManifest } from '../../engine/catalog/schema.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -108,7 +107,7 @@ if (!existsSync(join(catDir, 'manifest.json'))) {
           ),
       ),
     );
-    writeBigManifest(
+    writeFormatManifest(
       catDir,
       `bench-${n}`,
       n,

@@ -29,6 +29,7 @@ import { createSubstructureRunner } from '../../engine/substructure/index.ts';
 import { startWorkers } from '../../worker/worker.ts';
 import { drugsLibrary } from '../../testkit/drugs-library.ts';
 import { freePort } from '../../testkit/ports.ts';
+import { createShapePool } from '../../engine/shape/index.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -61,11 +62,13 @@ const runs = createRunsService({
   taskQueuePrefix: prefix,
   concurrency: Number(args.concurrency),
 });
+const shapePool = createShapePool({ threads: 1 });
 const workers = await startWorkers({
   address: temporal.address,
   namespace: 'default',
   prefix,
-  activities: createActivities({ log, store, objects, catalogDir: dir, libraries }),
+  // No 3D job runs here: the shape pool's thread starts on first use, so it stays idle.
+  activities: createActivities({ log, store, objects, catalogDir: dir, libraries, shapePool }),
   log,
   kinds: ['orchestration', 'scan'],
 });
@@ -184,6 +187,7 @@ console.log(
 );
 await app.close();
 await workers.shutdown();
+await shapePool.close();
 await connection.close();
 await store.close();
 await temporal.stop();

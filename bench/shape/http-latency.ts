@@ -13,14 +13,13 @@
  * every type and quality (a query embeds afresh each time: the service keeps no embedding cache).
  * The catalog directory is only read (DATA_DIR is a temporary directory, no catalog is built).
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { freePort } from '../../testkit/ports.ts';
+import { startServiceProcess } from '../../testkit/service-process.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,40 +40,29 @@ const k = Number(values.k);
 const load0 = loadavg();
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bench-shape-http-'));
-const [port, tport, uiport] = [await freePort(), await freePort(), await freePort()];
-const child = spawn(process.execPath, ['bin/molsearch.ts', 'start'], {
-  env: {
-    ...process.env,
+const t0 = Date.now();
+const service = await startServiceProcess(
+  {
     DATA_DIR: dataDir,
     CATALOG_DIR: resolve(values['catalog-dir']!),
-    CATALOGS: values.db,
+    CATALOGS: values.db!,
     BUILD_BUNDLED_CATALOGS: 'false',
     // `start` runs the chem3d worker (query embeddings); the catalog is 3D-ready, so no stage runs.
+    CHEM3D_WORKER: 'true',
     CATALOG_3D: 'start',
-    PORT: String(port),
-    TEMPORAL_PORT: String(tport),
-    TEMPORAL_UI_PORT: String(uiport),
-    TASK_QUEUE_PREFIX: `bench${port}`,
-    LOG_LEVEL: 'warn',
+    // As deployed: the engine threads default to the cores (at most 8).
+    ENGINE_THREADS: String(Math.min(availableParallelism(), 8)),
+    TASK_QUEUE_PREFIX: `bench${process.pid}`,
   },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-let out = '';
-child.stdout!.on('data', (d) => (out += d));
+  { timeoutMs: 600_000, echoStderr: true },
+);
+const child = service.child;
 const stop = async () => {
-  if (child.exitCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-  }
+  await service.stop();
   await rm(dataDir, { recursive: true, force: true });
 };
-const t0 = Date.now();
-while (!/development key:\s+(\S+)/.test(out)) {
-  if (child.exitCode !== null) throw new Error(`service exited: ${out}`);
-  await new Promise((r) => setTimeout(r, 200));
-}
-const key = /development key:\s+(\S+)/.exec(out)![1];
-const base = `http://127.0.0.1:${port}`;
+const key = service.key;
+const base = service.url.replace(/\/$/, '');
 const headers = { 'X-API-Key': key };
 console.error(`service up in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 

@@ -11,7 +11,7 @@
  * The catalog (bench/shape/job-catalog.ts: real conformers of the stage benchmark's ZINC15 sample
  * and perturbed copies) is built once into bench/out/shape/job-catalogs.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -21,7 +21,7 @@ import { createLocalObjectStore } from '../../platform/object-store/index.ts';
 import { decodeJobResult, METADATA_QUERY_3D } from '../../engine/export/index.ts';
 import { openCatalog, readShard } from '../../engine/catalog/index.ts';
 import { loadShard3d, molecule3d } from '../../engine/catalog/three-d-reader.ts';
-import { freePort } from '../../testkit/ports.ts';
+import { startServiceProcess } from '../../testkit/service-process.ts';
 import { writeJobCatalog } from './job-catalog.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -80,26 +80,16 @@ const env = {
   BUILD_BUNDLED_CATALOGS: 'false',
   // 'start' with CATALOGS naming only the bench catalog: no 3D stage runs, but the chem3d worker starts.
   CATALOG_3D: 'start',
-  PORT: String(await freePort()),
-  TEMPORAL_PORT: String(await freePort()),
-  TEMPORAL_UI_PORT: String(await freePort()),
-  LOG_LEVEL: 'warn',
+  CHEM3D_WORKER: 'true',
   ENGINE_THREADS: '2',
 };
 execFileSync('rm', ['-rf', env.DATA_DIR]);
+// The object store's directory, where the job's result is read back (ports do not matter here).
 const config = loadConfig(env);
-const service = spawn(process.execPath, [join(repo, 'bin/molsearch.ts'), 'start'], {
-  env: { ...process.env, ...env },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-let log = '';
-service.stdout!.on('data', (d) => (log += d));
-while (!/development key:\s+(\S+)/.test(log)) {
-  if (service.exitCode !== null) throw new Error(`service exited: ${log}`);
-  await new Promise((r) => setTimeout(r, 200));
-}
-const key = /development key:\s+(\S+)/.exec(log)![1];
-const base = `http://127.0.0.1:${env.PORT}`;
+const svc = await startServiceProcess(env, { timeoutMs: 600_000, echoStderr: true });
+const service = svc.child;
+const key = svc.key;
+const base = svc.url.replace(/\/$/, '');
 const call = async (method: 'GET' | 'POST', url: string) => {
   const r = await fetch(base + url, {
     method,
@@ -270,8 +260,7 @@ try {
   };
   figures.load_after = loadavg();
 } finally {
-  service.kill('SIGTERM');
-  await new Promise((r) => service.once('exit', r));
+  await svc.stop();
 }
 await writeFile(join(out, 'job-bench.json'), JSON.stringify(figures, null, 1));
 console.log(JSON.stringify(figures, null, 1));

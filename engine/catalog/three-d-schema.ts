@@ -180,6 +180,27 @@ export function moleculeFromBase64(w: {
   return { atomCount: w.atomCount, confCount: w.confCount, elements, charges, coords };
 }
 
+/** The inverse of moleculeFromBase64: a molecule as the chem3d worker sends it (e.g. into a workflow's input). */
+export function moleculeToBase64(m: Molecule3d): {
+  ok: true;
+  atomCount: number;
+  confCount: number;
+  elements: string;
+  charges: string;
+  coords: string;
+} {
+  const b64 = (a: Uint8Array | Float32Array) =>
+    Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
+  return {
+    ok: true,
+    atomCount: m.atomCount,
+    confCount: m.confCount,
+    elements: b64(m.elements),
+    charges: b64(m.charges),
+    coords: b64(m.coords),
+  };
+}
+
 export function sha256Bytes(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }

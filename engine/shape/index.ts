@@ -25,6 +25,7 @@ export {
   type ScoredCandidate,
   type ShapeMetric,
 } from './score.ts';
+export { rankBy3d, scoreEmbedded, type Ranked3d, type Score3d } from './score-embedded.ts';
 export {
   CHUNK_PAIRS,
   createShapePool,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReferenceCatalog } from '../support/fixture-catalog.ts';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { startServiceProcess, type ServiceProcess } from '../../testkit/service-process.ts';
 
 // The service started as users start it (bin/molsearch.ts start: API, workers, Temporal child,
 // PGlite) over a small real catalog, fuzzed from its own /openapi.json by schemathesis

@@ -4,7 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildReferenceCatalog } from '../support/fixture-catalog.ts';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { startServiceProcess, type ServiceProcess } from '../../testkit/service-process.ts';
 import { freePort } from '../../testkit/ports.ts';
 import { processAlive } from '../../platform/process-lock.ts';
 

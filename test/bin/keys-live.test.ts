@@ -4,7 +4,7 @@ import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildReferenceCatalog } from '../support/fixture-catalog.ts';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { startServiceProcess, type ServiceProcess } from '../../testkit/service-process.ts';
 
 /**
  * Keys managed while the embedded service runs (issue 15, part 1): the `keys` CLI, a separate

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'node:net';
 import { buildReferenceCatalog } from '../support/fixture-catalog.ts';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { startServiceProcess, type ServiceProcess } from '../../testkit/service-process.ts';
 
 /**
  * The start command as a user runs it: a real process tree (API, worker, Temporal dev server child,

@@ -6,19 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { getRDKit, type RDKitModule } from '../../engine/chem/rdkit.ts';
 import { decodeProductId } from '../../engine/synthons/assemble.ts';
 import { writeSyntheticCatalog } from '../../testkit/synthetic-catalog.ts';
-import { scoreShortlist, type ConformerSet } from '../../engine/shape/index.ts';
-import { moleculeFromBase64 } from '../../engine/catalog/three-d-schema.ts';
+import { scoreShortlist } from '../../engine/shape/index.ts';
 import { SYNTHON_3D_MULTIPLIER } from '../../api/services/synthon-jobs.ts';
-import {
-  CHEM3D_WORKFLOWS,
-  chem3dQueue,
-  taskQueue,
-  type EmbedQueryResult,
-  type EmbedQueryWorkflowInput,
-} from '../../workflows/contracts.ts';
+import { SYNTHON_3D_BATCH } from '../../workflows/synthon-job-3d.ts';
 import { Client, Connection } from '@temporalio/client';
 import { buildTestSpaces } from './support/spaces.ts';
-import { startTestChem3d } from '../support/chem3d.ts';
+import { embedSmiles, startTestChem3d } from '../support/chem3d.ts';
 import type { Chem3dWorker } from '../../platform/chem3d/process.ts';
 import { call, stackEnv, startTestStack, tempDir, waitStatus, type TestStack } from './support/stack.ts';
 
@@ -66,17 +59,19 @@ const page = async (job: string, extra = '') =>
   ).body;
 
 /** `smiles` embedded by the chem3d worker as the jobs embed products (null: not embeddable). */
-async function embed(smiles: string): Promise<ConformerSet | null> {
+const embed = (smiles: string) => embedSmiles(inject('temporalAddress'), prefix, smiles);
+
+/** Activity types the workflow `id` scheduled, with how many times (from its Temporal history). */
+async function scheduledActivities(id: string): Promise<Map<string, number>> {
   const connection = await Connection.connect({ address: inject('temporalAddress') });
   try {
-    const res = (await new Client({ connection }).workflow.execute(CHEM3D_WORKFLOWS.embedQuery, {
-      taskQueue: taskQueue(prefix, 'orchestration'),
-      workflowId: `test-embed-${randomBytes(6).toString('hex')}`,
-      args: [
-        { smiles, queue: chem3dQueue(prefix, 'query'), deadlineMs: 60_000, confs: 10, seed: 42 },
-      ] satisfies EmbedQueryWorkflowInput[],
-    })) as EmbedQueryResult;
-    return res.molecule.ok ? moleculeFromBase64(res.molecule) : null;
+    const history = await new Client({ connection }).workflow.getHandle(id).fetchHistory();
+    const out = new Map<string, number>();
+    for (const e of history.events ?? []) {
+      const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+      if (name) out.set(name, (out.get(name) ?? 0) + 1);
+    }
+    return out;
   } finally {
     await connection.close();
   }
@@ -377,10 +372,12 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
   });
 
   it('the default scorer (shape) and esp: the Morgan shortlist ranked by the exact 3D score', async () => {
-    const ref = JSON.parse(await readFile(join(FIX, 'idorsia-topk-reference.json'), 'utf8')) as {
-      entries: Array<{ query: string }>;
+    // A query whose shortlist embeds in 3D: the top products of idorsia-topk-reference.json's query
+    // all keep an open connector ([*:3]), which the chem3d worker cannot embed.
+    const ref = JSON.parse(await readFile(join(FIX, 'similarity-reference.json'), 'utf8')) as {
+      spaces: Record<string, Array<{ query: string }>>;
     };
-    const query = ref.entries[0].query;
+    const query = ref.spaces.idorsia_toy_space_a[0].query;
     const k = 5;
     const short = k * SYNTHON_3D_MULTIPLIER;
     const q = `search_input=${encodeURIComponent(query)}&db_name=idorsia_toy_space&include_properties=false`;
@@ -396,6 +393,8 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
       const m = await embed(smi);
       if (m) ref3d.set(smi, scoreShortlist(qMol!, [m], { metric: 'shape', k: 1 })[0]);
     }
+    // Enough embeddable products that the 3D ranking is a real one (not two empty lists).
+    expect(ref3d.size).toBeGreaterThanOrEqual(2 * k);
     // No synthon_scorer: the interface's default, shape.
     for (const [metric, extra] of [
       ['shape', ''],
@@ -403,13 +402,20 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
     ] as const) {
       const job = await submit(`${q}&sample_size=${k}${extra}`);
       expect(await waitStatus(s, s.keyA, job, 300_000), metric).toBe('SUCCESS');
+      // The query is embedded once, by the submission's check: the job's own history schedules
+      // no query embedding, only the shortlist's batches.
+      const acts = await scheduledActivities(job);
+      expect(acts.get('chem3dEmbedQuery') ?? 0, metric).toBe(0);
+      expect(acts.get('chem3dEmbedBatch'), metric).toBe(Math.ceil(short / SYNTHON_3D_BATCH));
       const p = await page(job);
       const want = [...ref3d]
         .map(([smi, v]) => ({ smi, v: v[metric], i: shortlist.indexOf(smi) }))
         .sort((a, b) => b.v - a.v || a.i - b.i)
         .slice(0, k);
+      expect(p.smiles, metric).toHaveLength(k);
       expect(p.smiles, metric).toEqual(want.map((w) => w.smi));
-      p.similarity.forEach((x: number, i: number) => expect(x, metric).toBeCloseTo(want[i].v, 9));
+      // Pages round similarity to 5 decimals (engine/export round5).
+      p.similarity.forEach((x: number, i: number) => expect(x, metric).toBeCloseTo(want[i].v, 4));
       for (let i = 1; i < p.similarity.length; i++)
         expect(p.similarity[i]).toBeLessThanOrEqual(p.similarity[i - 1]);
     }
@@ -427,7 +433,7 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
   });
 });
 
-describe('synthon jobs with a 3D scorer and no chem3d worker', () => {
+describe('3D scorers on synthon spaces with no chem3d worker', () => {
   let bare: TestStack;
   beforeAll(async () => {
     const dir = await tempDir('synthon-jobs-no3d');
@@ -466,4 +472,16 @@ describe('synthon jobs with a 3D scorer and no chem3d worker', () => {
       expect(await waitStatus(bare, bare.keyA, morgan.body, 120_000)).toBe('SUCCESS');
     },
   );
+  it('v2 search_cheese with scorer shape or esp on a space answers 503 with Retry-After', async () => {
+    for (const scorer of ['shape', 'esp']) {
+      const res = await bare.stack.app.inject({
+        method: 'POST',
+        url: '/api/v2/search_cheese',
+        headers: { 'x-api-key': bare.keyA, 'content-type': 'application/json' },
+        payload: JSON.stringify({ database_id: 'idorsia_toy_space', query_smiles: 'CCO', scorer, limit: 3 }),
+      });
+      expect(res.statusCode, scorer).toBe(503);
+      expect(Number(res.headers['retry-after']), scorer).toBeGreaterThan(0);
+    }
+  });
 });

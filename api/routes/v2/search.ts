@@ -23,7 +23,7 @@ const CheeseBody = Open({
   database_id: Type.String({ minLength: 1 }),
   scorer: Type.Union([Type.Literal('shape'), Type.Literal('esp'), Type.Literal('morgan')], {
     description:
-      'shape (Gaussian shape Tanimoto after 3D alignment), esp (espsim ESP Carbo at that pose) or morgan (ECFP4 Tanimoto); morgan only on synthon spaces',
+      'shape (Gaussian shape Tanimoto after 3D alignment), esp (espsim ESP Carbo at that pose) or morgan (ECFP4 Tanimoto); on synthon spaces shape and esp rerank the Morgan proposal of at most 100 products',
   }),
   limit: Limit(10),
   shortlist_multiplier: Type.Optional(
@@ -127,7 +127,7 @@ const RerankResult = Open({
   engine_version: Type.String(),
   model_version: Type.Union([Type.String(), Type.Null()], {
     description:
-      'The proposal model (3D descriptors and conformer recipe, or Morgan); null on synthon spaces',
+      'The proposal model (3D descriptors and conformer recipe, or Morgan); null for scorer morgan on synthon spaces',
   }),
   query_smiles: Type.String(),
   effective_shortlist: Type.Integer({ description: 'Rows actually proposed and scored exactly' }),

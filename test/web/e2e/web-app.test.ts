@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { ensureWebBuild } from '../../../scripts/build-web.ts';
 import { launchChromium, type Chromium } from '../../../scripts/browser.ts';
 import { buildReferenceCatalog, referenceTanimoto, type Reference } from '../../support/fixture-catalog.ts';
-import { startServiceProcess, type ServiceProcess } from '../../support/service-process.ts';
+import { startServiceProcess, type ServiceProcess } from '../../../testkit/service-process.ts';
 
 /**
  * The web app as a chemist uses it: the real service started as `molsearch start` on embedded

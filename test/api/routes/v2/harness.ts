@@ -30,6 +30,7 @@ import { readManifest } from '../../../../engine/synthons/format.ts';
 import { withSpaceLibraries } from '../../../../engine/synthons/space-selection.ts';
 import { spaceLibrary, withSpaceSelections } from '../../../../api/services/space-selections.ts';
 import { withV2Spaces } from '../../../../api/services/v2-space-search.ts';
+import { createShapePool } from '../../../../engine/shape/index.ts';
 
 /**
  * A stand-in for the legacy SearchService that buildApp requires; the v2 tests never call the
@@ -113,6 +114,8 @@ export async function startHarness(
   const substructure = createSubstructureRunner();
   // As in bin/stack.ts, selections run on a pool thread unless a test asks for the in-thread path.
   const selectionPool = opts.selectionPool === false ? undefined : createSelectionPool({ threads: 1 });
+  // The workers' shape pool (no 3D job runs here: its thread starts on first use, so it stays idle).
+  const shapePool = createShapePool({ threads: 1 });
   const v2 = {
     search: spacePool
       ? withV2Spaces(createV2SearchService({ libraries, substructure }), spaces, spacePool)
@@ -177,6 +180,7 @@ export async function startHarness(
           libraries: runLibraries,
           selectionPool,
           spaces: spacePool,
+          shapePool,
         }),
         log,
         kinds: ['orchestration', 'scan'],
@@ -191,6 +195,7 @@ export async function startHarness(
       await workers?.shutdown();
       await substructure.close();
       await selectionPool?.close();
+      await shapePool.close();
       await spacePool?.close();
       await connection.close();
       await store.close();

@@ -196,7 +196,7 @@ describe('v2 search_cheese (morgan) on a synthon space', () => {
     }
   });
 
-  it('bad input is a 422 naming the field; shape on a space is unavailable', async () => {
+  it('bad input is a 422 naming the field; shape without the 3D path is 503, an over-long 3D shortlist 422', async () => {
     const base = { database_id: 'idorsia', query_smiles: e().query, scorer: 'morgan' };
     const cases: Array<[object, RegExp]> = [
       [{ ...base, query_smiles: 'C1CC' }, /query_smiles/],
@@ -209,9 +209,20 @@ describe('v2 search_cheese (morgan) on a synthon space', () => {
       expect(res.statusCode, JSON.stringify(payload)).toBe(422);
       expect(JSON.stringify(res.json())).toMatch(field);
     }
+    // This harness has no 3D search path (no chem3d worker, no shape pool).
     const shape = await post('/api/v2/search_cheese', { ...base, scorer: 'shape' });
-    expect(shape.statusCode).toBeGreaterThanOrEqual(400);
-    expect(JSON.stringify(shape.json())).toMatch(/scorer/);
+    expect(shape.statusCode).toBe(503);
+    expect(Number(shape.headers['retry-after'])).toBeGreaterThan(0);
+    expect(JSON.stringify(shape.json())).toMatch(/scorer shape/);
+    // The bound is judged before the 3D path is needed: 20 × 10 products would each be embedded.
+    const long = await post('/api/v2/search_cheese', {
+      ...base,
+      scorer: 'esp',
+      limit: 20,
+      shortlist_multiplier: 10,
+    });
+    expect(long.statusCode).toBe(422);
+    expect(JSON.stringify(long.json())).toMatch(/shortlist_multiplier/);
   });
 });
 

@@ -14,6 +14,7 @@ import { openStore } from '../../../../store/index.ts';
 import { staticRegistry, type LibraryRegistry } from '../../../../engine/selection/index.ts';
 import { startWorkers } from '../../../../worker/worker.ts';
 import { drugsLibrary } from '../../../../testkit/drugs-library.ts';
+import { createShapePool } from '../../../../engine/shape/index.ts';
 
 const env = process.env;
 const log = createLogger({ level: 'warn' });
@@ -39,7 +40,15 @@ await startWorkers({
   namespace: 'default',
   prefix: env.PREFIX!,
   // No legacy job runs here: the catalog directory is the (catalog-less) data directory.
-  activities: createActivities({ log, store, objects, catalogDir: dirname(env.OBJECTS_DIR!), libraries }),
+  activities: createActivities({
+    log,
+    store,
+    objects,
+    catalogDir: dirname(env.OBJECTS_DIR!),
+    libraries,
+    // No 3D job runs here; its threads start on first use, so this pool stays idle.
+    shapePool: createShapePool({ threads: 1 }),
+  }),
   log,
   kinds: ['orchestration', 'scan'],
 });

@@ -1,0 +1,161 @@
+// POST /api/v2/search_cheese with scorer shape or esp on a synthon space (the Idorsia toy space),
+// through the real service stack (shared Temporal dev server, PGlite, the API through inject()) and
+// the real Python chem3d worker. The expected ranking is computed here: the same Morgan shortlist
+// (scorer morgan of the same space), each product embedded by the worker and scored by the serial
+// engine/shape scoreShortlist against the query, ranked by the chosen score.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { scoreShortlist } from '../../../../engine/shape/index.ts';
+import { MAX_SPACE_3D_SHORTLIST } from '../../../../api/services/v2-space-cheese-3d.ts';
+import type { Chem3dWorker } from '../../../../platform/chem3d/process.ts';
+import { embedSmiles, startTestChem3d } from '../../../support/chem3d.ts';
+import { buildTestSpaces } from '../../../workflows/support/spaces.ts';
+import { call, stackEnv, startTestStack, tempDir, type TestStack } from '../../../workflows/support/stack.ts';
+
+const SPACE = 'idorsia_toy_space';
+// Queries of RDKit's brute force over the toy space; the first one's shortlist embeds in 3D (some
+// toy-space products keep an open connector, [*:n], which the chem3d worker cannot embed).
+const REF = new URL('../../../fixtures/synthons/similarity-reference.json', import.meta.url);
+let s: TestStack;
+let py: Chem3dWorker;
+let prefix: string;
+let query: string;
+
+type Hit = {
+  rank: number;
+  smiles: string;
+  score: number;
+  proposal_score: number;
+  product_id: string;
+  reaction_id: string;
+  metric: string;
+  scores: { shape: number; esp: number; morgan: number };
+  synthons: Array<{ slot: number; synthon_id: string; smiles: string }>;
+};
+
+beforeAll(async () => {
+  const dir = await tempDir('cheese-spaces-3d');
+  await buildTestSpaces(join(dir, 'data'), [SPACE]);
+  prefix = `chs3d-${randomBytes(4).toString('hex')}`;
+  py = await startTestChem3d(inject('temporalAddress'), prefix);
+  s = await startTestStack(
+    stackEnv(join(dir, 'data'), join(dir, 'catalogs'), inject('temporalAddress'), prefix),
+  );
+  const ref = JSON.parse(await readFile(REF, 'utf8')) as {
+    spaces: Record<string, Array<{ query: string }>>;
+  };
+  query = ref.spaces.idorsia_toy_space_a[0].query;
+}, 300_000);
+
+afterAll(async () => {
+  await py?.stop();
+  await s?.stack.stop();
+});
+
+const cheese = (body: Record<string, unknown>) => call(s, 'POST', '/api/v2/search_cheese', s.keyA, body);
+
+describe('POST /api/v2/search_cheese with a 3D scorer on a synthon space', () => {
+  it('lists shape and esp among the space scorers', async () => {
+    const r = await call(s, 'GET', '/api/v2/catalog', s.keyA);
+    const lib = r.body.libraries.find((l: { database_id: string }) => l.database_id === SPACE);
+    expect(lib.capabilities.search_cheese).toEqual(['morgan', 'shape', 'esp']);
+  });
+
+  it('ranks the Morgan shortlist by the exact 3D score: equal to embedding and scoring that shortlist here', async () => {
+    const limit = 5;
+    const multiplier = 3;
+    // The shortlist the 3D rerank embeds: the space's best limit × multiplier products by Morgan.
+    const morgan = await cheese({
+      query_smiles: query,
+      database_id: SPACE,
+      scorer: 'morgan',
+      limit: limit * multiplier,
+      shortlist_multiplier: 1,
+    });
+    expect(morgan.status, morgan.raw).toBe(200);
+    const shortlist = (morgan.body.results as Hit[]).map((h) => h.smiles);
+    const morganOf = new Map((morgan.body.results as Hit[]).map((h) => [h.smiles, h.score]));
+    expect(shortlist).toHaveLength(limit * multiplier);
+    const qMol = await embedSmiles(inject('temporalAddress'), prefix, query);
+    const ref3d = new Map<string, { shape: number; esp: number }>();
+    for (const smi of shortlist) {
+      const m = await embedSmiles(inject('temporalAddress'), prefix, smi);
+      if (m) ref3d.set(smi, scoreShortlist(qMol!, [m], { metric: 'shape', k: 1 })[0]);
+    }
+    // Enough embeddable products that the ranking is a real one.
+    expect(ref3d.size).toBeGreaterThanOrEqual(2 * limit);
+    for (const [scorer, metricId] of [
+      ['shape', 'cheese.shape'],
+      ['esp', 'cheese.electrostatic'],
+    ] as const) {
+      const r = await cheese({
+        query_smiles: query,
+        database_id: SPACE,
+        scorer,
+        limit,
+        shortlist_multiplier: multiplier,
+        include_synthons: true,
+      });
+      expect(r.status, r.raw).toBe(200);
+      const want = [...ref3d]
+        .map(([smi, v]) => ({ smi, v, i: shortlist.indexOf(smi) }))
+        .sort((a, b) => b.v[scorer] - a.v[scorer] || a.i - b.i)
+        .slice(0, limit);
+      const hits: Hit[] = r.body.results;
+      expect(
+        hits.map((h) => h.smiles),
+        scorer,
+      ).toEqual(want.map((w) => w.smi));
+      hits.forEach((h, i) => {
+        expect(h.rank).toBe(i + 1);
+        expect(h.metric).toBe(metricId);
+        expect(h.score, scorer).toBeCloseTo(want[i].v[scorer], 9);
+        expect(h.scores.shape).toBeCloseTo(want[i].v.shape, 9);
+        expect(h.scores.esp).toBeCloseTo(want[i].v.esp, 9);
+        expect(h.proposal_score).toBeCloseTo(morganOf.get(h.smiles)!, 12);
+        expect(h.scores.morgan).toBe(h.proposal_score);
+        // Decodable ids: reaction id, then the synthon ids slot by slot.
+        expect(h.product_id.split(';')).toEqual([h.reaction_id, ...h.synthons.map((x) => x.synthon_id)]);
+      });
+      expect(r.body).toMatchObject({
+        database_id: SPACE,
+        scorer,
+        metric: metricId,
+        shortlist_multiplier: multiplier,
+        effective_shortlist: limit * multiplier,
+        engine_version: expect.any(String),
+        model_version: expect.stringMatching(/ETKDGv3/),
+        counts: {
+          returned: limit,
+          duplicate_products: expect.any(Number),
+          duplicate_tuples: expect.any(Number),
+          invalid: expect.any(Number),
+          not_embedded: limit * multiplier - ref3d.size,
+        },
+      });
+      expect(r.body.counts.proposed).toBeGreaterThanOrEqual(limit * multiplier);
+      expect(r.body.counts.assembled).toBeGreaterThanOrEqual(limit * multiplier);
+      for (const k of ['query', 'proposal', 'assembly_and_scoring', 'total'])
+        expect(r.body.timing_ms[k], k).toBeGreaterThanOrEqual(0);
+      expect(r.body.timing_ms.total).toBeGreaterThanOrEqual(r.body.timing_ms.query);
+    }
+  }, 600_000);
+
+  it('bounds the shortlist with a 422 naming the field and the limit; an unembeddable query is a 422', async () => {
+    const base = { query_smiles: query, database_id: SPACE, scorer: 'shape' };
+    const over = await cheese({ ...base, limit: 20, shortlist_multiplier: 10 });
+    expect(over.status, over.raw).toBe(422);
+    expect(over.body.error.details[0].path).toMatch(/shortlist_multiplier$/);
+    expect(over.body.error.message).toContain(`at most ${MAX_SPACE_3D_SHORTLIST}`);
+    // No multiplier sent: the default (10) times limit is over the bound, so limit is named.
+    const defaulted = await cheese({ ...base, scorer: 'esp', limit: 11 });
+    expect(defaulted.status, defaulted.raw).toBe(422);
+    expect(defaulted.body.error.details[0].path).toMatch(/limit$/);
+    const big = await cheese({ ...base, query_smiles: 'C'.repeat(130), limit: 2 });
+    expect(big.status, big.raw).toBe(422);
+    expect(big.body.error.message).toMatch(/too large for 3D/);
+    expect(big.body.error.details[0].path).toMatch(/query_smiles$/);
+  }, 120_000);
+});
