@@ -75,6 +75,11 @@ export interface MolsearchJobInput {
     /** First-stage shortlist per shard; 0 = every row scored exactly (very_accurate). */
     shortlist: number;
     chem3dQueue: string;
+    /**
+     * The conformers the submission's check embedded (same recipe; a few KB, once in history), so
+     * the job does not embed the query again; absent, it embeds it itself.
+     */
+    query?: EmbeddedWire;
   };
 }
 

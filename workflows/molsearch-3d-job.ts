@@ -7,8 +7,8 @@ import { INVALID_INPUT_FAILURE, type MolsearchJobInput, type MolsearchJobResult 
 import { forEachBounded, succeed, type JobRecord } from './job-lifecycle.ts';
 
 /**
- * The 3D part of molsearchJobWorkflow (docs/search.md, "3D jobs"): the query is embedded once on
- * the chem3d worker's query queue, its conformers are written to the object store (the shard
+ * The 3D part of molsearchJobWorkflow (docs/search.md, "3D jobs"): the query is embedded once (by
+ * the submission's check, or here on the chem3d worker's query queue when it passed none on), its conformers are written to the object store (the shard
  * scans get the key), every shard is scored by 3D alignment on the scan queue, and the parts are
  * merged into the result. History holds the query's conformers once (tens of KB) and keys and
  * counts otherwise. An unembeddable query fails the job with the chem3d worker's reason.
@@ -43,17 +43,19 @@ export async function runMolsearch3dJob(
       nonRetryableErrorTypes: [INVALID_INPUT_FAILURE],
     },
   });
-  const embedded = await chem3d.chem3dEmbedQuery({ smiles: input.smiles, confs: 10, seed: 42 });
-  if (!embedded.molecule.ok)
+  // The submission's check embedded the query already (same recipe): embed it only without those.
+  const molecule =
+    threeD.query ?? (await chem3d.chem3dEmbedQuery({ smiles: input.smiles, confs: 10, seed: 42 })).molecule;
+  if (!molecule.ok)
     throw ApplicationFailure.create({
-      message: `cannot embed the query in 3D: ${embedded.molecule.reason}`,
+      message: `cannot embed the query in 3D: ${molecule.reason}`,
       type: INVALID_INPUT_FAILURE,
       nonRetryable: true,
     });
   const query = await book.jobStoreQuery3d({
     jobName: input.jobName,
     smiles: input.smiles,
-    molecule: embedded.molecule,
+    molecule,
   });
   const total = prep.shards.length;
   // The job's catalogs decide the first stage of every shard, as a synchronous search's do.

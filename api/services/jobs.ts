@@ -10,6 +10,7 @@ import type { Logger } from '../../platform/logger.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
 import { FINAL_JOB_STATUSES, type JobRecord, type Jobs, type JobStatus } from '../../store/jobs.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
+import { moleculeToBase64, type Molecule3d } from '../../engine/catalog/three-d-schema.ts';
 import { resultView, type JobResult, type ResultView } from '../../engine/export/index.ts';
 import { shortlistSize, THREE_D_TYPES } from './shape-search.ts';
 import {
@@ -50,6 +51,8 @@ export interface SubmitRequest {
   searchType: string;
   searchQuality: string;
   includeProperties: boolean;
+  /** 3D jobs: the query's conformers from the submission's check, passed on to the workflow. */
+  query3d?: Molecule3d;
 }
 
 /** The job as /user_jobs and the job-info endpoint show it. */
@@ -192,6 +195,7 @@ export function createJobService(deps: JobServiceDeps) {
                 ? shortlistSize(req.searchQuality, req.k, metric3d)
                 : 0,
               chem3dQueue: chem3dQueue(deps.taskQueuePrefix, 'query'),
+              query: req.query3d && moleculeToBase64(req.query3d),
             }
           : undefined,
       };

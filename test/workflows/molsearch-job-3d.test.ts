@@ -337,7 +337,7 @@ print(json.dumps({'n': len(mols), 'res': res}))`,
     }
   }, 120_000);
 
-  it('keeps job history small: the query conformers once in each direction, otherwise keys and counts', async () => {
+  it('keeps job history small: the query conformers (from the submission) once in each direction, otherwise keys and counts', async () => {
     const connection = await Connection.connect({ address: inject('temporalAddress') });
     try {
       const history = await new Client({ connection }).workflow.getHandle(job).fetchHistory();
@@ -345,6 +345,9 @@ print(json.dumps({'n': len(mols), 'res': res}))`,
       // 41 rows, 3 shards: the embedded query (~10 conformers of 21 atoms, base64) dominates.
       expect(bytes).toBeLessThan(80_000); // measured: 40 KB, 77 events
       expect(JSON.stringify(history)).not.toContain('coords_3d');
+      // The submission's check embedded the query; the job took those conformers, not a second embedding.
+      expect(JSON.stringify(history)).not.toContain('chem3dEmbedQuery');
+      expect(JSON.stringify(history)).toContain('jobStoreQuery3d');
     } finally {
       await connection.close();
     }

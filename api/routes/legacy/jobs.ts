@@ -60,8 +60,10 @@ export function registerJobRoutes(
       const dbNames = await checkJobSearch(search, q.db_names, q.search_type, shape);
       if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
       // An unembeddable query is a 422 now, not a failed job later (503 without a 3D worker).
-      if ((THREE_D_TYPES as readonly string[]).includes(q.search_type))
-        await shape!.checkQuery(q.search_input.trim());
+      // Its conformers travel to the job, which then does not embed the query again.
+      const query3d = (THREE_D_TYPES as readonly string[]).includes(q.search_type)
+        ? await shape!.checkQuery(q.search_input.trim())
+        : undefined;
       const name = await jobs.submit(request.account.id, {
         smiles: q.search_input.trim(),
         dbNames,
@@ -69,6 +71,7 @@ export function registerJobRoutes(
         searchType: q.search_type,
         searchQuality: q.search_quality,
         includeProperties: q.include_properties,
+        query3d,
       });
       return bareString(reply, name);
     },
