@@ -13,6 +13,8 @@
 import { DomainError } from '../../platform/errors.ts';
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 import { querySkeleton, skeletonQuery, skeletonSmarts, splitQuery, type Split } from './fragments.ts';
+import { mayContain, skeletonNeeds, smilesElementCounts } from './element-counts.ts';
+import type { SlotColumns } from './format.ts';
 import type { OpenSpace } from './space.ts';
 import {
   createVerifier,
@@ -129,9 +131,12 @@ export function substructureSearch(
         let out = passCache.get(key);
         if (out) return out;
         out = [];
+        const needs = smarts === null || mode !== 'substructure' ? null : skeletonNeeds(smarts);
+        const counts = needs ? slotElementCounts(slots[s]) : null;
         for (let i = 0; i < slots[s].smiles.length; i++) {
           if (smarts === null) out.push(i);
           else if (mode === 'substructure') {
+            if (!mayContain(counts![i], needs!)) continue;
             const m = mols.get(r, s, i);
             if (m && (JSON.parse(m.get_substruct_match(pattern(smarts))) as Match).atoms?.length) out.push(i);
           } else {
@@ -211,6 +216,15 @@ export function substructureSearch(
     coverage: total ? Math.min(1, decided / total) : 1,
     timedOut,
   };
+}
+
+const elementCounts = new WeakMap<SlotColumns, Array<Map<number, number> | undefined>>();
+
+/** Each synthon's element counts, read from its SMILES once per opened space. */
+function slotElementCounts(slot: SlotColumns): Array<Map<number, number> | undefined> {
+  let list = elementCounts.get(slot);
+  if (!list) elementCounts.set(slot, (list = slot.smiles.map(smilesElementCounts)));
+  return list;
 }
 
 /** Every tuple of a box (one index list per slot), last slot fastest. */
