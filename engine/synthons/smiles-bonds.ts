@@ -12,7 +12,8 @@ export interface SmilesBonds {
   index: Map<number, number>;
 }
 
-const ORGANIC = /^(Cl|Br|[BCNOPSFI]|[bcnops]|\*)/;
+/** First letters of atoms outside brackets (organic subset, aromatic forms, `*`). */
+const ORGANIC_FIRST = new Set('BCNOPSFIbcnops*');
 
 /** Undefined when the SMILES uses something this reader does not follow (it then stays exact). */
 export function smilesBonds(smiles: string): SmilesBonds | undefined {
@@ -34,9 +35,10 @@ export function smilesBonds(smiles: string): SmilesBonds | undefined {
       if (end < 0) return undefined;
       addAtom();
       i = end + 1;
-    } else if (ORGANIC.test(smiles.slice(i, i + 2))) {
+    } else if (ORGANIC_FIRST.has(c)) {
       addAtom();
-      i += ORGANIC.exec(smiles.slice(i, i + 2))![0].length;
+      const next = smiles[i + 1];
+      i += (c === 'C' && next === 'l') || (c === 'B' && next === 'r') ? 2 : 1;
     } else if (c === '(') {
       stack.push(prev);
       i++;
