@@ -62,7 +62,7 @@ const q = JSON.parse(readFileSync(values.queries!, 'utf8')) as {
 const peer = values.peer
   ? (JSON.parse(readFileSync(values.peer, 'utf8')) as {
       similarity?: Array<{ seconds: number; hits: string[] }>;
-      substructure?: Array<{ seconds: number; hits: string[] }>;
+      substructure?: Array<{ seconds: number; seconds_with_smiles?: number; hits: string[] }>;
     })
   : undefined;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -102,11 +102,14 @@ q.similarity.forEach((smiles, i) => {
 });
 q.substructure.forEach((smarts, i) => {
   t = performance.now();
+  const c0 = process.cpuUsage();
   const r = substructureSearch(rd, space, smarts, { maxHits, timeoutMs });
   const p = peer?.substructure?.[i];
+  const withSmiles =
+    p?.seconds_with_smiles === undefined ? '' : `, ${p.seconds_with_smiles.toFixed(2)} s with SMILES`;
   console.log(
-    `sss ${smarts}: ${s(performance.now() - t)} (${r.hits.length} hits, ${r.examined} examined` +
-      `${r.timedOut ? ', TIMED OUT' : ''})` +
-      (p ? ` | RDKit ${p.seconds.toFixed(2)} s (${p.hits.length} hits)` : ''),
+    `sss ${smarts}: ${s(performance.now() - t)} wall, ${s(cpuSince(c0))} CPU (${r.hits.length} hits, ` +
+      `${r.examined} examined${r.timedOut ? ', TIMED OUT' : ''})` +
+      (p ? ` | RDKit ${p.seconds.toFixed(2)} s${withSmiles} (${p.hits.length} hits)` : ''),
   );
 });

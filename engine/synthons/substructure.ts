@@ -12,11 +12,18 @@
  */
 import { DomainError } from '../../platform/errors.ts';
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
-import { assembleWith } from './assemble.ts';
 import { querySkeleton, skeletonQuery, skeletonSmarts, splitQuery, type Split } from './fragments.ts';
-import { tupleId, tupleSmiles, type OpenSpace } from './space.ts';
+import { mayContain, skeletonNeeds, smilesElementCounts } from './element-counts.ts';
+import type { SlotColumns } from './format.ts';
+import type { OpenSpace } from './space.ts';
+import {
+  createVerifier,
+  synthonMols,
+  type StructureMode,
+  type SubstructureHit,
+} from './substructure-verify.ts';
 
-export type StructureMode = 'substructure' | 'superstructure';
+export type { StructureMode, SubstructureHit };
 
 export interface SubstructureOptions {
   mode?: StructureMode;
@@ -27,16 +34,6 @@ export interface SubstructureOptions {
   timeoutMs?: number;
   /** Absolute deadline (Date.now() ms); the earlier of it and `timeoutMs` applies. */
   deadline?: number;
-}
-
-export interface SubstructureHit {
-  productId: string;
-  smiles: string;
-  reactionId: string;
-  synthons: Array<{ slot: number; synthonId: string; smiles: string }>;
-  /** Product atoms (substructure) or query atoms (superstructure) of the match. */
-  matchedAtoms: number[];
-  matchedBonds: number[];
 }
 
 export interface SubstructureResult {
@@ -95,22 +92,6 @@ export function parseQuery(
 
 type Match = { atoms?: number[]; bonds?: number[] };
 
-/** Per reaction and slot, synthon molecules parsed on first use and freed at the end. */
-function synthonMols(rd: RDKitModule, space: OpenSpace) {
-  const mols = new Map<string, RDKitMol | null>();
-  return {
-    get(r: number, s: number, i: number): RDKitMol | null {
-      const key = `${r}/${s}/${i}`;
-      if (!mols.has(key)) {
-        const m = rd.get_mol(space.reactions[r].slots[s].smiles[i]);
-        mols.set(key, m?.is_valid() ? m : null);
-      }
-      return mols.get(key)!;
-    },
-    free: () => mols.forEach((m) => m?.delete()),
-  };
-}
-
 export function substructureSearch(
   rd: RDKitModule,
   space: OpenSpace,
@@ -125,6 +106,7 @@ export function substructureSearch(
   const qAtoms = q.get_num_atoms();
   const skeleton = querySkeleton(q);
   const mols = synthonMols(rd, space);
+  const verifier = createVerifier(rd, space, q, mode, mols);
   const patterns = new Map<string, RDKitMol>();
   const pattern = (smarts: string) => {
     if (!patterns.has(smarts)) patterns.set(smarts, skeletonQuery(rd, smarts));
@@ -149,9 +131,12 @@ export function substructureSearch(
         let out = passCache.get(key);
         if (out) return out;
         out = [];
+        const needs = smarts === null || mode !== 'substructure' ? null : skeletonNeeds(smarts);
+        const counts = needs ? slotElementCounts(slots[s]) : null;
         for (let i = 0; i < slots[s].smiles.length; i++) {
           if (smarts === null) out.push(i);
           else if (mode === 'substructure') {
+            if (!mayContain(counts![i], needs!)) continue;
             const m = mols.get(r, s, i);
             if (m && (JSON.parse(m.get_substruct_match(pattern(smarts))) as Match).atoms?.length) out.push(i);
           } else {
@@ -198,7 +183,7 @@ export function substructureSearch(
             break walk;
           }
           examined++;
-          const hit = verify(rd, space, q, mode, { reaction: r, synthons });
+          const hit = verifier.verify({ reaction: r, synthons });
           if (hit === undefined) invalid++;
           else if (hit) {
             hits.push(hit);
@@ -216,6 +201,7 @@ export function substructureSearch(
       }
     }
   } finally {
+    verifier.free();
     q.delete();
     mols.free();
     patterns.forEach((p) => p.delete());
@@ -232,6 +218,15 @@ export function substructureSearch(
   };
 }
 
+const elementCounts = new WeakMap<SlotColumns, Array<Map<number, number> | undefined>>();
+
+/** Each synthon's element counts, read from its SMILES once per opened space. */
+function slotElementCounts(slot: SlotColumns): Array<Map<number, number> | undefined> {
+  let list = elementCounts.get(slot);
+  if (!list) elementCounts.set(slot, (list = slot.smiles.map(smilesElementCounts)));
+  return list;
+}
+
 /** Every tuple of a box (one index list per slot), last slot fastest. */
 function* tuplesOf(box: number[][]): Generator<number[]> {
   const idx = box.map(() => 0);
@@ -241,32 +236,4 @@ function* tuplesOf(box: number[][]): Generator<number[]> {
     while (s >= 0 && ++idx[s] === box[s].length) idx[s--] = 0;
     if (s < 0) return;
   }
-}
-
-/** The hit for a tuple, null when it does not match, undefined when it does not assemble. */
-function verify(
-  rd: RDKitModule,
-  space: OpenSpace,
-  q: RDKitMol,
-  mode: StructureMode,
-  t: { reaction: number; synthons: number[] },
-): SubstructureHit | null | undefined {
-  const smiles = tupleSmiles(space, t);
-  const m = assembleWith(rd, smiles, (mol, product) => ({
-    product,
-    match: JSON.parse(
-      mode === 'substructure' ? mol.get_substruct_match(q) : q.get_substruct_match(mol),
-    ) as Match,
-  }));
-  if (!m) return undefined;
-  if (!m.match.atoms?.length) return null;
-  const r = space.reactions[t.reaction];
-  return {
-    productId: tupleId(space, t),
-    smiles: m.product,
-    reactionId: r.info.id,
-    synthons: t.synthons.map((i, s) => ({ slot: s, synthonId: r.slots[s].synthonIds[i], smiles: smiles[s] })),
-    matchedAtoms: m.match.atoms,
-    matchedBonds: m.match.bonds ?? [],
-  };
 }
