@@ -35,10 +35,15 @@ export interface SimilarityOptions {
   reactions?: readonly string[];
   /**
    * Scores of tuples already assembled by an earlier search with the same query (key
-   * `reaction:synthon,synthon`; null = invalid assembly): similarityTopK passes one map through
+   * `reaction:synthon,synthon`; null = invalid assembly): similarityTopK (similarity-topk.ts) passes one map through
    * its falling thresholds so no tuple is assembled twice.
    */
   scored?: Map<string, number | null>;
+  /**
+   * Receives the candidates left unscored when the search stops at its deadline (best bound
+   * first), so similarityTopK can score them with the budget it kept back.
+   */
+  unscored?: TupleCandidate[];
 }
 
 export interface SpaceHit {
@@ -65,11 +70,13 @@ export interface SimilarityResult {
   timingMs: { proposal: number; assembly: number };
 }
 
-interface Candidate {
+/** A tuple of a reaction (synthon index per slot) with its proven upper bound on Tanimoto. */
+export interface TupleCandidate {
   reaction: number;
   synthons: number[];
   bound: number;
 }
+type Candidate = TupleCandidate;
 
 /** Every product at or above the threshold (or the best `maxHits` of them), exactly scored. */
 export function similaritySearch(
@@ -103,18 +110,14 @@ export function similaritySearch(
       return reaction.slots.every((s) => s.synthonIds.length > 0);
     });
   // A reaction cut off at its share is walked again afterwards with what the others left unused.
+  // It keeps the candidates of its first walk: the walk is deterministic, so the second skips the
+  // first `emitted[r]` it proposes instead of throwing them away and proposing them again.
+  const emitted = new Map<number, number>();
   for (let pass = 0, queue = todo; queue.length > 0 && pass < 2; pass++) {
     const cut: number[] = [];
     const cutOff = (r: number): void => {
-      if (pass > 0) {
-        timedOut = true;
-        return;
-      }
-      let k = 0;
-      for (const c of candidates) if (c.reaction !== r) candidates[k++] = c;
-      counts.candidates -= candidates.length - k;
-      candidates.length = k;
-      cut.push(r);
+      if (pass > 0) timedOut = true;
+      else cut.push(r);
     };
     for (let n = 0; n < queue.length; n++) {
       const r = queue[n];
@@ -124,15 +127,25 @@ export function similaritySearch(
       const until = now + Math.max(0, proposalDeadline - now) / left;
       const cap = candidates.length + Math.floor((maxCandidates - candidates.length) / left);
       let stop = false;
+      let skip = emitted.get(r) ?? 0;
+      const propose = (synthons: number[], bound: number): void => {
+        if (skip > 0) {
+          skip--;
+          return;
+        }
+        counts.candidates++;
+        candidates.push({ reaction: r, synthons, bound });
+        emitted.set(r, (emitted.get(r) ?? 0) + 1);
+        if (candidates.length >= cap) stop = true;
+      };
       const slots = reaction.slots;
       const terms: SlotTerms[] = slots.map((s) => slotTerms(q, s.guaranteed, s.unstableEnvs));
       const envs = joinable(reaction.info) ? slots.map(slotJoinEnvs) : [];
       if (envs.length === 2 && envs[0] && envs[1]) {
         // Two synthons, one join: the bound from the join's own cross codes (join-walk.ts).
         const push = (i: number, j: number, bound: number): boolean => {
-          counts.candidates++;
-          candidates.push({ reaction: r, synthons: [i, j], bound });
-          return !(stop = candidates.length >= cap);
+          propose([i, j], bound);
+          return !stop;
         };
         const expired = (): boolean => (stop = stop || performance.now() > until);
         joinWalk(q, a, t, slots, [envs[0], envs[1]], terms, counts, push, expired);
@@ -162,9 +175,8 @@ export function similaritySearch(
           const rows = Array.from(pick, (p, k) => guaranteedRow(slots[k].guaranteed, p));
           const bound = tupleBound(q, a, rows, u, scratch);
           if (bound + 1e-9 < t) continue;
-          counts.candidates++;
-          candidates.push({ reaction: r, synthons: Array.from(pick), bound });
-          if (candidates.length >= cap || (counts.screened % 4096 === 0 && performance.now() > until)) {
+          propose(Array.from(pick), bound);
+          if (stop || (counts.screened % 4096 === 0 && performance.now() > until)) {
             stop = true;
             return;
           }
@@ -180,47 +192,24 @@ export function similaritySearch(
   const hits: SpaceHit[] = [];
   const pending = new Map<SpaceHit, Candidate>();
   const fpBuf = new Uint8Array(FP_BYTES);
-  for (const c of candidates) {
+  for (let n = 0; n < candidates.length; n++) {
+    const c = candidates[n];
     if (hits.length >= maxHits && hits[hits.length - 1].similarity >= c.bound) break;
     if (performance.now() > deadline) {
       timedOut = true;
+      if (opts.unscored)
+        for (let m = n; m < candidates.length; m++) {
+          const u = candidates[m];
+          if (!opts.scored?.has(tupleKey(u))) opts.unscored.push(u);
+        }
       break;
     }
-    const key = `${c.reaction}:${c.synthons.join(',')}`;
-    const known = opts.scored?.get(key);
-    let smiles = '';
-    let sim: number;
-    if (known === null) {
+    const scored = scoreTuple(rd, space, queryFp, c, fpBuf, opts.scored);
+    if (!scored) {
       counts.invalid++;
       continue;
-    } else if (known !== undefined) sim = known;
-    else {
-      const reaction = space.reactions[c.reaction];
-      // Score from join bits or the zipped graphs where that is exact; RDKit then assembles only
-      // the final hits.
-      let fp: Uint8Array | undefined;
-      if (joinable(reaction.info)) {
-        const [ea, eb] = reaction.slots.map(slotJoinEnvs);
-        // Only where the build wrote join environments: elsewhere (a double-bond join) the
-        // synthons would be parsed just to find they cannot take the join-bits path.
-        if (ea && eb)
-          fp =
-            envFingerprint(reaction.slots, [ea, eb], c.synthons[0], c.synthons[1], fpBuf) ??
-            joinFingerprint(rd, reaction.slots, c.synthons[0], c.synthons[1], fpBuf);
-      }
-      fp ??= tupleFingerprint(rd, reaction.slots, c.synthons, reaction.info.ringForming);
-      if (!fp) {
-        const product = assembleProduct(rd, tupleSmiles(space, c), true);
-        if (!product?.fp) {
-          counts.invalid++;
-          opts.scored?.set(key, null);
-          continue;
-        }
-        ({ smiles, fp } = product);
-      }
-      sim = tanimoto(queryFp, fp!);
-      opts.scored?.set(key, sim);
     }
+    const { sim, smiles } = scored;
     counts.assembled++;
     if (sim < opts.threshold) continue;
     counts.aboveThreshold++;
@@ -245,7 +234,57 @@ export function similaritySearch(
   };
 }
 
-function hitOf(space: OpenSpace, c: Candidate, smiles: string, similarity: number): SpaceHit {
+/** The key of a tuple in `SimilarityOptions.scored`. */
+export function tupleKey(c: TupleCandidate): string {
+  return `${c.reaction}:${c.synthons.join(',')}`;
+}
+
+/**
+ * The exact Tanimoto of a tuple's product to the query (memoised in `scored`), with the product's
+ * SMILES when RDKit had to assemble it ('' when join bits or the graph zip gave the fingerprint);
+ * undefined for an invalid assembly.
+ */
+export function scoreTuple(
+  rd: RDKitModule,
+  space: OpenSpace,
+  queryFp: Uint8Array,
+  c: TupleCandidate,
+  fpBuf: Uint8Array,
+  memo?: Map<string, number | null>,
+): { sim: number; smiles: string } | undefined {
+  const key = tupleKey(c);
+  const known = memo?.get(key);
+  if (known === null) return undefined;
+  if (known !== undefined) return { sim: known, smiles: '' };
+  const reaction = space.reactions[c.reaction];
+  let smiles = '';
+  // Score from join bits or the zipped graphs where that is exact; RDKit then assembles only
+  // the final hits.
+  let fp: Uint8Array | undefined;
+  if (joinable(reaction.info)) {
+    const [ea, eb] = reaction.slots.map(slotJoinEnvs);
+    // Only where the build wrote join environments: elsewhere (a double-bond join) the
+    // synthons would be parsed just to find they cannot take the join-bits path.
+    if (ea && eb)
+      fp =
+        envFingerprint(reaction.slots, [ea, eb], c.synthons[0], c.synthons[1], fpBuf) ??
+        joinFingerprint(rd, reaction.slots, c.synthons[0], c.synthons[1], fpBuf);
+  }
+  fp ??= tupleFingerprint(rd, reaction.slots, c.synthons, reaction.info.ringForming);
+  if (!fp) {
+    const product = assembleProduct(rd, tupleSmiles(space, c), true);
+    if (!product?.fp) {
+      memo?.set(key, null);
+      return undefined;
+    }
+    ({ smiles, fp } = product);
+  }
+  const sim = tanimoto(queryFp, fp!);
+  memo?.set(key, sim);
+  return { sim, smiles };
+}
+
+export function hitOf(space: OpenSpace, c: Candidate, smiles: string, similarity: number): SpaceHit {
   const reaction = space.reactions[c.reaction];
   return {
     productId: tupleId(space, c),
@@ -261,7 +300,7 @@ function hitOf(space: OpenSpace, c: Candidate, smiles: string, similarity: numbe
 }
 
 /** Keeps `hits` sorted (similarity descending, then product id), at most `max`; false if not kept. */
-function insertHit(hits: SpaceHit[], max: number, h: SpaceHit): boolean {
+export function insertHit(hits: SpaceHit[], max: number, h: SpaceHit): boolean {
   let i = hits.length;
   while (
     i > 0 &&
@@ -273,62 +312,4 @@ function insertHit(hits: SpaceHit[], max: number, h: SpaceHit): boolean {
   hits.splice(i, 0, h);
   if (hits.length > max) hits.pop();
   return true;
-}
-
-/**
- * Thresholds tried in turn by `similarityTopK` until k products are found. The last, 0, admits
- * every product, so a query dissimilar to the whole space still gets its k best (or the search
- * ends at its time or candidate budget, marked `timedOut`): never silently nothing.
- */
-export const TOPK_THRESHOLDS = [0.7, 0.55, 0.45, 0.35, 0.25, 0.15, 0.05, 0] as const;
-
-export interface TopKOptions {
-  timeoutMs?: number;
-  maxCandidates?: number;
-  /** Lowest threshold tried (default 0: all products). */
-  floor?: number;
-  /** Only these reactions (by id). */
-  reactions?: readonly string[];
-}
-
-/**
- * The best k products: exact searches at falling thresholds until one finds k products (then the
- * top k are exact, by the proven bound), or the floor is reached (then every product above it is
- * returned). A step that runs out of budget keeps the hits of the last completed step (exact above
- * its threshold) merged with its own, so lowering the threshold never loses a hit.
- */
-export function similarityTopK(
-  rd: RDKitModule,
-  space: OpenSpace,
-  queryFp: Uint8Array,
-  k: number,
-  opts: TopKOptions = {},
-): SimilarityResult & { threshold: number } {
-  const start = performance.now();
-  const floor = opts.floor ?? 0;
-  const steps = [...TOPK_THRESHOLDS.filter((t) => t > floor), floor];
-  let last: (SimilarityResult & { threshold: number }) | undefined;
-  const scored = new Map<string, number | null>();
-  for (const threshold of steps) {
-    const left = opts.timeoutMs === undefined ? undefined : opts.timeoutMs - (performance.now() - start);
-    const res = similaritySearch(rd, space, queryFp, {
-      threshold,
-      maxHits: k,
-      timeoutMs: left === undefined ? undefined : Math.max(0, left),
-      maxCandidates: opts.maxCandidates,
-      reactions: opts.reactions,
-      scored,
-    });
-    if (res.timedOut && last) {
-      // The completed step's hits are exact above its threshold; the cut-short step adds what it
-      // scored below it.
-      const hits = [...last.hits];
-      const seen = new Set(hits.map((h) => h.productId));
-      for (const h of res.hits) if (!seen.has(h.productId)) insertHit(hits, k, h);
-      return { ...res, hits, threshold };
-    }
-    last = { ...res, threshold };
-    if (res.hits.length >= k || res.timedOut) break;
-  }
-  return last!;
 }
