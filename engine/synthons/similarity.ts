@@ -133,6 +133,11 @@ export function similaritySearch(
           skip--;
           return;
         }
+        // A second pass may start at the limit (the first passes kept their candidates).
+        if (candidates.length >= cap) {
+          stop = true;
+          return;
+        }
         counts.candidates++;
         candidates.push({ reaction: r, synthons, bound });
         emitted.set(r, (emitted.get(r) ?? 0) + 1);
