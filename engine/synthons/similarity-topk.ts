@@ -24,6 +24,7 @@ import {
   type SpaceHit,
   type TupleCandidate,
 } from './similarity.ts';
+import type { SlotTerms } from './bounds.ts';
 import { tupleId, tupleSmiles, type OpenSpace } from './space.ts';
 
 /**
@@ -78,6 +79,7 @@ export function similarityTopK(
   const ladder = [...TOPK_THRESHOLDS.filter((t) => t > floor), floor];
   const scored = new Map<string, number | null>();
   const unscored: TupleCandidate[] = [];
+  const terms = new Map<number, SlotTerms[]>();
   let threshold = ladder[0];
   let provenAbove: number | undefined;
   let res: SimilarityResult;
@@ -90,6 +92,7 @@ export function similarityTopK(
       reactions: opts.reactions,
       scored,
       unscored,
+      terms,
     });
     if (res.timedOut) break;
     if (res.hits.length >= k || threshold <= floor)
@@ -130,6 +133,7 @@ export function similarityTopK(
       timeoutMs: budget === undefined ? undefined : grace - now,
       reactions: opts.reactions,
       scored,
+      terms,
     });
     counts.assembled += fill.counts.assembled;
     counts.invalid += fill.counts.invalid;

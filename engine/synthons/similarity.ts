@@ -44,6 +44,8 @@ export interface SimilarityOptions {
    * first), so similarityTopK can score them with the budget it kept back.
    */
   unscored?: TupleCandidate[];
+  /** Per reaction index, the slot terms of this query (filled and reused across searches). */
+  terms?: Map<number, SlotTerms[]>;
 }
 
 export interface SpaceHit {
@@ -124,6 +126,12 @@ export function similaritySearch(
       const reaction = space.reactions[r];
       const left = queue.length - n;
       const now = performance.now();
+      // Out of proposal time: the reactions not walked yet are left out (their setup alone costs
+      // 0.1-0.3 s each on the 10^9 space), so the candidates found so far still get scored.
+      if (now > proposalDeadline) {
+        timedOut = true;
+        break;
+      }
       const until = now + Math.max(0, proposalDeadline - now) / left;
       const cap = candidates.length + Math.floor((maxCandidates - candidates.length) / left);
       let stop = false;
@@ -144,7 +152,12 @@ export function similaritySearch(
         if (candidates.length >= cap) stop = true;
       };
       const slots = reaction.slots;
-      const terms: SlotTerms[] = slots.map((s) => slotTerms(q, s.guaranteed, s.unstableEnvs));
+      // The per-synthon terms depend on the query only: similarityTopK's steps share them.
+      let terms = opts.terms?.get(r);
+      if (!terms) {
+        terms = slots.map((s) => slotTerms(q, s.guaranteed, s.unstableEnvs));
+        opts.terms?.set(r, terms);
+      }
       const envs = joinable(reaction.info) ? slots.map(slotJoinEnvs) : [];
       if (envs.length === 2 && envs[0] && envs[1]) {
         // Two synthons, one join: the bound from the join's own cross codes (join-walk.ts).
