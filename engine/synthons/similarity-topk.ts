@@ -9,16 +9,17 @@
  *   ladder step and the k-th best score already found: a search at that score finds every product
  *   at least as good, so it is exact and admits fewer candidates than the ladder alone.
  * - The last RESERVE_FRACTION of the budget is kept back: when the steps run out of time, it
- *   scores the best-bounded candidates they proposed but did not score, and the k best products
+ *   scores the candidates they proposed but did not score (join-bits ones first, then the rest,
+ *   each best bound first), and the k best products
  *   scored at all are returned, marked `timedOut` (not proven the best; those at or above
  *   `provenAbove` are).
  */
 import type { RDKitModule } from '../chem/rdkit.ts';
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import { assembleProduct } from './assemble.ts';
+import { hasJoinEnvs, scoreTuple } from './score-tuple.ts';
 import {
   hitOf,
-  scoreTuple,
   similaritySearch,
   type SimilarityResult,
   type SpaceHit,
@@ -106,7 +107,11 @@ export function similarityTopK(
   const t1 = performance.now();
   const deadline = budget === undefined ? Infinity : start + budget;
   const grace = budget === undefined ? Infinity : deadline + Math.max(budget * GRACE_FRACTION, GRACE_MIN_MS);
-  unscored.sort((x, y) => y.bound - x.bound);
+  // Cheap candidates first (join bits score a product in microseconds, RDKit assembly of a
+  // ring-closing product takes milliseconds and their weak bounds rank them high), each group by
+  // bound: nothing is proven any more, so the reserve buys as many exact scores as it can.
+  const fast = space.reactions.map(hasJoinEnvs);
+  unscored.sort((x, y) => Number(fast[y.reaction]) - Number(fast[x.reaction]) || y.bound - x.bound);
   const fpBuf = new Uint8Array(FP_BYTES);
   const counts = { ...res.counts };
   let held = validCount(scored);

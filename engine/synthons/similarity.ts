@@ -15,12 +15,12 @@
  * gets a fair share of what is left of both.
  */
 import type { RDKitModule } from '../chem/rdkit.ts';
-import { FP_BYTES, tanimoto } from '../chem/fingerprint.ts';
+import { FP_BYTES } from '../chem/fingerprint.ts';
 import { assembleProduct } from './assemble.ts';
+import { hasJoinEnvs, scoreTuple, tupleKey } from './score-tuple.ts';
 import { fpWords, guaranteedRow, popcountWords, slotTerms, tupleBound, type SlotTerms } from './bounds.ts';
-import { tupleFingerprint } from './graph-zip.ts';
-import { joinable, joinFingerprint } from './join-bits.ts';
-import { envFingerprint, joinWalk, slotJoinEnvs } from './join-walk.ts';
+import { joinable } from './join-bits.ts';
+import { joinWalk, slotJoinEnvs } from './join-walk.ts';
 import { tupleId, tupleSmiles, type OpenSpace } from './space.ts';
 
 export interface SimilarityOptions {
@@ -206,13 +206,18 @@ export function similaritySearch(
     queue = cut;
   }
   const t1 = performance.now();
-  candidates.sort((x, y) => y.bound - x.bound);
+  // A walk cut short proves nothing, so its candidates are scored cheapest first (join bits take
+  // microseconds, RDKit assembly of a ring-closing product milliseconds, and the weak bounds of
+  // the latter rank them first): more exact scores in the time left. Otherwise best bound first.
+  const cheapFirst = timedOut;
+  const fast = space.reactions.map((r) => cheapFirst && hasJoinEnvs(r));
+  candidates.sort((x, y) => Number(fast[y.reaction]) - Number(fast[x.reaction]) || y.bound - x.bound);
   const hits: SpaceHit[] = [];
   const pending = new Map<SpaceHit, Candidate>();
   const fpBuf = new Uint8Array(FP_BYTES);
   for (let n = 0; n < candidates.length; n++) {
     const c = candidates[n];
-    if (hits.length >= maxHits && hits[hits.length - 1].similarity >= c.bound) break;
+    if (!cheapFirst && hits.length >= maxHits && hits[hits.length - 1].similarity >= c.bound) break;
     if (performance.now() > deadline) {
       timedOut = true;
       if (opts.unscored)
@@ -250,56 +255,6 @@ export function similaritySearch(
     timedOut,
     timingMs: { proposal: t1 - t0, assembly: performance.now() - t1 },
   };
-}
-
-/** The key of a tuple in `SimilarityOptions.scored`. */
-export function tupleKey(c: TupleCandidate): string {
-  return `${c.reaction}:${c.synthons.join(',')}`;
-}
-
-/**
- * The exact Tanimoto of a tuple's product to the query (memoised in `scored`), with the product's
- * SMILES when RDKit had to assemble it ('' when join bits or the graph zip gave the fingerprint);
- * undefined for an invalid assembly.
- */
-export function scoreTuple(
-  rd: RDKitModule,
-  space: OpenSpace,
-  queryFp: Uint8Array,
-  c: TupleCandidate,
-  fpBuf: Uint8Array,
-  memo?: Map<string, number | null>,
-): { sim: number; smiles: string } | undefined {
-  const key = tupleKey(c);
-  const known = memo?.get(key);
-  if (known === null) return undefined;
-  if (known !== undefined) return { sim: known, smiles: '' };
-  const reaction = space.reactions[c.reaction];
-  let smiles = '';
-  // Score from join bits or the zipped graphs where that is exact; RDKit then assembles only
-  // the final hits.
-  let fp: Uint8Array | undefined;
-  if (joinable(reaction.info)) {
-    const [ea, eb] = reaction.slots.map(slotJoinEnvs);
-    // Only where the build wrote join environments: elsewhere (a double-bond join) the
-    // synthons would be parsed just to find they cannot take the join-bits path.
-    if (ea && eb)
-      fp =
-        envFingerprint(reaction.slots, [ea, eb], c.synthons[0], c.synthons[1], fpBuf) ??
-        joinFingerprint(rd, reaction.slots, c.synthons[0], c.synthons[1], fpBuf);
-  }
-  fp ??= tupleFingerprint(rd, reaction.slots, c.synthons, reaction.info.ringForming);
-  if (!fp) {
-    const product = assembleProduct(rd, tupleSmiles(space, c), true);
-    if (!product?.fp) {
-      memo?.set(key, null);
-      return undefined;
-    }
-    ({ smiles, fp } = product);
-  }
-  const sim = tanimoto(queryFp, fp!);
-  memo?.set(key, sim);
-  return { sim, smiles };
 }
 
 export function hitOf(space: OpenSpace, c: Candidate, smiles: string, similarity: number): SpaceHit {
