@@ -58,7 +58,11 @@ export async function withSynthonSpaces(
   base: SearchService,
   spaces: SpaceEntry[],
   pool: SpacePool,
-  opts: { defaultSpace?: string } = {},
+  opts: {
+    defaultSpace?: string;
+    /** Time budget of one space search (default 20 s). */
+    spaceTimeoutMs?: number;
+  } = {},
 ): Promise<SearchService> {
   const rd = await getRDKit();
   const ids = { has: (id: string) => spaces.some((s) => s.manifest.id === id) };
@@ -68,7 +72,7 @@ export async function withSynthonSpaces(
     fp: Uint8Array,
     k: number,
   ): Promise<{ rows: NeighborRow[]; note?: string }> {
-    const res = await pool.similarity(space, fp, k, SPACE_TIMEOUT_MS);
+    const res = await pool.similarity(space, fp, k, opts.spaceTimeoutMs ?? SPACE_TIMEOUT_MS);
     const rows = res.hits.map(
       (h) =>
         ({
@@ -85,7 +89,11 @@ export async function withSynthonSpaces(
         }) as NeighborRow,
     );
     const note = res.timedOut
-      ? `search of ${space} stopped at its time budget; the hits are the best found`
+      ? `search of ${space} stopped at its time budget; the ${rows.length} hits are the best of ` +
+        `${res.scoredProducts} products scored exactly, not proven the best in the space` +
+        (res.provenAbove !== undefined
+          ? ` (every product with Morgan Tanimoto >= ${res.provenAbove} was scored)`
+          : '')
       : rows.length < k
         ? `${space} holds ${rows.length} valid products${res.threshold > 0 ? ` with Morgan Tanimoto >= ${res.threshold}` : ''}`
         : undefined;

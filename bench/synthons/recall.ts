@@ -21,7 +21,7 @@ import { getRDKit } from '../../engine/chem/rdkit.ts';
 import { MORGAN_DETAILS } from '../../engine/chem/fingerprint.ts';
 import { buildSpace } from '../../engine/synthons/build-space.ts';
 import { openSpace } from '../../engine/synthons/space.ts';
-import { similarityTopK } from '../../engine/synthons/similarity.ts';
+import { similarityTopK } from '../../engine/synthons/similarity-topk.ts';
 import { substructureSearch } from '../../engine/synthons/substructure.ts';
 
 const { values, positionals } = parseArgs({

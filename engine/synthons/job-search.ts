@@ -13,7 +13,8 @@
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 import { MORGAN_DETAILS, tanimoto } from '../chem/fingerprint.ts';
 import { assembleWith } from './assemble.ts';
-import { similarityTopK, type SpaceHit } from './similarity.ts';
+import type { SpaceHit } from './similarity.ts';
+import { similarityTopK } from './similarity-topk.ts';
 import { reactionTuples, tupleId, tupleSmiles, type OpenSpace } from './space.ts';
 
 export const SYNTHON_JOB_MODES = ['similarity', 'substructure', 'superstructure'] as const;

@@ -7,7 +7,8 @@
  * the products that pass the prefilter within that shortlist.
  */
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
-import { similarityTopK, type SpaceHit } from './similarity.ts';
+import type { SpaceHit } from './similarity.ts';
+import { similarityTopK } from './similarity-topk.ts';
 import type { OpenSpace } from './space.ts';
 
 export interface Prefilter {

@@ -15,12 +15,12 @@
  * gets a fair share of what is left of both.
  */
 import type { RDKitModule } from '../chem/rdkit.ts';
-import { FP_BYTES, tanimoto } from '../chem/fingerprint.ts';
+import { FP_BYTES } from '../chem/fingerprint.ts';
 import { assembleProduct } from './assemble.ts';
+import { hasJoinEnvs, scoreTuple, tupleKey } from './score-tuple.ts';
 import { fpWords, guaranteedRow, popcountWords, slotTerms, tupleBound, type SlotTerms } from './bounds.ts';
-import { tupleFingerprint } from './graph-zip.ts';
-import { joinable, joinFingerprint } from './join-bits.ts';
-import { envFingerprint, joinWalk, slotJoinEnvs } from './join-walk.ts';
+import { joinable } from './join-bits.ts';
+import { joinWalk, slotJoinEnvs } from './join-walk.ts';
 import { tupleId, tupleSmiles, type OpenSpace } from './space.ts';
 
 export interface SimilarityOptions {
@@ -35,10 +35,17 @@ export interface SimilarityOptions {
   reactions?: readonly string[];
   /**
    * Scores of tuples already assembled by an earlier search with the same query (key
-   * `reaction:synthon,synthon`; null = invalid assembly): similarityTopK passes one map through
+   * `reaction:synthon,synthon`; null = invalid assembly): similarityTopK (similarity-topk.ts) passes one map through
    * its falling thresholds so no tuple is assembled twice.
    */
   scored?: Map<string, number | null>;
+  /**
+   * Receives the candidates left unscored when the search stops at its deadline (best bound
+   * first), so similarityTopK can score them with the budget it kept back.
+   */
+  unscored?: TupleCandidate[];
+  /** Per reaction index, the slot terms of this query (filled and reused across searches). */
+  terms?: Map<number, SlotTerms[]>;
 }
 
 export interface SpaceHit {
@@ -65,11 +72,13 @@ export interface SimilarityResult {
   timingMs: { proposal: number; assembly: number };
 }
 
-interface Candidate {
+/** A tuple of a reaction (synthon index per slot) with its proven upper bound on Tanimoto. */
+export interface TupleCandidate {
   reaction: number;
   synthons: number[];
   bound: number;
 }
+type Candidate = TupleCandidate;
 
 /** Every product at or above the threshold (or the best `maxHits` of them), exactly scored. */
 export function similaritySearch(
@@ -103,36 +112,58 @@ export function similaritySearch(
       return reaction.slots.every((s) => s.synthonIds.length > 0);
     });
   // A reaction cut off at its share is walked again afterwards with what the others left unused.
+  // It keeps the candidates of its first walk: the walk is deterministic, so the second skips the
+  // first `emitted[r]` it proposes instead of throwing them away and proposing them again.
+  const emitted = new Map<number, number>();
   for (let pass = 0, queue = todo; queue.length > 0 && pass < 2; pass++) {
     const cut: number[] = [];
     const cutOff = (r: number): void => {
-      if (pass > 0) {
-        timedOut = true;
-        return;
-      }
-      let k = 0;
-      for (const c of candidates) if (c.reaction !== r) candidates[k++] = c;
-      counts.candidates -= candidates.length - k;
-      candidates.length = k;
-      cut.push(r);
+      if (pass > 0) timedOut = true;
+      else cut.push(r);
     };
     for (let n = 0; n < queue.length; n++) {
       const r = queue[n];
       const reaction = space.reactions[r];
       const left = queue.length - n;
       const now = performance.now();
+      // Out of proposal time: the reactions not walked yet are left out (their setup alone costs
+      // 0.1-0.3 s each on the 10^9 space), so the candidates found so far still get scored.
+      if (now > proposalDeadline) {
+        timedOut = true;
+        break;
+      }
       const until = now + Math.max(0, proposalDeadline - now) / left;
       const cap = candidates.length + Math.floor((maxCandidates - candidates.length) / left);
       let stop = false;
+      let skip = emitted.get(r) ?? 0;
+      const propose = (synthons: number[], bound: number): void => {
+        if (skip > 0) {
+          skip--;
+          return;
+        }
+        // A second pass may start at the limit (the first passes kept their candidates).
+        if (candidates.length >= cap) {
+          stop = true;
+          return;
+        }
+        counts.candidates++;
+        candidates.push({ reaction: r, synthons, bound });
+        emitted.set(r, (emitted.get(r) ?? 0) + 1);
+        if (candidates.length >= cap) stop = true;
+      };
       const slots = reaction.slots;
-      const terms: SlotTerms[] = slots.map((s) => slotTerms(q, s.guaranteed, s.unstableEnvs));
+      // The per-synthon terms depend on the query only: similarityTopK's steps share them.
+      let terms = opts.terms?.get(r);
+      if (!terms) {
+        terms = slots.map((s) => slotTerms(q, s.guaranteed, s.unstableEnvs));
+        opts.terms?.set(r, terms);
+      }
       const envs = joinable(reaction.info) ? slots.map(slotJoinEnvs) : [];
       if (envs.length === 2 && envs[0] && envs[1]) {
         // Two synthons, one join: the bound from the join's own cross codes (join-walk.ts).
         const push = (i: number, j: number, bound: number): boolean => {
-          counts.candidates++;
-          candidates.push({ reaction: r, synthons: [i, j], bound });
-          return !(stop = candidates.length >= cap);
+          propose([i, j], bound);
+          return !stop;
         };
         const expired = (): boolean => (stop = stop || performance.now() > until);
         joinWalk(q, a, t, slots, [envs[0], envs[1]], terms, counts, push, expired);
@@ -162,9 +193,8 @@ export function similaritySearch(
           const rows = Array.from(pick, (p, k) => guaranteedRow(slots[k].guaranteed, p));
           const bound = tupleBound(q, a, rows, u, scratch);
           if (bound + 1e-9 < t) continue;
-          counts.candidates++;
-          candidates.push({ reaction: r, synthons: Array.from(pick), bound });
-          if (candidates.length >= cap || (counts.screened % 4096 === 0 && performance.now() > until)) {
+          propose(Array.from(pick), bound);
+          if (stop || (counts.screened % 4096 === 0 && performance.now() > until)) {
             stop = true;
             return;
           }
@@ -176,51 +206,33 @@ export function similaritySearch(
     queue = cut;
   }
   const t1 = performance.now();
-  candidates.sort((x, y) => y.bound - x.bound);
+  // A walk cut short proves nothing, so its candidates are scored cheapest first (join bits take
+  // microseconds, RDKit assembly of a ring-closing product milliseconds, and the weak bounds of
+  // the latter rank them first): more exact scores in the time left. Otherwise best bound first.
+  const cheapFirst = timedOut;
+  const fast = space.reactions.map((r) => cheapFirst && hasJoinEnvs(r));
+  candidates.sort((x, y) => Number(fast[y.reaction]) - Number(fast[x.reaction]) || y.bound - x.bound);
   const hits: SpaceHit[] = [];
   const pending = new Map<SpaceHit, Candidate>();
   const fpBuf = new Uint8Array(FP_BYTES);
-  for (const c of candidates) {
-    if (hits.length >= maxHits && hits[hits.length - 1].similarity >= c.bound) break;
+  for (let n = 0; n < candidates.length; n++) {
+    const c = candidates[n];
+    if (!cheapFirst && hits.length >= maxHits && hits[hits.length - 1].similarity >= c.bound) break;
     if (performance.now() > deadline) {
       timedOut = true;
+      if (opts.unscored)
+        for (let m = n; m < candidates.length; m++) {
+          const u = candidates[m];
+          if (!opts.scored?.has(tupleKey(u))) opts.unscored.push(u);
+        }
       break;
     }
-    const key = `${c.reaction}:${c.synthons.join(',')}`;
-    const known = opts.scored?.get(key);
-    let smiles = '';
-    let sim: number;
-    if (known === null) {
+    const scored = scoreTuple(rd, space, queryFp, c, fpBuf, opts.scored);
+    if (!scored) {
       counts.invalid++;
       continue;
-    } else if (known !== undefined) sim = known;
-    else {
-      const reaction = space.reactions[c.reaction];
-      // Score from join bits or the zipped graphs where that is exact; RDKit then assembles only
-      // the final hits.
-      let fp: Uint8Array | undefined;
-      if (joinable(reaction.info)) {
-        const [ea, eb] = reaction.slots.map(slotJoinEnvs);
-        // Only where the build wrote join environments: elsewhere (a double-bond join) the
-        // synthons would be parsed just to find they cannot take the join-bits path.
-        if (ea && eb)
-          fp =
-            envFingerprint(reaction.slots, [ea, eb], c.synthons[0], c.synthons[1], fpBuf) ??
-            joinFingerprint(rd, reaction.slots, c.synthons[0], c.synthons[1], fpBuf);
-      }
-      fp ??= tupleFingerprint(rd, reaction.slots, c.synthons, reaction.info.ringForming);
-      if (!fp) {
-        const product = assembleProduct(rd, tupleSmiles(space, c), true);
-        if (!product?.fp) {
-          counts.invalid++;
-          opts.scored?.set(key, null);
-          continue;
-        }
-        ({ smiles, fp } = product);
-      }
-      sim = tanimoto(queryFp, fp!);
-      opts.scored?.set(key, sim);
     }
+    const { sim, smiles } = scored;
     counts.assembled++;
     if (sim < opts.threshold) continue;
     counts.aboveThreshold++;
@@ -245,7 +257,7 @@ export function similaritySearch(
   };
 }
 
-function hitOf(space: OpenSpace, c: Candidate, smiles: string, similarity: number): SpaceHit {
+export function hitOf(space: OpenSpace, c: Candidate, smiles: string, similarity: number): SpaceHit {
   const reaction = space.reactions[c.reaction];
   return {
     productId: tupleId(space, c),
@@ -261,7 +273,7 @@ function hitOf(space: OpenSpace, c: Candidate, smiles: string, similarity: numbe
 }
 
 /** Keeps `hits` sorted (similarity descending, then product id), at most `max`; false if not kept. */
-function insertHit(hits: SpaceHit[], max: number, h: SpaceHit): boolean {
+export function insertHit(hits: SpaceHit[], max: number, h: SpaceHit): boolean {
   let i = hits.length;
   while (
     i > 0 &&
@@ -273,62 +285,4 @@ function insertHit(hits: SpaceHit[], max: number, h: SpaceHit): boolean {
   hits.splice(i, 0, h);
   if (hits.length > max) hits.pop();
   return true;
-}
-
-/**
- * Thresholds tried in turn by `similarityTopK` until k products are found. The last, 0, admits
- * every product, so a query dissimilar to the whole space still gets its k best (or the search
- * ends at its time or candidate budget, marked `timedOut`): never silently nothing.
- */
-export const TOPK_THRESHOLDS = [0.7, 0.55, 0.45, 0.35, 0.25, 0.15, 0.05, 0] as const;
-
-export interface TopKOptions {
-  timeoutMs?: number;
-  maxCandidates?: number;
-  /** Lowest threshold tried (default 0: all products). */
-  floor?: number;
-  /** Only these reactions (by id). */
-  reactions?: readonly string[];
-}
-
-/**
- * The best k products: exact searches at falling thresholds until one finds k products (then the
- * top k are exact, by the proven bound), or the floor is reached (then every product above it is
- * returned). A step that runs out of budget keeps the hits of the last completed step (exact above
- * its threshold) merged with its own, so lowering the threshold never loses a hit.
- */
-export function similarityTopK(
-  rd: RDKitModule,
-  space: OpenSpace,
-  queryFp: Uint8Array,
-  k: number,
-  opts: TopKOptions = {},
-): SimilarityResult & { threshold: number } {
-  const start = performance.now();
-  const floor = opts.floor ?? 0;
-  const steps = [...TOPK_THRESHOLDS.filter((t) => t > floor), floor];
-  let last: (SimilarityResult & { threshold: number }) | undefined;
-  const scored = new Map<string, number | null>();
-  for (const threshold of steps) {
-    const left = opts.timeoutMs === undefined ? undefined : opts.timeoutMs - (performance.now() - start);
-    const res = similaritySearch(rd, space, queryFp, {
-      threshold,
-      maxHits: k,
-      timeoutMs: left === undefined ? undefined : Math.max(0, left),
-      maxCandidates: opts.maxCandidates,
-      reactions: opts.reactions,
-      scored,
-    });
-    if (res.timedOut && last) {
-      // The completed step's hits are exact above its threshold; the cut-short step adds what it
-      // scored below it.
-      const hits = [...last.hits];
-      const seen = new Set(hits.map((h) => h.productId));
-      for (const h of res.hits) if (!seen.has(h.productId)) insertHit(hits, k, h);
-      return { ...res, hits, threshold };
-    }
-    last = { ...res, threshold };
-    if (res.hits.length >= k || res.timedOut) break;
-  }
-  return last!;
 }

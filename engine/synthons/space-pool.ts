@@ -3,7 +3,7 @@
  * spaces once (they are small next to their products: synthons and fingerprints only).
  */
 import { createThreadPool } from '../threads/index.ts';
-import type { SimilarityResult } from './similarity.ts';
+import type { TopKResult } from './similarity-topk.ts';
 import type { SampleResult } from './sample.ts';
 import type { RerankOptions, RerankResult } from './rerank.ts';
 import type { SubstructureOptions, SubstructureResult } from './substructure.ts';
@@ -20,19 +20,14 @@ export type SpaceRequest = (
 };
 
 export type SpaceReply =
-  | { op: 'similarity'; result: SimilarityResult & { threshold: number } }
+  | { op: 'similarity'; result: TopKResult }
   | { op: 'sample'; result: SampleResult }
   | { op: 'rerank'; result: RerankResult }
   | { op: 'substructure'; result: SubstructureResult }
   | { op: 'open'; result: { synthons: number } };
 
 export interface SpacePool {
-  similarity(
-    space: string,
-    fp: Uint8Array,
-    k: number,
-    timeoutMs?: number,
-  ): Promise<SimilarityResult & { threshold: number }>;
+  similarity(space: string, fp: Uint8Array, k: number, timeoutMs?: number): Promise<TopKResult>;
   sample(space: string, n: number, seed: number): Promise<SampleResult>;
   /** Morgan reranking (rerank.ts): exact shortlist, prefilter, duplicates counted. */
   rerank(space: string, fp: Uint8Array, opts: RerankOptions): Promise<RerankResult>;

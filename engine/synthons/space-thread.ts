@@ -2,7 +2,7 @@
 import { getRDKit } from '../chem/rdkit.ts';
 import { serveThread } from '../threads/thread.ts';
 import { openSpace, type OpenSpace } from './space.ts';
-import { similarityTopK } from './similarity.ts';
+import { similarityTopK } from './similarity-topk.ts';
 import { sampleSpace } from './sample.ts';
 import { rerankMorgan } from './rerank.ts';
 import { substructureSearch } from './substructure.ts';

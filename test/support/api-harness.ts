@@ -51,6 +51,8 @@ export async function startApiHarness(
     v2Spaces?: boolean;
     /** The space that is the default database (bundled.json `default`). */
     defaultSpace?: string;
+    /** Time budget of a legacy space search (default the service's 20 s). */
+    spaceTimeoutMs?: number;
   } = {},
 ): Promise<ApiHarness> {
   const log = createLogger({ level: 'warn', pretty: false });
@@ -71,7 +73,10 @@ export async function startApiHarness(
     })),
   );
   const search = spacePool
-    ? await withSynthonSpaces(catalogSearch, spaceEntries, spacePool, { defaultSpace: opts.defaultSpace })
+    ? await withSynthonSpaces(catalogSearch, spaceEntries, spacePool, {
+        defaultSpace: opts.defaultSpace,
+        spaceTimeoutMs: opts.spaceTimeoutMs,
+      })
     : catalogSearch;
   const v2 =
     spacePool && opts.v2Spaces

@@ -11,7 +11,8 @@ import { MORGAN_DETAILS, tanimoto } from '../../../engine/chem/fingerprint.ts';
 import { buildSpace } from '../../../engine/synthons/build-space.ts';
 import { assembleProduct } from '../../../engine/synthons/assemble.ts';
 import { joinable } from '../../../engine/synthons/join-bits.ts';
-import { similaritySearch, similarityTopK } from '../../../engine/synthons/similarity.ts';
+import { similaritySearch } from '../../../engine/synthons/similarity.ts';
+import { similarityTopK } from '../../../engine/synthons/similarity-topk.ts';
 import {
   openSpace,
   reactionTuples,

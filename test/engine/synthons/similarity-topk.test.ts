@@ -10,7 +10,7 @@ import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
 import { MORGAN_DETAILS } from '../../../engine/chem/fingerprint.ts';
 import { buildSpace } from '../../../engine/synthons/build-space.ts';
 import { openSpace, type OpenSpace } from '../../../engine/synthons/space.ts';
-import { similarityTopK } from '../../../engine/synthons/similarity.ts';
+import { similarityTopK } from '../../../engine/synthons/similarity-topk.ts';
 
 interface Fixture {
   products: number;

@@ -1,0 +1,67 @@
+/**
+ * Exact scoring of one candidate tuple of a space against a Morgan query, as cheaply as it can be
+ * done exactly: join bits (join-walk.ts) for two-synthon single-bond joins, the TypeScript graph
+ * zip (graph-zip.ts) for acyclic joins, RDKit assembly otherwise.
+ */
+import type { RDKitModule } from '../chem/rdkit.ts';
+import { tanimoto } from '../chem/fingerprint.ts';
+import { assembleProduct } from './assemble.ts';
+import { tupleFingerprint } from './graph-zip.ts';
+import { joinable, joinFingerprint } from './join-bits.ts';
+import { envFingerprint, slotJoinEnvs } from './join-walk.ts';
+import { tupleSmiles, type OpenSpace, type ProductTuple } from './space.ts';
+
+/** Two synthons joined by one single bond with join environments: scored from join bits. */
+export function hasJoinEnvs(r: OpenSpace['reactions'][number]): boolean {
+  return joinable(r.info) && r.slots.length === 2 && r.slots.every((s) => slotJoinEnvs(s) !== undefined);
+}
+
+/** The key of a tuple in `SimilarityOptions.scored` (similarity.ts). */
+export function tupleKey(c: ProductTuple): string {
+  return `${c.reaction}:${c.synthons.join(',')}`;
+}
+
+/**
+ * The exact Tanimoto of a tuple's product to the query (memoised in `scored`), with the product's
+ * SMILES when RDKit had to assemble it ('' when join bits or the graph zip gave the fingerprint);
+ * undefined for an invalid assembly.
+ */
+export function scoreTuple(
+  rd: RDKitModule,
+  space: OpenSpace,
+  queryFp: Uint8Array,
+  c: ProductTuple,
+  fpBuf: Uint8Array,
+  memo?: Map<string, number | null>,
+): { sim: number; smiles: string } | undefined {
+  const key = tupleKey(c);
+  const known = memo?.get(key);
+  if (known === null) return undefined;
+  if (known !== undefined) return { sim: known, smiles: '' };
+  const reaction = space.reactions[c.reaction];
+  let smiles = '';
+  // Score from join bits or the zipped graphs where that is exact; RDKit then assembles only
+  // the final hits.
+  let fp: Uint8Array | undefined;
+  if (joinable(reaction.info)) {
+    const [ea, eb] = reaction.slots.map(slotJoinEnvs);
+    // Only where the build wrote join environments: elsewhere (a double-bond join) the
+    // synthons would be parsed just to find they cannot take the join-bits path.
+    if (ea && eb)
+      fp =
+        envFingerprint(reaction.slots, [ea, eb], c.synthons[0], c.synthons[1], fpBuf) ??
+        joinFingerprint(rd, reaction.slots, c.synthons[0], c.synthons[1], fpBuf);
+  }
+  fp ??= tupleFingerprint(rd, reaction.slots, c.synthons, reaction.info.ringForming);
+  if (!fp) {
+    const product = assembleProduct(rd, tupleSmiles(space, c), true);
+    if (!product?.fp) {
+      memo?.set(key, null);
+      return undefined;
+    }
+    ({ smiles, fp } = product);
+  }
+  const sim = tanimoto(queryFp, fp!);
+  memo?.set(key, sim);
+  return { sim, smiles };
+}
