@@ -89,13 +89,13 @@ export async function withSynthonSpaces(
         }) as NeighborRow,
     );
     const note = res.timedOut
-      ? `search of ${space} stopped at its time budget; the ${rows.length} hits are the best of ` +
+      ? `Search of ${space} stopped at its time budget; the ${rows.length} hits are the best of ` +
         `${res.scoredProducts} products scored exactly, not proven the best in the space` +
         (res.provenAbove !== undefined
-          ? ` (every product with Morgan Tanimoto >= ${res.provenAbove} was scored)`
-          : '')
+          ? ` (every product with Morgan Tanimoto >= ${res.provenAbove} was scored).`
+          : '.')
       : rows.length < k
-        ? `${space} holds ${rows.length} valid products${res.threshold > 0 ? ` with Morgan Tanimoto >= ${res.threshold}` : ''}`
+        ? `${space} holds ${rows.length} valid products${res.threshold > 0 ? ` with Morgan Tanimoto >= ${res.threshold}` : ''}.`
         : undefined;
     return { rows, note };
   }
@@ -124,9 +124,9 @@ export async function withSynthonSpaces(
         rows.push(...r.rows);
         if (r.note) remarks.push(r.note);
       }
-      if (req.filters.length) remarks.push('legacy filters are not applied to synthon-space products yet');
+      if (req.filters.length) remarks.push('Legacy filters are not applied to synthon-space products yet.');
       if (req.descriptors || req.properties)
-        remarks.push('descriptors and predicted properties are not computed for synthon-space products yet');
+        remarks.push('Descriptors and predicted properties are not computed for synthon-space products yet.');
       rows.sort(
         (a, b) =>
           b.similarity - a.similarity || a.database.localeCompare(b.database) || a.id.localeCompare(b.id),
