@@ -43,13 +43,24 @@ export interface ShapePoseScanRequest {
   k: number;
 }
 
+/** The ESP pre-stage over a shard (engine/shape/esp-prescreen.ts). */
+export interface ShapeEspPrescreenRequest {
+  kind: 'esp';
+  query: ConformerSet;
+  tables: GridTables;
+  shard: ShardConformers;
+  k: number;
+  pool: number;
+}
+
 /** Builds a shard's grid tables (engine/shape/grid-tables.ts). */
 export interface ShapeGridRequest {
   kind: 'grids';
   shard: ShardConformers;
 }
 
-type Request = ShapeScoreRequest | ShapeScanRequest | ShapePoseScanRequest | ShapeGridRequest;
+type Request =
+  ShapeScoreRequest | ShapeScanRequest | ShapePoseScanRequest | ShapeEspPrescreenRequest | ShapeGridRequest;
 type Response = ScoredCandidate[] | Shortlist | GridTables;
 
 /**
@@ -105,6 +116,15 @@ export interface ShapePool {
     k: number,
     ro?: ShapeRunOptions,
   ): Promise<Shortlist>;
+  /** espPrescreenScan (engine/shape/esp-prescreen.ts) of a shard on a pool thread. */
+  scanEspPrescreen(
+    query: ConformerSet,
+    tables: GridTables,
+    shard: ShardConformers,
+    k: number,
+    pool: number,
+    ro?: ShapeRunOptions,
+  ): Promise<Shortlist>;
   /** buildGridTables on a pool thread (tables in shared memory); bulk lane, no deadline. */
   gridTables(shard: ShardConformers): Promise<GridTables>;
   /** The serial scoreShortlist's top k, scored in tasks of at most `chunkPairs` conformer pairs. */
@@ -152,6 +172,18 @@ export function chunkCandidates(
   return out;
 }
 
+/** Only the sidecar columns the kernels read, so nothing else is cloned to the thread. */
+const shardConformers = (s: ShardConformers): ShardConformers => ({
+  rows: s.rows,
+  confCounts: s.confCounts,
+  atomCounts: s.atomCounts,
+  atomOffsets: s.atomOffsets,
+  coordOffsets: s.coordOffsets,
+  elements: s.elements,
+  charges: s.charges,
+  coords: s.coords,
+});
+
 export function createShapePool(opts: { threads?: number; chunkPairs?: number } = {}): ShapePool {
   const size = Math.max(1, opts.threads ?? 2);
   const chunkPairs = opts.chunkPairs ?? CHUNK_PAIRS;
@@ -188,6 +220,11 @@ export function createShapePool(opts: { threads?: number; chunkPairs?: number } 
     scanPoseCharge: (shape, charge, tables, k, ro) =>
       threads.run(
         { kind: 'pose', shape, charge, tables, k },
+        runOpts(ro, 'interactive'),
+      ) as Promise<Shortlist>,
+    scanEspPrescreen: (query, tables, shard, k, pool, ro) =>
+      threads.run(
+        { kind: 'esp', query, tables, shard: shardConformers(shard), k, pool },
         runOpts(ro, 'interactive'),
       ) as Promise<Shortlist>,
     // Shared by every request on the catalog (and cached): no one request's limits apply.
