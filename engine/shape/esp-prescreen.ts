@@ -17,7 +17,7 @@ import { prepareShape, principalFrame } from './frame.ts';
 import { chargeGridDescriptors, flippedQuery, gridDescriptors, GRID_LENGTH } from './gaussian-grid.ts';
 import { shardRow, type GridTables, type ShardConformers } from './grid-tables.ts';
 import { POSE_SLACK, poseChargeScan } from './pose-grid.ts';
-import { topK, type Shortlist } from './scan.ts';
+import type { Shortlist } from './scan.ts';
 
 /** Kernel table step (Å²) and range: beyond 50 Å the kernel is evaluated directly (rare). */
 const STEP = 0.05;
@@ -181,11 +181,57 @@ export function prescreenRow(
   return best;
 }
 
+/** One part's rescored pool rows: the row, its score and its rank in the charge grid's pool. */
+export interface PrescreenPart {
+  rows: Uint32Array;
+  scores: Float32Array;
+  /** Position in the pool (the charge grid's order): breaks score ties as a serial scan does. */
+  ranks: Uint32Array;
+}
+
 /**
- * The ESP first stage over one shard: the pose-aware charge grid's best `pool` rows (pose-grid.ts),
- * rescored by prescreenRow, the `k` best of them by that score, best first. A per-row score over a
- * per-shard pool, so the synchronous search (shards merged by score) and a 3D job (per shard) keep
- * the same rows of a shard.
+ * Part `part` of `parts` of the ESP pre-stage over one shard: the pose-aware charge grid's best
+ * `pool` rows (pose-grid.ts), those at pool positions ≡ part (mod parts) rescored by prescreenRow.
+ * The parts run on separate threads (pool.ts); each repeats the charge grid scan (~1/20 of the
+ * rescoring) rather than wait for one.
+ */
+export function espPrescreenPart(
+  query: ConformerSet,
+  tables: GridTables,
+  shard: ShardConformers,
+  pool: number,
+  part = 0,
+  parts = 1,
+): PrescreenPart {
+  const q = prescreenQuery(query);
+  const pre = poseChargeScan(q.shape, q.charge, tables, pool);
+  const { descriptors, offsets } = tables.shape;
+  const L = GRID_LENGTH;
+  const ranks: number[] = [];
+  for (let i = part; i < pre.rows.length; i += parts) ranks.push(i);
+  const scores = Float32Array.from(ranks, (i) => {
+    const r = pre.rows[i];
+    const row = shardRow(shard, r);
+    return row ? prescreenRow(q, row, descriptors.subarray(offsets[r] * L, offsets[r + 1] * L)) : -Infinity;
+  });
+  return { rows: Uint32Array.from(ranks, (i) => pre.rows[i]), scores, ranks: Uint32Array.from(ranks) };
+}
+
+/** The `k` best rows of the parts by score, ties by pool position: the same for any split. */
+export function mergePrescreenParts(parts: PrescreenPart[], k: number): Shortlist {
+  const all = parts.flatMap((p) =>
+    Array.from(p.rows, (row, i) => ({ row, score: p.scores[i], rank: p.ranks[i] })),
+  );
+  all.sort((a, b) => b.score - a.score || a.rank - b.rank);
+  const top = all.slice(0, k);
+  return { rows: Uint32Array.from(top, (t) => t.row), scores: Float32Array.from(top, (t) => t.score) };
+}
+
+/**
+ * The ESP first stage over one shard: the pose-aware charge grid's best `pool` rows, rescored by
+ * prescreenRow, the `k` best of them by that score, best first. A per-row score over a per-shard
+ * pool, so the synchronous search (shards merged by score) and a 3D job (per shard) keep the same
+ * rows of a shard.
  */
 export function espPrescreenScan(
   query: ConformerSet,
@@ -194,20 +240,5 @@ export function espPrescreenScan(
   k: number,
   pool = espPoolRows(k),
 ): Shortlist {
-  const q = prescreenQuery(query);
-  const pre = poseChargeScan(q.shape, q.charge, tables, Math.max(k, pool));
-  const { descriptors, offsets } = tables.shape;
-  const L = GRID_LENGTH;
-  const scores = new Float32Array(pre.rows.length);
-  pre.rows.forEach((r, i) => {
-    const row = shardRow(shard, r);
-    scores[i] = row
-      ? prescreenRow(q, row, descriptors.subarray(offsets[r] * L, offsets[r + 1] * L))
-      : -Infinity;
-  });
-  const order = topK(scores, Math.min(k, scores.length));
-  return {
-    rows: Uint32Array.from(order, (i) => pre.rows[i]),
-    scores: Float32Array.from(order, (i) => scores[i]),
-  };
+  return mergePrescreenParts([espPrescreenPart(query, tables, shard, Math.max(k, pool))], k);
 }

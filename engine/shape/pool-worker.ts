@@ -8,7 +8,7 @@ import type {
   ShapeScanRequest,
   ShapeScoreRequest,
 } from './pool.ts';
-import { espPrescreenScan } from './esp-prescreen.ts';
+import { espPrescreenPart, type PrescreenPart } from './esp-prescreen.ts';
 import { gridScan } from './gaussian-grid.ts';
 import { buildGridTables, type GridTables } from './grid-tables.ts';
 import { poseChargeScan } from './pose-grid.ts';
@@ -17,12 +17,13 @@ import { scoreShortlist, type ScoredCandidate } from './score.ts';
 
 serveThread<
   ShapeScoreRequest | ShapeScanRequest | ShapePoseScanRequest | ShapeEspPrescreenRequest | ShapeGridRequest,
-  ScoredCandidate[] | Shortlist | GridTables
+  ScoredCandidate[] | Shortlist | PrescreenPart | GridTables
 >(() => ({
   handle(req) {
     if ('kind' in req) {
       if (req.kind === 'grids') return buildGridTables(req.shard);
-      if (req.kind === 'esp') return espPrescreenScan(req.query, req.tables, req.shard, req.k, req.pool);
+      if (req.kind === 'esp')
+        return espPrescreenPart(req.query, req.tables, req.shard, req.pool, req.part, req.parts);
       if (req.kind === 'pose') return poseChargeScan(req.shape, req.charge, req.tables, req.k);
       return req.grid
         ? gridScan(req.query, req.table, req.k, req.grid)

@@ -15,6 +15,7 @@ import { createThreadPool } from '../threads/index.ts';
 import type { ConformerSet } from './conformers.ts';
 import type { DescriptorTable, Shortlist } from './scan.ts';
 import type { GridTables, ShardConformers } from './grid-tables.ts';
+import { mergePrescreenParts, type PrescreenPart } from './esp-prescreen.ts';
 import { checkScoreOptions, type ScoreShortlistOptions, type ScoredCandidate } from './score.ts';
 
 export interface ShapeScoreRequest {
@@ -49,8 +50,9 @@ export interface ShapeEspPrescreenRequest {
   query: ConformerSet;
   tables: GridTables;
   shard: ShardConformers;
-  k: number;
   pool: number;
+  part: number;
+  parts: number;
 }
 
 /** Builds a shard's grid tables (engine/shape/grid-tables.ts). */
@@ -61,7 +63,7 @@ export interface ShapeGridRequest {
 
 type Request =
   ShapeScoreRequest | ShapeScanRequest | ShapePoseScanRequest | ShapeEspPrescreenRequest | ShapeGridRequest;
-type Response = ScoredCandidate[] | Shortlist | GridTables;
+type Response = ScoredCandidate[] | Shortlist | PrescreenPart | GridTables;
 
 /**
  * Which queue a 3D call waits in. `interactive` (served first): a request's calls when it is small
@@ -222,11 +224,21 @@ export function createShapePool(opts: { threads?: number; chunkPairs?: number } 
         { kind: 'pose', shape, charge, tables, k },
         runOpts(ro, 'interactive'),
       ) as Promise<Shortlist>,
-    scanEspPrescreen: (query, tables, shard, k, pool, ro) =>
-      threads.run(
-        { kind: 'esp', query, tables, shard: shardConformers(shard), k, pool },
-        runOpts(ro, 'interactive'),
-      ) as Promise<Shortlist>,
+    // One part per thread (the rescoring dominates); merged as the serial espPrescreenScan ranks.
+    async scanEspPrescreen(query, tables, shard, k, pool, ro) {
+      const cols = shardConformers(shard);
+      const parts = await Promise.all(
+        Array.from(
+          { length: size },
+          (_, part) =>
+            threads.run(
+              { kind: 'esp', query, tables, shard: cols, pool: Math.max(k, pool), part, parts: size },
+              runOpts(ro, 'interactive'),
+            ) as Promise<PrescreenPart>,
+        ),
+      );
+      return mergePrescreenParts(parts, k);
+    },
     // Shared by every request on the catalog (and cached): no one request's limits apply.
     gridTables: (shard) => threads.run({ kind: 'grids', shard }, { lane: 'bulk' }) as Promise<GridTables>,
     async scoreShortlist(query, candidates, o, ro) {
