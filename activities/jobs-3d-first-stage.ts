@@ -2,7 +2,8 @@
  * The first stage of a 3D job's shard scan (docs/search.md, "3D jobs"): the synchronous search's
  * own per-shard ranking (api/services/shape-stages.ts firstStage), so that a job's shortlist of a
  * shard holds every row the synchronous search shortlists from that shard at the same quality.
- * That is the shape grid (or, for espsim_electrostatic, the pose-aware charge grid) when every
+ * That is the shape grid (or, for espsim_electrostatic, the ESP pre-stage over the pose-aware charge
+ * grid's pool: engine/shape/esp-prescreen.ts) when every
  * catalog of the job is within GRID_MAX_CONFORMERS, else the sidecars' USRCAT-style descriptors,
  * which the synchronous search also falls back to then. Grid tables are built per shard on the
  * shape pool's threads (bulk lane) and kept in a byte-bounded cache.
@@ -13,8 +14,8 @@ import { openCatalog } from '../engine/catalog/reader.ts';
 import type { Shard3d } from '../engine/catalog/three-d-reader.ts';
 import type { Molecule3d } from '../engine/catalog/three-d-schema.ts';
 import {
-  chargeGridDescriptors,
   describeConformers,
+  espPoolRows,
   gridDescriptors,
   GRID_MAX_CONFORMERS,
   prepareShape,
@@ -25,7 +26,7 @@ import {
 } from '../engine/shape/index.ts';
 
 /** Which ranking shortlisted a shard (the job's log and tests say which). */
-export type JobFirstStageMethod = 'shape grid' | 'pose-aware charge grid' | 'USRCAT descriptors';
+export type JobFirstStageMethod = 'shape grid' | 'ESP pre-stage' | 'USRCAT descriptors';
 
 export interface JobFirstStage {
   /**
@@ -94,8 +95,8 @@ export function createJobFirstStage(deps: {
         const tables = await gridsOf(catalog, s);
         const p = prepareShape(query);
         if (metric === 'esp') {
-          sl = await deps.pool().scanPoseCharge(gridDescriptors(p), chargeGridDescriptors(p), tables, k, ro);
-          method = 'pose-aware charge grid';
+          sl = await deps.pool().scanEspPrescreen(query, tables, s, k, espPoolRows(k), ro);
+          method = 'ESP pre-stage';
         } else {
           sl = await deps.pool().scanGrid(gridDescriptors(p), tables.shape, k, 'tanimoto', ro);
           method = 'shape grid';

@@ -7,7 +7,7 @@ import type { ShardData } from '../../engine/catalog/index.ts';
 import type { Shard3d } from '../../engine/catalog/three-d-reader.ts';
 import type { Molecule3d } from '../../engine/catalog/three-d-schema.ts';
 
-/** Which first-stage score ranks: the shape grid (shape, consensus) or the pose-aware charge grid (ESP). */
+/** Which first-stage score ranks: the shape grid (shape, consensus) or the ESP pre-stage (ESP). */
 export type FirstStageMetric = 'shape' | 'esp';
 
 /** A catalog row on the way through the stages. */
@@ -34,9 +34,10 @@ export interface ShapeStages {
   shards3d(db: string): Promise<Shard3d[]>;
   /**
    * The `limit` best rows by first-stage score, over every shard of `dbNames`: the shape grid (or
-   * the pose-aware charge grid for `esp`) when every shard has grid tables, else the USRCAT-style
-   * descriptors; with several queries a row scores the mean of its per-query scores. Rows without
-   * conformers are skipped.
+   * for `esp` the ESP pre-stage over each shard's pose-aware charge grid pool, engine/shape/
+   * esp-prescreen.ts) when every shard has grid tables, else the USRCAT-style descriptors; with
+   * several queries a row scores the mean of its per-query scores (for `esp` the charge grid's).
+   * Rows without conformers are skipped.
    */
   firstStage(
     queries: Molecule3d[],

@@ -16,12 +16,14 @@ export type ThreeDType = (typeof THREE_D_TYPES)[number];
 /**
  * Shortlist rows of `fast` and `accurate` per first-stage ranking (bench/shape/README.md, recall per
  * search quality, on the bundled ChEMBL drugs): the shape grid keeps 0.93 of the exact
- * (grid-rescored) shape top 30 within 200 rows (0.88 within 150) and all of it within 1,000. The ESP top 30 is much harder to foresee (which of
- * several near-equal shape poses wins decides the ESP taken there): the pose-aware charge grid
- * keeps 0.78 of it within 300 rows and 0.98 within 1,000, so `accurate` takes 2,000 for ESP.
+ * (grid-rescored) shape top 30 within 200 rows and all of it within 1,000. The ESP top 30 is much
+ * harder to foresee (which of several near-equal shape poses wins decides the ESP taken there): the
+ * ESP pre-stage (engine/shape/esp-prescreen.ts: the pose-aware charge grid's best 2 × rows,
+ * rescored by espsim's ESP at the near-best shape start poses) keeps 0.914 of it within 400 rows
+ * (the charge grid alone: 0.78 within 300), and `accurate` takes 2,000.
  */
 export const SHORTLIST_ROWS: Record<'fast' | 'accurate', Record<FirstStageMetric, number>> = {
-  fast: { shape: 200, esp: 300 },
+  fast: { shape: 200, esp: 400 },
   accurate: { shape: 1000, esp: 2000 },
 };
 

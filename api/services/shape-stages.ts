@@ -11,12 +11,14 @@
  */
 import { openCatalog, type Catalog, type ShardData } from '../../engine/catalog/index.ts';
 import { loadShard3d, molecule3d, type Shard3d } from '../../engine/catalog/three-d-reader.ts';
+import type { Molecule3d } from '../../engine/catalog/three-d-schema.ts';
 import { FP_BYTES, tanimoto } from '../../engine/chem/index.ts';
 import { meanOverQueries } from '../../engine/search/fusion.ts';
 import type { SearchPool } from '../../engine/search/index.ts';
 import {
   chargeGridDescriptors,
   describeConformers,
+  espPoolRows,
   gridConformers,
   gridDescriptors,
   GRID_MAX_CONFORMERS,
@@ -101,10 +103,15 @@ export function createShapeStages(deps: {
       const loadedDbs = await Promise.all(dbNames.map(async (db) => ({ db, shards: await shards3d(db) })));
       // The grid first stage when every database has grid tables, so merged shard scores compare.
       const grid = loadedDbs.every((d) => d.shards.every((x) => x.grids));
+      // One ESP query: the ESP pre-stage (esp-prescreen.ts) over each shard's charge-grid pool.
+      // Several (a centroid): the pose-aware charge grid alone, which scores every row cheaply.
+      const prescreen = grid && metric === 'esp' && molecules.length === 1;
       // Grid queries: the shape grid, and with it the charge grid for the pose-aware ESP stage.
-      type Query = { usr: Float32Array } | { shape: Float32Array; charge?: Float32Array };
+      type Query =
+        { usr: Float32Array } | { esp: Molecule3d } | { shape: Float32Array; charge?: Float32Array };
       const queries = molecules.map((m): Query => {
         if (!grid) return { usr: describeConformers(m) };
+        if (prescreen) return { esp: m };
         const p = prepareShape(m);
         return { shape: gridDescriptors(p), charge: metric === 'esp' ? chargeGridDescriptors(p) : undefined };
       });
@@ -112,9 +119,11 @@ export function createShapeStages(deps: {
       const scanOf = (q: Query, s: LoadedShard, k: number) =>
         'usr' in q
           ? deps.shapePool.scanShortlist(q.usr, s.table, k, ro)
-          : q.charge
-            ? deps.shapePool.scanPoseCharge(q.shape, q.charge, s.grids!, k, ro)
-            : deps.shapePool.scanGrid(q.shape, s.grids!.shape, k, 'tanimoto', ro);
+          : 'esp' in q
+            ? deps.shapePool.scanEspPrescreen(q.esp, s.grids!, s, k, espPoolRows(k), ro)
+            : q.charge
+              ? deps.shapePool.scanPoseCharge(q.shape, q.charge, s.grids!, k, ro)
+              : deps.shapePool.scanGrid(q.shape, s.grids!.shape, k, 'tanimoto', ro);
       // Every shard is scanned on the shape pool's threads, never this event loop; candidates are
       // gathered in shard order so ties rank as in a serial scan.
       const scans: Promise<Candidate[]>[] = [];
@@ -157,7 +166,9 @@ export function createShapeStages(deps: {
         .slice(0, limit);
       const method = grid
         ? metric === 'esp'
-          ? 'pose-aware charge grid'
+          ? prescreen
+            ? 'ESP pre-stage'
+            : 'pose-aware charge grid'
           : 'shape grid'
         : 'USRCAT descriptors';
       return { candidates, rows, method };

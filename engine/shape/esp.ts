@@ -12,6 +12,13 @@ const B = [-0.02495, -0.04539319, -0.00247124, -0.2513, -0.00258662, -0.0013];
 const MULT = [1, 2, 2, 1, 2, 1];
 const TERMS = A.map((a, i) => a * MULT[i]);
 
+/** espsim's kernel: one atom pair's contribution to ⟨A|B⟩ per unit charge product, at squared distance d2 (Å²). */
+export function espKernel(d2: number): number {
+  let s = 0;
+  for (let k = 0; k < 6; k++) s += TERMS[k] * Math.exp(B[k] * d2);
+  return s;
+}
+
 /** ⟨A|B⟩: the overlap integral of the two potentials (coordinates flat xyz in Å, charges per atom). */
 export function espIntegral(
   xa: ArrayLike<number>,

@@ -1,6 +1,6 @@
 /** Public surface of engine/shape: 3D shape and electrostatic similarity (see README.md). */
 export { checkConformerSet, conformerCoords, type ConformerSet } from './conformers.ts';
-export { espIntegral, espSimilarity, ESP_METRICS, type EspMetric } from './esp.ts';
+export { espIntegral, espKernel, espSimilarity, ESP_METRICS, type EspMetric } from './esp.ts';
 export { overlapVolume, shapeTanimotoAt } from './gaussian.ts';
 export { prepareShape, type PreparedShape } from './frame.ts';
 export {
@@ -18,6 +18,13 @@ export { createUsrScanner, type UsrScanner } from './wasm-scan.ts';
 export { chargeGridDescriptors, gridDescriptors, gridScan, GRID_LENGTH } from './gaussian-grid.ts';
 export { createGridScanner, type GridScanner } from './wasm-grid.ts';
 export { poseChargeScan, POSE_SLACK } from './pose-grid.ts';
+export {
+  espPoolRows,
+  espPrescreenScan,
+  ESP_POOL_FACTOR,
+  MAX_PRESCREEN_POSES,
+  tabulatedEspIntegral,
+} from './esp-prescreen.ts';
 export {
   scoreShortlist,
   SHAPE_METRICS,

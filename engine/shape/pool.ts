@@ -15,6 +15,7 @@ import { createThreadPool } from '../threads/index.ts';
 import type { ConformerSet } from './conformers.ts';
 import type { DescriptorTable, Shortlist } from './scan.ts';
 import type { GridTables, ShardConformers } from './grid-tables.ts';
+import { mergePrescreenParts, type PrescreenPart } from './esp-prescreen.ts';
 import { checkScoreOptions, type ScoreShortlistOptions, type ScoredCandidate } from './score.ts';
 
 export interface ShapeScoreRequest {
@@ -43,14 +44,26 @@ export interface ShapePoseScanRequest {
   k: number;
 }
 
+/** The ESP pre-stage over a shard (engine/shape/esp-prescreen.ts). */
+export interface ShapeEspPrescreenRequest {
+  kind: 'esp';
+  query: ConformerSet;
+  tables: GridTables;
+  shard: ShardConformers;
+  pool: number;
+  part: number;
+  parts: number;
+}
+
 /** Builds a shard's grid tables (engine/shape/grid-tables.ts). */
 export interface ShapeGridRequest {
   kind: 'grids';
   shard: ShardConformers;
 }
 
-type Request = ShapeScoreRequest | ShapeScanRequest | ShapePoseScanRequest | ShapeGridRequest;
-type Response = ScoredCandidate[] | Shortlist | GridTables;
+type Request =
+  ShapeScoreRequest | ShapeScanRequest | ShapePoseScanRequest | ShapeEspPrescreenRequest | ShapeGridRequest;
+type Response = ScoredCandidate[] | Shortlist | PrescreenPart | GridTables;
 
 /**
  * Which queue a 3D call waits in. `interactive` (served first): a request's calls when it is small
@@ -105,6 +118,15 @@ export interface ShapePool {
     k: number,
     ro?: ShapeRunOptions,
   ): Promise<Shortlist>;
+  /** espPrescreenScan (engine/shape/esp-prescreen.ts) of a shard on a pool thread. */
+  scanEspPrescreen(
+    query: ConformerSet,
+    tables: GridTables,
+    shard: ShardConformers,
+    k: number,
+    pool: number,
+    ro?: ShapeRunOptions,
+  ): Promise<Shortlist>;
   /** buildGridTables on a pool thread (tables in shared memory); bulk lane, no deadline. */
   gridTables(shard: ShardConformers): Promise<GridTables>;
   /** The serial scoreShortlist's top k, scored in tasks of at most `chunkPairs` conformer pairs. */
@@ -152,6 +174,18 @@ export function chunkCandidates(
   return out;
 }
 
+/** Only the sidecar columns the kernels read, so nothing else is cloned to the thread. */
+const shardConformers = (s: ShardConformers): ShardConformers => ({
+  rows: s.rows,
+  confCounts: s.confCounts,
+  atomCounts: s.atomCounts,
+  atomOffsets: s.atomOffsets,
+  coordOffsets: s.coordOffsets,
+  elements: s.elements,
+  charges: s.charges,
+  coords: s.coords,
+});
+
 export function createShapePool(opts: { threads?: number; chunkPairs?: number } = {}): ShapePool {
   const size = Math.max(1, opts.threads ?? 2);
   const chunkPairs = opts.chunkPairs ?? CHUNK_PAIRS;
@@ -190,6 +224,21 @@ export function createShapePool(opts: { threads?: number; chunkPairs?: number } 
         { kind: 'pose', shape, charge, tables, k },
         runOpts(ro, 'interactive'),
       ) as Promise<Shortlist>,
+    // One part per thread (the rescoring dominates); merged as the serial espPrescreenScan ranks.
+    async scanEspPrescreen(query, tables, shard, k, pool, ro) {
+      const cols = shardConformers(shard);
+      const parts = await Promise.all(
+        Array.from(
+          { length: size },
+          (_, part) =>
+            threads.run(
+              { kind: 'esp', query, tables, shard: cols, pool: Math.max(k, pool), part, parts: size },
+              runOpts(ro, 'interactive'),
+            ) as Promise<PrescreenPart>,
+        ),
+      );
+      return mergePrescreenParts(parts, k);
+    },
     // Shared by every request on the catalog (and cached): no one request's limits apply.
     gridTables: (shard) => threads.run({ kind: 'grids', shard }, { lane: 'bulk' }) as Promise<GridTables>,
     async scoreShortlist(query, candidates, o, ro) {

@@ -5,12 +5,11 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import {
   buildGridTables,
-  chargeGridDescriptors,
   createShapePool,
   describeConformers,
+  espPrescreenScan,
   gridDescriptors,
   gridScan,
-  poseChargeScan,
   prepareShape,
   scanShortlist,
   shapeTanimotoAt,
@@ -257,7 +256,7 @@ print(json.dumps({'n': len(mols), 'res': res}))`,
       expect(pf.rows.length).toBeGreaterThan(0);
 
       // Per shard, the job's shortlist is the grid first stage's top rows of that shard (the shape
-      // grid; the pose-aware charge grid for ESP), computed here from the sidecar in this thread,
+      // grid; for ESP the ESP pre-stage over the charge grid's pool), computed here from the sidecar in this thread,
       // and it holds every row the synchronous search's first stage takes from that shard.
       const catalog = await openCatalog(join(catalogDir, 'drugs3d'));
       const stages = createShapeStages({ catalogs: [catalog], pool: searchPool, shapePool });
@@ -268,7 +267,7 @@ print(json.dumps({'n': len(mols), 'res': res}))`,
       expect(catalog.manifest.shards.filter((x) => x.rows > limit).length).toBeGreaterThanOrEqual(2);
       for (const metric of ['shape', 'esp'] as const) {
         const live = await stages.firstStage([query], ['drugs3d'], limit, metric);
-        expect(live.method).toBe(metric === 'esp' ? 'pose-aware charge grid' : 'shape grid');
+        expect(live.method).toBe(metric === 'esp' ? 'ESP pre-stage' : 'shape grid');
         expect(live.candidates).toHaveLength(limit);
         for (let shard = 0; shard < catalog.manifest.shards.length; shard++) {
           const sidecar = await loadShard3d(catalog, shard);
@@ -285,7 +284,7 @@ print(json.dumps({'n': len(mols), 'res': res}))`,
           const tables = buildGridTables(sidecar);
           const expected =
             metric === 'esp'
-              ? poseChargeScan(gridDescriptors(prepared), chargeGridDescriptors(prepared), tables, limit)
+              ? espPrescreenScan(query, tables, sidecar, limit)
               : gridScan(gridDescriptors(prepared), tables.shape, limit);
           const withModel = Array.from(expected.rows).filter((row) => sidecar.confCounts[row] > 0);
           expect(numeric(part.rows)).toEqual(numeric(withModel));

@@ -95,7 +95,7 @@ describe('charge grid (ESP-side first stage)', () => {
   });
 });
 
-describe('pose-aware charge grid (the ESP first stage)', () => {
+describe("pose-aware charge grid (the ESP pre-stage's pool)", () => {
   const charges = descriptorTable(shapes.map(chargeGridDescriptors), GRID_LENGTH);
   const tables = { shape: table, charge: charges };
   const byRow = (sl: { rows: Uint32Array; scores: Float32Array }) =>

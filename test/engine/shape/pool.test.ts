@@ -12,6 +12,7 @@ import {
 } from '../../../engine/shape/gaussian-grid.ts';
 import { gridConformers, type ShardConformers } from '../../../engine/shape/grid-tables.ts';
 import { poseChargeScan } from '../../../engine/shape/pose-grid.ts';
+import { espPrescreenScan } from '../../../engine/shape/esp-prescreen.ts';
 
 const mols = molecules();
 const pool = createShapePool({ threads: 2 });
@@ -125,5 +126,16 @@ describe('grid tables and grid scans on the shape pool', () => {
     expect(Array.from(threaded.rows)).toEqual(Array.from(serial.rows));
     expect(Array.from(threaded.scores)).toEqual(Array.from(serial.scores));
     expect(threaded.rows[0]).toBe(2);
+  });
+
+  it('runs the ESP pre-stage with the rows and scores of the serial espPrescreenScan; the query itself first', async () => {
+    const t = await pool.gridTables(shard);
+    const serial = espPrescreenScan(mols[6], t, shard, 4, 8);
+    const threaded = await pool.scanEspPrescreen(mols[6], t, shard, 4, 8);
+    expect(Array.from(threaded.rows)).toEqual(Array.from(serial.rows));
+    expect(Array.from(threaded.scores)).toEqual(Array.from(serial.scores));
+    // Row 4 is the row without a 3D model: the fixture's molecule 6 is row 7.
+    expect(threaded.rows[0]).toBe(7);
+    expect(threaded.scores[0]).toBeCloseTo(1, 4);
   });
 });

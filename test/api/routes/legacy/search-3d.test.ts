@@ -56,7 +56,7 @@ describe('GET /molsearch with 3D search types', () => {
     expect(r.status, r.raw).toBe(200);
     expect(r.body.neighbors[0].id).toBe('ASPIRIN');
     expect(r.body.neighbors[0].Espsim).toBeCloseTo(1, 3);
-    expect(r.body.remarks).toMatch(/first stage \(pose-aware charge grid\)/);
+    expect(r.body.remarks).toMatch(/first stage \(ESP pre-stage\)/);
     expect(
       r.body.neighbors.every((n: { similarity: number; Espsim: number }) => n.similarity === n.Espsim),
     ).toBe(true);
