@@ -122,7 +122,7 @@ function encode(
     const t3 = bgRad * bgRad;
     const t2 = (bgRad + gStep) ** 2;
     const t1 = (bgRad + 2 * gStep) ** 2;
-    const gRad = Math.sqrt(t1);
+    const gRad = Math.sqrt(t1) + 1e-9; // the rows and planes test exactly below
     const k0 = Math.max(0, Math.ceil(pz - gRad));
     const k1 = Math.min(nz - 1, Math.floor(pz + gRad));
     const j0 = Math.max(0, Math.ceil(py - gRad));
