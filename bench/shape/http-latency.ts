@@ -97,6 +97,8 @@ interface Timing {
   candidates: number;
 }
 
+const unavailable: { smiles: string; ms: number }[] = [];
+
 /** One request; null when the query cannot be embedded (a 422 naming search_input: skipped). */
 async function one(smiles: string, type: string, quality: string): Promise<Timing | null> {
   const url =
@@ -107,8 +109,15 @@ async function one(smiles: string, type: string, quality: string): Promise<Timin
   const body = (await res.json()) as { neighbors?: unknown[]; remarks?: unknown; detail?: unknown };
   const ms = performance.now() - t;
   if (res.status === 422 && JSON.stringify(body.detail).includes('search_input')) return null;
-  if (res.status !== 200 || !body.neighbors?.length)
+  if (res.status !== 200 || !body.neighbors?.length) {
+    // A 503 (the 3D worker late on a loaded machine) is counted and reported, not fatal.
+    if (res.status === 503) {
+      unavailable.push({ smiles, ms: Math.round(ms) });
+      console.error(`503 after ${Math.round(ms)} ms for ${smiles}`);
+      return null;
+    }
     throw new Error(`unexpected answer ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  }
   // `remarks` is one string on the legacy routes: the 3D search's remark carries the server split.
   const remark = JSON.stringify(body.remarks ?? '');
   const num = (re: RegExp) => Number(re.exec(remark)?.[1] ?? NaN);
@@ -171,6 +180,7 @@ try {
       const queries = values['repeat-queries'] ? repeated : draw();
       const times: Timing[] = [];
       let skipped = 0;
+      const unavailable0 = unavailable.length;
       const want = quality === 'accurate' ? Number(values['queries-accurate']) : nQueries;
       const cpu0 = treeCpuSeconds(child.pid!);
       const wall0 = performance.now();
@@ -187,7 +197,8 @@ try {
         type,
         quality,
         requests: times.length,
-        skipped_unembeddable: skipped,
+        skipped_unembeddable_or_503: skipped,
+        unavailable_503: unavailable.slice(unavailable0),
         p50_ms: pct(
           col((t) => t.ms),
           0.5,
