@@ -2,7 +2,8 @@
 
 Contract (docs/chem3d.md): the largest fragment (most heavy atoms; counter-ions and solvents do not
 belong to the shape), explicit hydrogens (AddHs), ETKDGv3 conformers with a fixed random seed on
-one thread (so the same SMILES always gives the same coordinates), Gasteiger partial charges,
+one thread for the catalog (its parts run in parallel instead), all cores for a query (a
+request waits for it; the coordinates do not depend on the thread count), Gasteiger partial charges,
 optional MMFF94 optimisation. The result is the typed-array contract of engine/shape: atomic
 numbers (H included), float32 charges and float32 coordinates (conformer-major, then atom, xyz).
 """
@@ -45,11 +46,15 @@ def largest_fragment(mol: Chem.Mol) -> Chem.Mol:
     return max(frags, key=lambda f: f.GetNumHeavyAtoms())
 
 
-def etkdg_params(seed: int, timeout_s: float, random_coords: bool = False) -> rdDistGeom.EmbedParameters:
+def etkdg_params(
+    seed: int, timeout_s: float, random_coords: bool = False, threads: int = 1
+) -> rdDistGeom.EmbedParameters:
     params = rdDistGeom.ETKDGv3()
     params.randomSeed = seed
     params.pruneRmsThresh = PRUNE_RMS
-    params.numThreads = 1
+    # RDKit draws every conformer's seed before sharing them out, so the conformers are the same
+    # for any thread count (checked on 12 drugs: bit-identical coordinates with 1 and 2 threads).
+    params.numThreads = threads
     params.useRandomCoords = random_coords
     if timeout_s > 0:
         params.timeout = max(1, int(math.ceil(timeout_s)))
@@ -78,6 +83,7 @@ def embed_mol(
     seed: int = DEFAULT_SEED,
     mmff: bool = False,
     timeout_s: float = 0,
+    threads: int = 1,
 ) -> Embedded:
     """Embeds one SMILES into the typed-array contract, or raises EmbedError with the reason."""
     import numpy as np
@@ -86,17 +92,17 @@ def embed_mol(
         raise EmbedError(f"conformer count {confs} outside 1..{MAX_CONFS}")
     mol = prepare(smiles)
     # Some failures answer [-1] rather than []: only non-negative ids are conformers.
-    ids = [i for i in rdDistGeom.EmbedMultipleConfs(mol, confs, etkdg_params(seed, timeout_s)) if i >= 0]
+    ids = [i for i in rdDistGeom.EmbedMultipleConfs(mol, confs, etkdg_params(seed, timeout_s, False, threads)) if i >= 0]
     if not ids:
         # RDKit's documented fallback for molecules whose distance bounds defeat the eigenvalue start.
-        params = etkdg_params(seed, timeout_s, True)
+        params = etkdg_params(seed, timeout_s, True, threads)
         ids = [i for i in rdDistGeom.EmbedMultipleConfs(mol, confs, params) if i >= 0]
     if not ids:
         raise EmbedError("embedding failed (ETKDGv3, also from random coordinates)")
     if mmff:
         if not AllChem.MMFFHasAllMoleculeParams(mol):
             raise EmbedError("MMFF94 has no parameters for this molecule")
-        AllChem.MMFFOptimizeMoleculeConfs(mol, numThreads=1, maxIters=500)
+        AllChem.MMFFOptimizeMoleculeConfs(mol, numThreads=threads, maxIters=500)
     AllChem.ComputeGasteigerCharges(mol)
     charges = [a.GetDoubleProp("_GasteigerCharge") for a in mol.GetAtoms()]
     bad = {a.GetSymbol() for a, q in zip(mol.GetAtoms(), charges) if not math.isfinite(q)}

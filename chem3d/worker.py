@@ -32,13 +32,16 @@ from embed import DEFAULT_CONFS, DEFAULT_SEED, RDKIT_VERSION, EmbedError, embed_
 from partfile import MAGIC, embed_part, read_smiles
 
 MAX_BATCH = 256
+# A query embeds its conformers on this many threads: the request waits for it, and the coordinates
+# are the same for any thread count (embed.etkdg_params). At most 2 queries run at once.
+QUERY_THREADS = max(1, min(4, os.cpu_count() or 1))
 
 
 def _b64(b: bytes) -> str:
     return base64.b64encode(b).decode("ascii")
 
 
-def _one(smiles: str, req: dict) -> dict:
+def _one(smiles: str, req: dict, threads: int = 1) -> dict:
     try:
         e = embed_mol(
             smiles,
@@ -46,6 +49,7 @@ def _one(smiles: str, req: dict) -> dict:
             seed=int(req.get("seed", DEFAULT_SEED)),
             mmff=bool(req.get("mmff", False)),
             timeout_s=float(req.get("timeoutSeconds", 0)),
+            threads=threads,
         )
     except EmbedError as err:
         return {"ok": False, "reason": str(err)}
@@ -77,7 +81,7 @@ def embed_batch(req: dict) -> dict:
 @activity.defn(name="chem3dEmbedQuery")
 def embed_query(req: dict) -> dict:
     """Embeds one query SMILES; RDKit's embedding timeout bounds it by req.timeoutSeconds."""
-    return {"rdkitVersion": RDKIT_VERSION, "molecule": _one(str(req["smiles"]), req)}
+    return {"rdkitVersion": RDKIT_VERSION, "molecule": _one(str(req["smiles"]), req, QUERY_THREADS)}
 
 
 def _part_counts(path: str) -> dict:

@@ -15,6 +15,13 @@ const ACTIVITY_QUEUE = 2;
 /** A poller seen this recently counts as alive; long polls renew about every minute. */
 const POLLER_FRESH_MS = 90_000;
 export const CHEM3D_RETRY_AFTER_SECONDS = 30;
+/** Query embeddings kept (≈ 10 conformers × 50 atoms × 12 bytes ≈ 6 KB each: ~6 MB). */
+export const QUERY_CACHE_ENTRIES = 1000;
+/** A worker seen polling this recently is not asked about again (one RPC saved per request). */
+const ALIVE_TTL_MS = 5_000;
+/** The query recipe: espsim's 10 ETKDGv3 conformers, fixed seed (chem3d/embed.py). */
+const QUERY_CONFS = 10;
+const QUERY_SEED = 42;
 
 export interface QueryEmbedder {
   /** The query in 3D, or 422 naming `search_input` with the reason, or 503 when no worker answers. */
@@ -28,53 +35,106 @@ function unavailable(why: string, cause?: unknown): DomainError {
   });
 }
 
+/** What one SMILES embeds to: the molecule, or the reason it cannot be embedded (a 422). */
+type Outcome = { molecule: Molecule3d } | { reason: string };
+
 /**
  * Embeds query SMILES on the Python chem3d worker through embedQueryWorkflow, within `deadlineMs`.
  * Fails fast (one RPC) when no chem3d worker polls the query queue.
+ *
+ * Embedding is deterministic (fixed seed, one SMILES string → the same conformers), so outcomes are
+ * kept in an LRU of `cacheEntries` keyed by the exact SMILES string and recipe: a repeated query (the
+ * next page, the other 3D type, a consensus call, another quality) skips the ~0.3 CPU-seconds of
+ * ETKDG and the workflow round trip and gets bit-identical conformers. The key is the string as sent,
+ * not the canonical SMILES: ETKDG's result depends on the atom order, so a canonical key would make a
+ * spelling's conformers depend on which spelling came first. Concurrent requests for one key share
+ * one embedding. Unembeddable SMILES are kept too; a worker that is down or late is not (503, retried
+ * by the next request). Callers must not mutate the returned arrays (they are shared).
  */
 export function createQueryEmbedder(deps: {
   workflows: WorkflowClient;
   namespace: string;
   prefix: string;
   deadlineMs?: number;
+  cacheEntries?: number;
 }): QueryEmbedder {
   const queue = chem3dQueue(deps.prefix, 'query');
   const deadlineMs = deps.deadlineMs ?? 20_000;
+  const cacheEntries = deps.cacheEntries ?? QUERY_CACHE_ENTRIES;
+  const cache = new Map<string, Outcome>();
+  const inFlight = new Map<string, Promise<Outcome>>();
+  let aliveUntil = 0;
   async function workerAlive(): Promise<boolean> {
+    if (Date.now() < aliveUntil) return true;
     const res = await deps.workflows.workflowService.describeTaskQueue({
       namespace: deps.namespace,
       taskQueue: { name: queue },
       taskQueueType: ACTIVITY_QUEUE,
     });
     const now = Date.now();
-    return (res.pollers ?? []).some((p) => {
+    const alive = (res.pollers ?? []).some((p) => {
       const t = p.lastAccessTime?.seconds;
       return t !== undefined && t !== null && now - Number(t) * 1000 < POLLER_FRESH_MS;
     });
+    if (alive) aliveUntil = now + ALIVE_TTL_MS;
+    return alive;
+  }
+  async function embedOnWorker(smiles: string): Promise<Outcome> {
+    if (!(await workerAlive().catch(() => false))) throw unavailable('no 3D worker is running');
+    let res: EmbedQueryResult;
+    try {
+      res = (await deps.workflows.execute(CHEM3D_WORKFLOWS.embedQuery, {
+        taskQueue: taskQueue(deps.prefix, 'orchestration'),
+        workflowId: `embed-query-${randomUUID()}`,
+        args: [
+          {
+            smiles,
+            queue,
+            deadlineMs,
+            confs: QUERY_CONFS,
+            seed: QUERY_SEED,
+          } satisfies EmbedQueryWorkflowInput,
+        ],
+        workflowExecutionTimeout: deadlineMs + 5_000,
+      })) as EmbedQueryResult;
+    } catch (err) {
+      // A late answer may have been the worker's stall, not the molecule's: say so, and do not keep it.
+      aliveUntil = 0;
+      if (err instanceof WorkflowFailedError) throw unavailable('the 3D worker did not answer in time', err);
+      throw err;
+    }
+    return res.molecule.ok ? { molecule: moleculeFromBase64(res.molecule) } : { reason: res.molecule.reason };
+  }
+  async function outcomeOf(smiles: string): Promise<Outcome> {
+    const key = `${QUERY_CONFS}/${QUERY_SEED}/${smiles}`;
+    const hit = cache.get(key);
+    if (hit) {
+      cache.delete(key); // re-inserted last: Map order is the recency order
+      cache.set(key, hit);
+      return hit;
+    }
+    let pending = inFlight.get(key);
+    if (!pending) {
+      pending = embedOnWorker(smiles).finally(() => inFlight.delete(key));
+      inFlight.set(key, pending);
+    }
+    const outcome = await pending;
+    if (cacheEntries > 0 && !cache.has(key)) {
+      cache.set(key, outcome);
+      if (cache.size > cacheEntries) cache.delete(cache.keys().next().value!);
+    }
+    return outcome;
   }
   return {
     async embed(smiles, loc = ['query', 'search_input']) {
-      if (!(await workerAlive().catch(() => false))) throw unavailable('no 3D worker is running');
-      let res: EmbedQueryResult;
-      try {
-        res = (await deps.workflows.execute(CHEM3D_WORKFLOWS.embedQuery, {
-          taskQueue: taskQueue(deps.prefix, 'orchestration'),
-          workflowId: `embed-query-${randomUUID()}`,
-          args: [{ smiles, queue, deadlineMs, confs: 10, seed: 42 } satisfies EmbedQueryWorkflowInput],
-          workflowExecutionTimeout: deadlineMs + 5_000,
-        })) as EmbedQueryResult;
-      } catch (err) {
-        if (err instanceof WorkflowFailedError)
-          throw unavailable('the 3D worker did not answer in time', err);
-        throw err;
-      }
-      if (!res.molecule.ok)
+      const outcome = await outcomeOf(smiles);
+      if ('reason' in outcome)
         throw validationError(
           loc,
-          `cannot embed the query in 3D: ${res.molecule.reason}`,
+          `cannot embed the query in 3D: ${outcome.reason}`,
           'value_error.embedding',
         );
-      return moleculeFromBase64(res.molecule);
+      return outcome.molecule;
     },
   };
 }

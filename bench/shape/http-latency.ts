@@ -9,8 +9,10 @@
  *        [--queries 50] [--queries-accurate 20] [--warmup 5] [--k 30]
  *        [--types espsim_shape,espsim_electrostatic] [--qualities fast,accurate]
  *
- * Queries: seeded random approved drugs of catalogs/sources/chembl_drugs.smi.gz, the same list for
- * every type and quality (a query embeds afresh each time: the service keeps no embedding cache).
+ * Queries: seeded random approved drugs of catalogs/sources/chembl_drugs.smi.gz, a fresh draw for
+ * every type and quality, so no request is answered from the service's cache of query embeddings
+ * (api/services/query-embedder.ts) and each pays its embedding; `--repeat-queries` sends the same
+ * list to every type and quality instead (before the cache, the only way: later types then hit it).
  * The catalog directory is only read (DATA_DIR is a temporary directory, no catalog is built).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -32,6 +34,7 @@ const { values } = parseArgs({
     k: { type: 'string', default: '30' },
     types: { type: 'string', default: 'espsim_shape,espsim_electrostatic' },
     qualities: { type: 'string', default: 'fast,accurate' },
+    'repeat-queries': { type: 'boolean', default: false },
   },
 });
 const nQueries = Number(values.queries);
@@ -82,6 +85,8 @@ interface Timing {
   candidates: number;
 }
 
+const unavailable: { smiles: string; ms: number }[] = [];
+
 /** One request; null when the query cannot be embedded (a 422 naming search_input: skipped). */
 async function one(smiles: string, type: string, quality: string): Promise<Timing | null> {
   const url =
@@ -92,8 +97,15 @@ async function one(smiles: string, type: string, quality: string): Promise<Timin
   const body = (await res.json()) as { neighbors?: unknown[]; remarks?: unknown; detail?: unknown };
   const ms = performance.now() - t;
   if (res.status === 422 && JSON.stringify(body.detail).includes('search_input')) return null;
-  if (res.status !== 200 || !body.neighbors?.length)
+  if (res.status !== 200 || !body.neighbors?.length) {
+    // A 503 (the 3D worker late on a loaded machine) is counted and reported, not fatal.
+    if (res.status === 503) {
+      unavailable.push({ smiles, ms: Math.round(ms) });
+      console.error(`503 after ${Math.round(ms)} ms for ${smiles}`);
+      return null;
+    }
     throw new Error(`unexpected answer ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  }
   // `remarks` is one string on the legacy routes: the 3D search's remark carries the server split.
   const remark = JSON.stringify(body.remarks ?? '');
   const num = (re: RegExp) => Number(re.exec(remark)?.[1] ?? NaN);
@@ -139,14 +151,24 @@ const pct = (xs: number[], p: number) => {
 };
 const results: Record<string, unknown>[] = [];
 try {
+  // Without replacement (a seeded shuffle), so no query is sent twice unless repeated on purpose.
+  const order = drugs.map((_, i) => i);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  let next = 0;
+  const take = (n: number) => order.slice(next, (next += n)).map((i) => drugs[i]);
+  const draw = () => take(nQueries * 2);
   // Warm-up: the first 3D request loads the catalog's sidecars and builds its grid tables.
-  for (let i = 0; i < warmup; i++)
-    await one(drugs[Math.floor(rand() * drugs.length)], 'espsim_shape', 'fast');
-  const queries = Array.from({ length: nQueries * 2 }, () => drugs[Math.floor(rand() * drugs.length)]);
+  for (const q of take(warmup)) await one(q, 'espsim_shape', 'fast');
+  const repeated = draw();
   for (const quality of values.qualities!.split(','))
     for (const type of values.types!.split(',')) {
+      const queries = values['repeat-queries'] ? repeated : draw();
       const times: Timing[] = [];
       let skipped = 0;
+      const unavailable0 = unavailable.length;
       const want = quality === 'accurate' ? Number(values['queries-accurate']) : nQueries;
       const cpu0 = treeCpuSeconds(child.pid!);
       const wall0 = performance.now();
@@ -163,7 +185,8 @@ try {
         type,
         quality,
         requests: times.length,
-        skipped_unembeddable: skipped,
+        skipped_unembeddable_or_503: skipped,
+        unavailable_503: unavailable.slice(unavailable0),
         p50_ms: pct(
           col((t) => t.ms),
           0.5,
@@ -206,6 +229,7 @@ console.log(
       db: values.db,
       k,
       date: new Date().toISOString(),
+      queries: values['repeat-queries'] ? 'one list for every type and quality' : 'a fresh draw each',
       load_average_before: load0.map((x) => +x.toFixed(1)),
       load_average_after: loadavg().map((x) => +x.toFixed(1)),
       target_p50_ms_fast: 1000,

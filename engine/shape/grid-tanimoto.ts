@@ -18,7 +18,6 @@ export const GRID_SPACING = 0.5;
 const VDW_SCALE = 0.8;
 const STEP = 0.25;
 const PADDING = 2;
-const MAX_VAL = 3;
 
 /** RDKit's periodic-table van der Waals radii (`GetRvdw`), Å, by atomic number 1..56. */
 const RVDW = [
@@ -56,41 +55,26 @@ export function gridShapeTanimoto(
     n[d] = Math.floor((hi[d] + PADDING - lo[d]) / GRID_SPACING + 0.5);
   }
   const size = n[0] * n[1] * n[2];
-  if (scratchA.length < size) {
-    scratchA = new Uint8Array(size);
-    scratchB = new Uint8Array(size);
+  if (gridA.length < size) {
+    gridA = new Uint8Array(size);
+    gridB = new Uint8Array(size);
   }
-  const ga = scratchA;
-  const gb = scratchB;
-  ga.fill(0, 0, size);
-  gb.fill(0, 0, size);
-  // Cells outside every heavy atom's outer shell are 0 in both grids: sum over the touched box only.
-  const box = [n[0], n[1], n[2], -1, -1, -1];
-  encode(ga, ta, za, lo, n, box);
-  encode(gb, tb, zb, lo, n, box);
-  let inter = 0;
-  let union = 0;
-  for (let k = box[2]; k <= box[5]; k++)
-    for (let j = box[1]; j <= box[4]; j++) {
-      const row = (k * n[1] + j) * n[0];
-      for (let i = row + box[0], end = row + box[3]; i <= end; i++) {
-        const a = ga[i];
-        const b = gb[i];
-        if (a < b) {
-          inter += a;
-          union += b;
-        } else {
-          inter += b;
-          union += a;
-        }
-      }
-    }
+  // The sums grow as the cells are raised (Σ max = ΣA + ΣB − Σ min), so no pass over the padded box
+  // (tens of thousands of cells, most of them 0 in both grids) is needed; clearing it is a memset.
+  const sums = [0, 0, 0];
+  encode(gridA, null, ta, za, lo, n, sums);
+  encode(gridB, gridA, tb, zb, lo, n, sums);
+  gridA.fill(0, 0, size);
+  gridB.fill(0, 0, size);
+  const [sumA, sumB, inter] = sums;
+  const union = sumA + sumB - inter;
   return union > 0 ? inter / union : 0;
 }
 
-// Reused between calls (scoring is single-threaded per engine thread): no allocation per pose.
-let scratchA = new Uint8Array(0);
-let scratchB = new Uint8Array(0);
+// Reused between calls (scoring is single-threaded per engine thread): no allocation per pose. Both
+// grids are all zero between calls.
+let gridA = new Uint8Array(0);
+let gridB = new Uint8Array(0);
 
 function heavyCoords(x: ArrayLike<number>, z: ArrayLike<number>): Float64Array {
   const out: number[] = [];
@@ -111,19 +95,24 @@ function toCanonical(x: ArrayLike<number>, c: Float64Array, a: Float64Array): Fl
 
 /**
  * UniformGrid3D::setSphereOccupancy for every heavy atom (3 layers, value step 1), with the shell
- * test on squared distances instead of RDKit's sqrt (the same shells). Grows `box` (min i, j, k,
- * max i, j, k) to the cells it touches.
+ * test on squared distances instead of RDKit's sqrt (the same shells). Only the chord of each row
+ * inside the third shell is visited: the fourth marks 0, which never raises a cell. Without `other`
+ * it encodes the first molecule and adds its raises to sums[0]; with `other` (the first molecule's
+ * finished grid) it adds to sums[1] and keeps sums[2] = Σ min(other, grid) up to date.
  */
 function encode(
   grid: Uint8Array,
+  other: Uint8Array | null,
   x: Float64Array,
   z: ArrayLike<number>,
   lo: number[],
   n: number[],
-  box: number[],
+  sums: number[],
 ): void {
   const [nx, ny, nz] = n;
   const gStep = STEP / GRID_SPACING;
+  let sum = 0;
+  let inter = 0;
   for (let at = 0; at < z.length; at++) {
     if (z[at] <= 1) continue;
     const px = (x[3 * at] - lo[0]) / GRID_SPACING;
@@ -133,40 +122,45 @@ function encode(
     const t3 = bgRad * bgRad;
     const t2 = (bgRad + gStep) ** 2;
     const t1 = (bgRad + 2 * gStep) ** 2;
-    const gRad = bgRad + MAX_VAL * gStep;
-    const gRad2 = gRad * gRad;
+    const gRad = Math.sqrt(t1) + 1e-9; // the rows and planes test exactly below
     const k0 = Math.max(0, Math.ceil(pz - gRad));
     const k1 = Math.min(nz - 1, Math.floor(pz + gRad));
     const j0 = Math.max(0, Math.ceil(py - gRad));
     const j1 = Math.min(ny - 1, Math.floor(py + gRad));
-    const i0 = Math.max(0, Math.ceil(px - gRad));
-    const i1 = Math.min(nx - 1, Math.floor(px + gRad));
-    if (i0 < box[0]) box[0] = i0;
-    if (j0 < box[1]) box[1] = j0;
-    if (k0 < box[2]) box[2] = k0;
-    if (i1 > box[3]) box[3] = i1;
-    if (j1 > box[4]) box[4] = j1;
-    if (k1 > box[5]) box[5] = k1;
     for (let k = k0; k <= k1; k++) {
       const dz = k - pz;
       const dz2 = dz * dz;
       for (let j = j0; j <= j1; j++) {
         const dy = j - py;
         const dyz = dy * dy + dz2;
-        if (dyz >= gRad2) continue;
+        if (dyz >= t1) continue;
         const row = (k * ny + j) * nx;
-        // Only the chord of this row inside the outer shell (RDKit scans the whole cube row).
-        const half = Math.sqrt(gRad2 - dyz);
-        const ia = Math.max(i0, Math.ceil(px - half));
-        const ib = Math.min(i1, Math.floor(px + half));
+        // The row's chord inside the third shell, widened by a hair against rounding in the square
+        // root: the exact test is the one per cell below.
+        const half = Math.sqrt(t1 - dyz) + 1e-9;
+        const ia = Math.max(0, Math.ceil(px - half));
+        const ib = Math.min(nx - 1, Math.floor(px + half));
+        // Branch-free body: which cells an atom raises depends on its neighbours, which no branch
+        // predictor guesses. 3 inside 0.8·r, then 2 and 1 in the next two 0.25 Å shells, 0 beyond.
         for (let i = ia; i <= ib; i++) {
           const dx = i - px;
           const d2 = dx * dx + dyz;
-          // 3 inside 0.8·r, then 2 and 1 in the next two 0.25 Å shells; the third shell marks 0.
-          const val = d2 < t3 ? 3 : d2 < t2 ? 2 : d2 < t1 ? 1 : 0;
-          if (val > grid[row + i]) grid[row + i] = val;
+          const val = (d2 < t1 ? 1 : 0) + (d2 < t2 ? 1 : 0) + (d2 < t3 ? 1 : 0);
+          const old = grid[row + i];
+          const v = val > old ? val : old;
+          grid[row + i] = v;
+          sum += v - old;
+          if (other !== null) {
+            const a = other[row + i];
+            inter += (a < v ? a : v) - (a < old ? a : old);
+          }
         }
       }
     }
+  }
+  if (other === null) sums[0] += sum;
+  else {
+    sums[1] += sum;
+    sums[2] += inter;
   }
 }

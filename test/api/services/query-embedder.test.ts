@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { Client, Connection, type WorkflowClient } from '@temporalio/client';
+import { createLogger } from '../../../platform/logger.ts';
+import { DomainError } from '../../../platform/errors.ts';
+import { startWorkers, type RunningWorkers } from '../../../worker/worker.ts';
+import { createQueryEmbedder } from '../../../api/services/query-embedder.ts';
+import type { Chem3dWorker } from '../../../platform/chem3d/process.ts';
+import { startTestChem3d } from '../../support/chem3d.ts';
+
+// Real parts: the shared Temporal dev server, the Python chem3d worker, the Node orchestration
+// worker running embedQueryWorkflow. The only addition is a count of the workflows started.
+const prefix = `qemb-${randomBytes(4).toString('hex')}`;
+let py: Chem3dWorker;
+let node: RunningWorkers;
+let connection: Connection;
+let client: Client;
+let started = 0;
+
+/** The real workflow client, counting `execute` calls (one per embedding on the worker). */
+function countingClient(): WorkflowClient {
+  const real = client.workflow;
+  const counting = Object.create(real) as WorkflowClient;
+  counting.execute = ((...args: Parameters<WorkflowClient['execute']>) => {
+    started++;
+    return real.execute(...args);
+  }) as WorkflowClient['execute'];
+  return counting;
+}
+
+const embedder = (cacheEntries?: number) =>
+  createQueryEmbedder({ workflows: countingClient(), namespace: 'default', prefix, cacheEntries });
+
+beforeAll(async () => {
+  const address = inject('temporalAddress');
+  py = await startTestChem3d(address, prefix);
+  node = await startWorkers({
+    address,
+    namespace: 'default',
+    prefix,
+    activities: {},
+    kinds: ['orchestration'],
+    log: createLogger({ level: 'warn', pretty: false }),
+  });
+  connection = await Connection.connect({ address });
+  client = new Client({ connection });
+}, 300_000);
+
+afterAll(async () => {
+  await py?.stop();
+  await node?.shutdown();
+  await connection?.close();
+});
+
+describe('query embedder: cache of query embeddings', () => {
+  it('embeds a repeated query once and answers the same conformers from the cache', async () => {
+    const e = embedder();
+    started = 0;
+    const first = await e.embed('CC(=O)Oc1ccccc1C(=O)O');
+    const second = await e.embed('CC(=O)Oc1ccccc1C(=O)O');
+    expect(started).toBe(1);
+    expect(second.confCount).toBe(first.confCount);
+    expect(Array.from(second.coords)).toEqual(Array.from(first.coords));
+    // Another spelling of the same molecule is another key (ETKDG's result depends on atom order).
+    await e.embed('OC(=O)c1ccccc1OC(C)=O');
+    expect(started).toBe(2);
+  });
+
+  it('shares one embedding between concurrent requests for the same SMILES', async () => {
+    const e = embedder();
+    started = 0;
+    const all = await Promise.all([0, 1, 2].map(() => e.embed('c1ccc2ccccc2c1O')));
+    expect(started).toBe(1);
+    for (const m of all) expect(m.confCount).toBe(all[0].confCount);
+  });
+
+  it('keeps an unembeddable query: the same 422 naming the caller’s field, embedded once', async () => {
+    const e = embedder();
+    started = 0;
+    for (const loc of [
+      ['query', 'search_input'],
+      ['body', 'query_smiles'],
+    ]) {
+      const err = await e.embed('C'.repeat(130), loc).catch((x: unknown) => x);
+      expect(err).toBeInstanceOf(DomainError);
+      expect((err as DomainError).code).toBe('validation_error');
+      expect((err as DomainError).issues[0].loc).toEqual(loc);
+      expect((err as DomainError).issues[0].msg).toMatch(/too large for 3D: 130 heavy atoms/);
+    }
+    expect(started).toBe(1);
+  });
+
+  it('evicts the least recently used query beyond its capacity', async () => {
+    const e = embedder(2);
+    started = 0;
+    await e.embed('CCO');
+    await e.embed('CCN');
+    await e.embed('CCO'); // CCO is now the most recent: CCN goes first
+    await e.embed('CCC');
+    expect(started).toBe(3);
+    await e.embed('CCO');
+    expect(started).toBe(3);
+    await e.embed('CCN');
+    expect(started).toBe(4);
+  });
+
+  it('answers a cached query with the worker down; an uncached one is a 503 (unavailable)', async () => {
+    const e = embedder();
+    const m = await e.embed('CCOC(=O)C');
+    await py.stop();
+    started = 0;
+    expect((await e.embed('CCOC(=O)C')).confCount).toBe(m.confCount);
+    expect(started).toBe(0);
+    const err = await e.embed('CCCCOC').catch((x: unknown) => x);
+    expect(err).toBeInstanceOf(DomainError);
+    expect((err as DomainError).code).toBe('unavailable');
+    expect((err as DomainError).retryAfterSeconds).toBeGreaterThan(0);
+  }, 60_000);
+});
