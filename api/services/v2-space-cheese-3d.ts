@@ -27,7 +27,7 @@ import {
 
 /** Products one synchronous 3D rerank of a space embeds at most (the default 10 × 10 fits). */
 export const MAX_SPACE_3D_SHORTLIST = 100;
-/** The proposal's time budget (the shortlist walk); the embeddings have their own deadlines. */
+/** The proposal's longest time (the shortlist walk), when the request's budget leaves that much. */
 const PROPOSAL_TIMEOUT_MS = 10_000;
 /**
  * Conformers per shortlisted product: the catalogs' first pass (docs/chem3d.md: a third of the
@@ -87,7 +87,9 @@ export async function spaceCheese3d(
     limit: shortlist,
     shortlist,
     prefilter,
-    timeoutMs: PROPOSAL_TIMEOUT_MS,
+    // Within what the query's embedding left of the budget (at least a second: a proposal that
+    // stops at once still returns the best found, and the shortlist then gets no time).
+    timeoutMs: Math.max(1_000, Math.min(PROPOSAL_TIMEOUT_MS, budgetMs - (t1 - t0))),
   });
   const t2 = performance.now();
   // The shortlist gets what the query's embedding and the proposal left of the budget.

@@ -204,7 +204,7 @@ describe('POST /api/v2/search_cheese with a 3D scorer on a space: the time budge
     expect(r.status, r.raw).toBe(200);
     const c = r.body.counts;
     console.log(
-      `budget ${BUDGET_MS} ms: ${c.scored} of ${r.body.effective_shortlist} scored, answered in ${elapsed} ms`,
+      `budget ${BUDGET_MS} ms: ${c.scored} of ${r.body.effective_shortlist} scored, answered in ${elapsed} ms, timing_ms ${JSON.stringify(r.body.timing_ms)}`,
     );
     expect(r.body.effective_shortlist).toBe(100);
     expect(r.body.timed_out).toBe(true);
