@@ -139,7 +139,11 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
           rerank: deps.shape?.rerank,
           fleet: deps.fleet && fleetLibraries(deps.fleet),
         });
-        return deps.spaces ? withV2Spaces(base, deps.spaces.entries, deps.spaces.pool, deps.shape) : base;
+        return deps.spaces
+          ? withV2Spaces(base, deps.spaces.entries, deps.spaces.pool, deps.shape, {
+              space3dBudgetMs: config.chem3d.space3dBudgetMs,
+            })
+          : base;
       })(),
       selections: (() => {
         const base = createSelectionsService({

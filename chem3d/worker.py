@@ -20,6 +20,7 @@ import json
 import os
 import signal
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
@@ -67,12 +68,21 @@ def _one(smiles: str, req: dict, threads: int = 1) -> dict:
 
 @activity.defn(name="chem3dEmbedBatch")
 def embed_batch(req: dict) -> dict:
-    """Embeds up to MAX_BATCH SMILES; every molecule succeeds or carries its reason."""
+    """Embeds up to MAX_BATCH SMILES in order; every molecule succeeds or carries its reason.
+
+    With req.budgetSeconds (a synchronous request's remaining time), no molecule is started once
+    the budget is spent: `molecules` then holds the first ones only and `timedOut` is true, so the
+    caller still gets every embedding finished in time instead of none.
+    """
     smiles = list(req["smiles"])
     if len(smiles) > MAX_BATCH:
         raise ValueError(f"at most {MAX_BATCH} SMILES per batch, got {len(smiles)}")
+    budget = float(req.get("budgetSeconds", 0))
+    stop = time.monotonic() + budget if budget > 0 else None
     out = []
     for i, smi in enumerate(smiles):
+        if stop is not None and time.monotonic() >= stop:
+            return {"rdkitVersion": RDKIT_VERSION, "molecules": out, "timedOut": True}
         activity.heartbeat(i)
         out.append(_one(smi, req))
     return {"rdkitVersion": RDKIT_VERSION, "molecules": out}

@@ -100,6 +100,12 @@ export interface Config {
      * before serving, the rest in the background), `start` (only the small ones), `off`.
      */
     stage: 'all' | 'start' | 'off';
+    /**
+     * Time budget of one synchronous 3D rerank of a synthon space (v2 search_cheese scorer shape
+     * or esp), ms (SPACE_3D_BUDGET_MS, default 20,000, at most 25,000): products not embedded by then
+     * are left out.
+     */
+    space3dBudgetMs: number;
   };
   /** Longest time slice of one substructure scan before it yields its thread (default 10 ms). */
   substructureSliceMs: number;
@@ -281,6 +287,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       worker: bool(env, 'CHEM3D_WORKER', true),
       concurrency: int(env, 'CHEM3D_CONCURRENCY', Math.max(1, Math.min(availableParallelism(), 4)), 1, 64),
       stage: oneOf(env, 'CATALOG_3D', ['all', 'start', 'off'] as const, 'all'),
+      space3dBudgetMs: int(env, 'SPACE_3D_BUDGET_MS', 20_000, 0, 25_000),
     },
     substructureSliceMs: int(env, 'SUBSTRUCTURE_SLICE_MS', 10, 1, 10_000),
     substructureIndexBytes: byteSize(env, 'SUBSTRUCTURE_INDEX_BYTES', 256 * 2 ** 20),

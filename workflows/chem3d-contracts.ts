@@ -40,10 +40,14 @@ export type EmbeddedWire =
 
 export interface EmbedBatchInput extends EmbedParams {
   smiles: string[];
+  /** Seconds after which no further molecule is started (0 or absent: none); see `timedOut`. */
+  budgetSeconds?: number;
 }
 export interface EmbedBatchResult {
   rdkitVersion: string;
+  /** In input order; shorter than the input only when the budget stopped the batch. */
   molecules: EmbeddedWire[];
+  timedOut?: boolean;
 }
 
 export interface EmbedQueryInput extends EmbedParams {
@@ -74,6 +78,7 @@ export interface Chem3dActivities {
 
 export const CHEM3D_WORKFLOWS = {
   embedQuery: 'embedQueryWorkflow',
+  embedShortlist: 'embedShortlistWorkflow',
   catalog3d: 'catalog3dWorkflow',
 } as const;
 
@@ -81,6 +86,31 @@ export interface EmbedQueryWorkflowInput extends EmbedQueryInput {
   queue: string;
   /** The whole budget: waiting for a worker plus embedding. */
   deadlineMs: number;
+}
+
+/**
+ * Activities the Python worker runs at once on its query queue (`max_concurrent_activities` of
+ * the query worker in chem3d/worker.py), each on its own core: a shortlist keeps this many batches
+ * in flight.
+ */
+export const CHEM3D_QUERY_SLOTS = 2;
+
+/** Molecules of a synchronous request embedded on the query queue within one budget. */
+export interface EmbedShortlistWorkflowInput extends EmbedParams {
+  smiles: string[];
+  queue: string;
+  /** The whole budget, waiting for the worker included; what is not embedded by then is left out. */
+  budgetMs: number;
+  /** Molecules per chem3dEmbedBatch activity (default 8). */
+  batch?: number;
+  /** Batches in flight (default CHEM3D_QUERY_SLOTS). */
+  parallel?: number;
+}
+export interface EmbedShortlistResult {
+  rdkitVersion: string;
+  /** In input order: the molecule, its failure, or null when the budget ran out before it. */
+  molecules: (EmbeddedWire | null)[];
+  timedOut: boolean;
 }
 
 export const chem3dWorkflowIds = {

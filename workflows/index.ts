@@ -5,5 +5,6 @@ export { prepareDownloadWorkflow } from './prepare-download-workflow.ts';
 export { runWorkflow } from './run-workflow.ts';
 export { purgeExpiredRunsWorkflow } from './purge-runs-workflow.ts';
 export { embedQueryWorkflow } from './embed-query-workflow.ts';
+export { embedShortlistWorkflow } from './embed-shortlist-workflow.ts';
 export { catalog3dWorkflow } from './catalog3d-workflow.ts';
 export { analysisJobWorkflow } from './analysis-job-workflow.ts';

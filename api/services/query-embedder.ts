@@ -8,6 +8,8 @@ import {
   taskQueue,
   type EmbedQueryResult,
   type EmbedQueryWorkflowInput,
+  type EmbedShortlistResult,
+  type EmbedShortlistWorkflowInput,
 } from '../../workflows/contracts.ts';
 
 /** temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY (no direct proto dependency). */
@@ -26,6 +28,18 @@ const QUERY_SEED = 42;
 export interface QueryEmbedder {
   /** The query in 3D, or 422 naming `search_input` with the reason, or 503 when no worker answers. */
   embed(smiles: string, loc?: (string | number)[]): Promise<Molecule3d>;
+  /**
+   * Many molecules of one synchronous request embedded within `budgetMs` (embedShortlistWorkflow:
+   * batches on the query queue, the worker's slots in use). Per molecule, in input order: its
+   * conformers, the reason it cannot be embedded, or null when the budget ran out first. Callers
+   * check the worker first (`embed` of the query does); 503 only when the workflow itself fails.
+   */
+  embedShortlist(smiles: string[], opts: { budgetMs: number; confs: number }): Promise<EmbeddedShortlist>;
+}
+
+export interface EmbeddedShortlist {
+  molecules: Array<{ ok: true; molecule: Molecule3d } | { ok: false; reason: string } | null>;
+  timedOut: boolean;
 }
 
 function unavailable(why: string, cause?: unknown): DomainError {
@@ -135,6 +149,45 @@ export function createQueryEmbedder(deps: {
           'value_error.embedding',
         );
       return outcome.molecule;
+    },
+
+    async embedShortlist(smiles, { budgetMs, confs }) {
+      if (!smiles.length) return { molecules: [], timedOut: false };
+      if (budgetMs <= 0) return { molecules: smiles.map(() => null), timedOut: true };
+      let res: EmbedShortlistResult;
+      try {
+        res = (await deps.workflows.execute(CHEM3D_WORKFLOWS.embedShortlist, {
+          taskQueue: taskQueue(deps.prefix, 'orchestration'),
+          workflowId: `embed-shortlist-${randomUUID()}`,
+          args: [
+            {
+              smiles,
+              queue,
+              budgetMs,
+              confs,
+              seed: 42,
+              // RDKit's own bound on one molecule's embedding, so no single product eats the budget.
+              timeoutSeconds: Math.max(1, Math.min(10, Math.ceil(budgetMs / 1000))),
+            } satisfies EmbedShortlistWorkflowInput,
+          ],
+          // The workflow answers at its budget; this only guards against an orchestration stall.
+          workflowExecutionTimeout: budgetMs + 5_000,
+        })) as EmbedShortlistResult;
+      } catch (err) {
+        if (err instanceof WorkflowFailedError)
+          throw unavailable('the 3D worker did not embed the shortlist', err);
+        throw err;
+      }
+      return {
+        molecules: res.molecules.map((m) =>
+          m === null
+            ? null
+            : m.ok
+              ? { ok: true, molecule: moleculeFromBase64(m) }
+              : { ok: false, reason: m.reason },
+        ),
+        timedOut: res.timedOut,
+      };
     },
   };
 }

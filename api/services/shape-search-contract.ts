@@ -9,6 +9,7 @@ import type { RankedType } from './shape-rank.ts';
 import type { FirstStageMetric } from './shape-candidates.ts';
 import type { ShapeRerank } from './shape-rerank.ts';
 import type { ShapeObjectives } from './shape-objectives.ts';
+import type { EmbeddedShortlist } from './query-embedder.ts';
 
 export const THREE_D_TYPES = ['espsim_shape', 'espsim_electrostatic'] as const;
 export type ThreeDType = (typeof THREE_D_TYPES)[number];
@@ -93,6 +94,12 @@ export interface ShapeSearchService {
    * descriptors; an unembeddable one gets its reason. 503 (`unavailable`) when no worker answers.
    */
   embedMany(smiles: string[], loc: (string | number)[]): Promise<Embedded3d[]>;
+  /**
+   * A synchronous request's shortlist embedded by the chem3d worker in batches within `budgetMs`
+   * (QueryEmbedder.embedShortlist): per molecule its conformers, its reason, or null when the
+   * budget ran out first. No descriptors: the exact stage does not need them.
+   */
+  embedShortlist(smiles: string[], opts: { budgetMs: number; confs: number }): Promise<EmbeddedShortlist>;
   /**
    * Molecules embedded by embedMany scored against the query by the exact stage on the shape
    * pool's threads (engine/shape scoreEmbedded: a null molecule keeps a null score).

@@ -255,6 +255,8 @@ export function createShapeSearch(deps: {
       return out;
     },
 
+    embedShortlist: (smiles, opts) => deps.embedder.embedShortlist(smiles, opts),
+
     scoreEmbedded: (query, molecules, metric) => scoreEmbedded(deps.shapePool, query, molecules, metric),
 
     async searchDescriptors(req) {

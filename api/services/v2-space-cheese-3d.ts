@@ -2,11 +2,13 @@
  * v2 `search_cheese` with scorer `shape` or `esp` on a synthon space (docs/synthon-spaces.md, "3D
  * scorers"): the Morgan proposal is the space's own top-k search (the shortlist walk of `search`
  * and of scorer morgan: `limit × shortlist_multiplier` products, assembled, deduplicated and
- * prefiltered), the chem3d worker embeds the query and every shortlisted product (ETKDGv3, 10
- * conformers, seed 42: the recipe of catalogs and 3D synthon jobs), and the exact 3D stage scores
- * and ranks them as the 3D synthon job does (engine/shape scoreEmbedded and rankBy3d). Every
- * product costs an embedding (~0.1–0.5 s, two at a time), so the shortlist is bounded by
- * MAX_SPACE_3D_SHORTLIST; larger ones belong to a synthon job (POST /submit_synthongpt_job).
+ * prefiltered), the chem3d worker embeds the query (ETKDGv3, 10 conformers, seed 42) and the
+ * shortlisted products (3 conformers: the catalogs' first-pass recipe) in batches on its query
+ * queue within the request's time budget, and the exact 3D stage scores and ranks them as the 3D
+ * synthon job does (engine/shape scoreEmbedded and rankBy3d). Every product costs an embedding
+ * (~0.15 s of a core at 3 conformers), so the shortlist is bounded by MAX_SPACE_3D_SHORTLIST and
+ * what is not embedded when the budget is spent is left out and counted (`timed_out` warning);
+ * larger shortlists belong to a synthon job (POST /submit_synthongpt_job).
  */
 import { DomainError, invalidSmiles, validationError } from '../../platform/errors.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
@@ -25,14 +27,29 @@ import {
 
 /** Products one synchronous 3D rerank of a space embeds at most (the default 10 × 10 fits). */
 export const MAX_SPACE_3D_SHORTLIST = 100;
-/** The proposal's time budget (the shortlist walk); the embeddings have their own deadlines. */
+/** The proposal's longest time (the shortlist walk), when the request's budget leaves that much. */
 const PROPOSAL_TIMEOUT_MS = 10_000;
+/**
+ * Conformers per shortlisted product: the catalogs' first pass (docs/chem3d.md: a third of the
+ * embedding time of 10; exact shape scores keep Spearman r 0.983 against 10, ESP 0.711). The
+ * query keeps 10, so every product is still scored over up to 10 × 3 conformer pairs.
+ */
+export const SPACE_3D_PRODUCT_CONFS = 3;
+/**
+ * The whole request's time budget (query embedding, proposal and the shortlist's embeddings): 10 s
+ * below the API's 30 s synchronous deadline (SYNC_DEADLINE_MS, api/plugins/request-limits.ts),
+ * left for the embedding workflow's answer, scoring and writing the answer: at 25 s the answers
+ * took up to 29.1 s at load average 21 on 2 cores (docs/synthon-spaces.md). SPACE_3D_BUDGET_MS
+ * overrides it (tests set it tiny).
+ */
+export const DEFAULT_SPACE_3D_BUDGET_MS = 20_000;
 /** How the products and the query are put in 3D, and what proposes them. */
 export const SPACE_3D_MODEL_VERSION =
-  'rdkit.morgan2-2048/1 proposal; chem3d ETKDGv3 × 10 conformers, seed 42, Gasteiger charges';
+  'rdkit.morgan2-2048/1 proposal; chem3d ETKDGv3 (query 10 conformers, products ' +
+  `${SPACE_3D_PRODUCT_CONFS} conformers), seed 42, Gasteiger charges`;
 
 /** What the 3D rerank needs of the shape search: the chem3d worker's embeddings and the exact stage. */
-export type SpaceShape = Pick<ShapeSearchService, 'checkQuery' | 'embedMany' | 'scoreEmbedded'>;
+export type SpaceShape = Pick<ShapeSearchService, 'checkQuery' | 'embedShortlist' | 'scoreEmbedded'>;
 
 /** 3D reranking of a space's Morgan shortlist (scorer shape or esp); the reranking result. */
 export async function spaceCheese3d(
@@ -41,8 +58,10 @@ export async function spaceCheese3d(
   b: SpaceCheeseRequest & { scorer: 'shape' | 'esp' },
   requestId: string,
   shape: SpaceShape | undefined,
+  opts: { budgetMs?: number } = {},
 ) {
   const t0 = performance.now();
+  const budgetMs = opts.budgetMs ?? DEFAULT_SPACE_3D_BUDGET_MS;
   const metric = b.scorer;
   const q = parseMolecule(await getRDKit(), b.query_smiles);
   if ('error' in q) throw invalidSmiles(['body', 'query_smiles'], b.query_smiles);
@@ -70,16 +89,19 @@ export async function spaceCheese3d(
     limit: shortlist,
     shortlist,
     prefilter,
-    timeoutMs: PROPOSAL_TIMEOUT_MS,
+    // Within what the query's embedding left of the budget (at least a second: a proposal that
+    // stops at once still returns the best found, and the shortlist then gets no time).
+    timeoutMs: Math.max(1_000, Math.min(PROPOSAL_TIMEOUT_MS, budgetMs - (t1 - t0))),
   });
   const t2 = performance.now();
-  const embedded = await shape.embedMany(
+  // The shortlist gets what the query's embedding and the proposal left of the budget.
+  const embedded = await shape.embedShortlist(
     r.hits.map((h) => h.smiles),
-    ['body', 'query_smiles'],
+    { budgetMs: Math.floor(budgetMs - (t2 - t0)), confs: SPACE_3D_PRODUCT_CONFS },
   );
   const scores = await shape.scoreEmbedded(
     query,
-    embedded.map((e) => (e.ok ? e.molecule : null)),
+    embedded.molecules.map((e) => (e?.ok ? e.molecule : null)),
     metric,
   );
   const ranked = rankBy3d(r.hits, scores, metric, b.limit);
@@ -98,17 +120,25 @@ export async function spaceCheese3d(
       ? { synthons: h.synthons.map((x) => ({ slot: x.slot, synthon_id: x.synthonId, smiles: x.smiles })) }
       : {}),
   }));
-  const unembedded = embedded.filter((e) => !e.ok).length;
+  const failed = embedded.molecules.filter((e) => e && !e.ok).length;
+  const late = embedded.molecules.filter((e) => e === null).length;
   const warnings: Array<{ code: string; message: string }> = [];
-  if (r.timedOut)
-    warnings.push({
-      code: 'timed_out',
-      message: 'the Morgan proposal stopped at its time budget; the shortlist is the best found',
-    });
-  if (unembedded)
+  const stopped = [
+    ...(r.timedOut
+      ? ['the Morgan proposal stopped at its time budget; the shortlist is the best found']
+      : []),
+    ...(late
+      ? [
+          `${late} of ${r.hits.length} shortlisted product(s) were not embedded in 3D within the request's ` +
+            `${budgetMs / 1000} s budget and were not scored (counts.embedding_timed_out; the best by Morgan are embedded first)`,
+        ]
+      : []),
+  ];
+  if (stopped.length) warnings.push({ code: 'timed_out', message: stopped.join('; ') });
+  if (failed)
     warnings.push({
       code: 'not_embedded',
-      message: `${unembedded} proposed product(s) could not be embedded in 3D and were not scored`,
+      message: `${failed} proposed product(s) could not be embedded in 3D and were not scored`,
     });
   return {
     request_id: requestId,
@@ -120,8 +150,10 @@ export async function spaceCheese3d(
     metric: CHEESE_METRICS[metric],
     query_smiles: q.canonicalSmiles,
     shortlist_multiplier: multiplier,
-    // The distinct valid products embedded and scored exactly (after duplicates and the prefilter).
+    // The distinct valid products proposed for 3D scoring (after duplicates and the prefilter);
+    // counts.scored of them were embedded and scored.
     effective_shortlist: r.hits.length,
+    timed_out: r.timedOut || late > 0,
     smarts_prefilter: prefilter ?? null,
     exact_property_postfilter: false,
     property_constraints: {},
@@ -132,7 +164,11 @@ export async function spaceCheese3d(
     counts: {
       ...r.counts,
       returned: results.length,
-      not_embedded: unembedded,
+      scored: r.hits.length - failed - late,
+      // Not scored: embedding_failed (the worker cannot embed them) + embedding_timed_out (budget).
+      not_embedded: failed + late,
+      embedding_failed: failed,
+      embedding_timed_out: late,
       exact_constraint_dropped: 0,
       exact_property_dropped: 0,
       additive_property_dropped: 0,

@@ -41,6 +41,8 @@ export function withV2Spaces(
   spaces: SpaceEntry[],
   pool: SpacePool,
   shape?: SpaceShape,
+  /** The 3D rerank's whole-request budget (default DEFAULT_SPACE_3D_BUDGET_MS). */
+  opts: { space3dBudgetMs?: number } = {},
 ): V2SearchService {
   const byId = { get: (id: string) => spaces.find((s) => s.manifest.id === id) };
   return {
@@ -149,13 +151,9 @@ export function withV2Spaces(
       // schema is open, hence the casts.
       const req = b as unknown as SpaceCheeseRequest;
       if (req.scorer === 'shape' || req.scorer === 'esp')
-        return (await spaceCheese3d(
-          pool,
-          space,
-          { ...req, scorer: req.scorer },
-          requestId ?? '',
-          shape,
-        )) as never;
+        return (await spaceCheese3d(pool, space, { ...req, scorer: req.scorer }, requestId ?? '', shape, {
+          budgetMs: opts.space3dBudgetMs,
+        })) as never;
       return (await spaceCheese(pool, space, req, requestId ?? '')) as never;
     },
 

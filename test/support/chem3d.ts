@@ -24,13 +24,14 @@ export function startTestChem3d(address: string, prefix: string): Promise<Chem3d
 
 /**
  * `smiles` embedded by the real chem3d worker of `prefix` (its query queue, the recipe of catalogs,
- * queries and synthon products: 10 conformers, seed 42), as a test's own reference; null when the
- * worker cannot embed it.
+ * queries and synthon products: `confs` conformers, default 10, seed 42), as a test's own
+ * reference; null when the worker cannot embed it.
  */
 export async function embedSmiles(
   address: string,
   prefix: string,
   smiles: string,
+  confs = 10,
 ): Promise<ConformerSet | null> {
   const connection = await Connection.connect({ address });
   try {
@@ -38,7 +39,7 @@ export async function embedSmiles(
       taskQueue: taskQueue(prefix, 'orchestration'),
       workflowId: `test-embed-${randomBytes(6).toString('hex')}`,
       args: [
-        { smiles, queue: chem3dQueue(prefix, 'query'), deadlineMs: 60_000, confs: 10, seed: 42 },
+        { smiles, queue: chem3dQueue(prefix, 'query'), deadlineMs: 60_000, confs, seed: 42 },
       ] satisfies EmbedQueryWorkflowInput[],
     })) as EmbedQueryResult;
     return res.molecule.ok ? moleculeFromBase64(res.molecule) : null;

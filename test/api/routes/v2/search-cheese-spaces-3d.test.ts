@@ -1,14 +1,19 @@
 // POST /api/v2/search_cheese with scorer shape or esp on a synthon space (the Idorsia toy space),
 // through the real service stack (shared Temporal dev server, PGlite, the API through inject()) and
 // the real Python chem3d worker. The expected ranking is computed here: the same Morgan shortlist
-// (scorer morgan of the same space), each product embedded by the worker and scored by the serial
-// engine/shape scoreShortlist against the query, ranked by the chosen score.
+// (scorer morgan of the same space), each product embedded by the worker (the route's recipe:
+// the query with 10 conformers, products with SPACE_3D_PRODUCT_CONFS) and scored by the serial
+// engine/shape scoreShortlist against the query, ranked by the chosen score. A second API on the
+// same Temporal queues with a tiny SPACE_3D_BUDGET_MS answers with what it embedded in time.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { scoreShortlist } from '../../../../engine/shape/index.ts';
-import { MAX_SPACE_3D_SHORTLIST } from '../../../../api/services/v2-space-cheese-3d.ts';
+import {
+  MAX_SPACE_3D_SHORTLIST,
+  SPACE_3D_PRODUCT_CONFS,
+} from '../../../../api/services/v2-space-cheese-3d.ts';
 import type { Chem3dWorker } from '../../../../platform/chem3d/process.ts';
 import { embedSmiles, startTestChem3d } from '../../../support/chem3d.ts';
 import { buildTestSpaces } from '../../../workflows/support/spaces.ts';
@@ -22,6 +27,7 @@ let s: TestStack;
 let py: Chem3dWorker;
 let prefix: string;
 let query: string;
+let dir: string;
 
 type Hit = {
   rank: number;
@@ -36,7 +42,7 @@ type Hit = {
 };
 
 beforeAll(async () => {
-  const dir = await tempDir('cheese-spaces-3d');
+  dir = await tempDir('cheese-spaces-3d');
   await buildTestSpaces(join(dir, 'data'), [SPACE]);
   prefix = `chs3d-${randomBytes(4).toString('hex')}`;
   py = await startTestChem3d(inject('temporalAddress'), prefix);
@@ -81,7 +87,7 @@ describe('POST /api/v2/search_cheese with a 3D scorer on a synthon space', () =>
     const qMol = await embedSmiles(inject('temporalAddress'), prefix, query);
     const ref3d = new Map<string, { shape: number; esp: number }>();
     for (const smi of shortlist) {
-      const m = await embedSmiles(inject('temporalAddress'), prefix, smi);
+      const m = await embedSmiles(inject('temporalAddress'), prefix, smi, SPACE_3D_PRODUCT_CONFS);
       if (m) ref3d.set(smi, scoreShortlist(qMol!, [m], { metric: 'shape', k: 1 })[0]);
     }
     // Enough embeddable products that the ranking is a real one.
@@ -126,15 +132,20 @@ describe('POST /api/v2/search_cheese with a 3D scorer on a synthon space', () =>
         shortlist_multiplier: multiplier,
         effective_shortlist: limit * multiplier,
         engine_version: expect.any(String),
-        model_version: expect.stringMatching(/ETKDGv3/),
+        model_version: expect.stringMatching(/ETKDGv3.*products 3 conformers/),
+        timed_out: false,
         counts: {
           returned: limit,
+          scored: ref3d.size,
+          embedding_timed_out: 0,
+          embedding_failed: limit * multiplier - ref3d.size,
           duplicate_products: expect.any(Number),
           duplicate_tuples: expect.any(Number),
           invalid: expect.any(Number),
           not_embedded: limit * multiplier - ref3d.size,
         },
       });
+      expect(r.body.warnings.map((w: { code: string }) => w.code)).not.toContain('timed_out');
       expect(r.body.counts.proposed).toBeGreaterThanOrEqual(limit * multiplier);
       expect(r.body.counts.assembled).toBeGreaterThanOrEqual(limit * multiplier);
       for (const k of ['query', 'proposal', 'assembly_and_scoring', 'total'])
@@ -157,5 +168,56 @@ describe('POST /api/v2/search_cheese with a 3D scorer on a synthon space', () =>
     expect(big.status, big.raw).toBe(422);
     expect(big.body.error.message).toMatch(/too large for 3D/);
     expect(big.body.error.details[0].path).toMatch(/query_smiles$/);
+  }, 120_000);
+});
+
+describe('POST /api/v2/search_cheese with a 3D scorer on a space: the time budget', () => {
+  const BUDGET_MS = 6_000;
+  let tight: TestStack;
+
+  beforeAll(async () => {
+    // Its own database and spaces; no workers of its own: the first stack's Node worker runs the
+    // embedding workflow and the same chem3d worker embeds.
+    const data = join(dir, 'data-tight');
+    await buildTestSpaces(data, [SPACE]);
+    tight = await startTestStack(
+      stackEnv(data, join(dir, 'catalogs-tight'), inject('temporalAddress'), prefix, {
+        SPACE_3D_BUDGET_MS: String(BUDGET_MS),
+      }),
+      { worker: false },
+    );
+  }, 300_000);
+
+  afterAll(async () => {
+    await tight?.stack.stop();
+  });
+
+  it('answers 200 in about the budget with a timed_out warning, scoring only what was embedded in time', async () => {
+    const t0 = Date.now();
+    // The defaults: limit 10 × 10 = 100 products, more than a few seconds of embedding on 2 cores.
+    const r = await call(tight, 'POST', '/api/v2/search_cheese', tight.keyA, {
+      query_smiles: query,
+      database_id: SPACE,
+      scorer: 'shape',
+    });
+    const elapsed = Date.now() - t0;
+    expect(r.status, r.raw).toBe(200);
+    const c = r.body.counts;
+    console.log(
+      `budget ${BUDGET_MS} ms: ${c.scored} of ${r.body.effective_shortlist} scored, answered in ${elapsed} ms, timing_ms ${JSON.stringify(r.body.timing_ms)}`,
+    );
+    expect(r.body.effective_shortlist).toBe(100);
+    expect(r.body.timed_out).toBe(true);
+    const warning = r.body.warnings.find((w: { code: string }) => w.code === 'timed_out');
+    expect(warning?.message).toMatch(/not embedded in 3D within the request's 6 s budget/);
+    expect(c.embedding_timed_out).toBeGreaterThan(0);
+    expect(c.scored).toBeLessThan(100);
+    expect(c.scored + c.embedding_failed + c.embedding_timed_out).toBe(100);
+    expect(c.not_embedded).toBe(c.embedding_failed + c.embedding_timed_out);
+    expect(r.body.results).toHaveLength(Math.min(10, c.scored));
+    const scores = (r.body.results as Hit[]).map((h) => h.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    // The budget bounds the request (plus scoring and the answer), far from the old minutes.
+    expect(elapsed).toBeLessThan(BUDGET_MS + 10_000);
   }, 120_000);
 });
