@@ -23,8 +23,15 @@ beforeAll(async () => {
 
 type Started = ServiceProcess;
 
+// A start at load ~20 (CI beside other work) took over a minute: the start's wait (150 s) is
+// longer than that and shorter than the tests' own timeouts, so a slow start fails with its
+// output and its process killed, not a test timeout that leaves it holding the data directory.
+const START_MS = 150_000;
 const start = () =>
-  startServiceProcess({ DATA_DIR: dataDir, CATALOG_DIR: catalogDir, BUILD_BUNDLED_CATALOGS: 'false' });
+  startServiceProcess(
+    { DATA_DIR: dataDir, CATALOG_DIR: catalogDir, BUILD_BUNDLED_CATALOGS: 'false' },
+    { timeoutMs: START_MS },
+  );
 const stop = (s: Started) => s.stop();
 
 function portOpen(port: number): Promise<boolean> {
@@ -41,38 +48,46 @@ afterAll(async () => {
 });
 
 describe('molsearch start (embedded defaults)', () => {
-  it('prints the URL and a development key that serves /molsearch, and is healthy', async () => {
-    first = await start();
-    const res = await fetch(
-      `${first.url}/molsearch?search_input=${encodeURIComponent(smiles)}&search_type=morgan&n_neighbors=3`,
-      { headers: { 'X-API-Key': first.key } },
-    );
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { neighbors: { similarity: number; database: string }[] };
-    expect(body.neighbors).toHaveLength(3);
-    expect(body.neighbors[0]).toMatchObject({ similarity: 1, database: 'startcat' });
-    const health = await fetch(`${first.url}/health`);
-    expect(health.status).toBe(200);
-    expect(((await health.json()) as { checks: Record<string, { ok: boolean }> }).checks).toMatchObject({
-      temporal: { ok: true },
-      database: { ok: true },
-      object_store: { ok: true },
-      catalogs: { ok: true },
-    });
-  });
+  it(
+    'prints the URL and a development key that serves /molsearch, and is healthy',
+    async () => {
+      first = await start();
+      const res = await fetch(
+        `${first.url}/molsearch?search_input=${encodeURIComponent(smiles)}&search_type=morgan&n_neighbors=3`,
+        { headers: { 'X-API-Key': first.key } },
+      );
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { neighbors: { similarity: number; database: string }[] };
+      expect(body.neighbors).toHaveLength(3);
+      expect(body.neighbors[0]).toMatchObject({ similarity: 1, database: 'startcat' });
+      const health = await fetch(`${first.url}/health`);
+      expect(health.status).toBe(200);
+      expect(((await health.json()) as { checks: Record<string, { ok: boolean }> }).checks).toMatchObject({
+        temporal: { ok: true },
+        database: { ok: true },
+        object_store: { ok: true },
+        catalogs: { ok: true },
+      });
+    },
+    START_MS + 30_000,
+  );
 
   it('stops on SIGTERM with exit code 0 and takes its Temporal child down', async () => {
     expect(await stop(first!)).toBe(0);
     expect(await portOpen(first!.temporalPort)).toBe(false);
   });
 
-  it('keeps the same development key across a restart on the same data directory', async () => {
-    const again = await start();
-    try {
-      expect(again.key).toBe(first!.key);
-      expect(again.out()).toMatch(/from data\/dev-api-key/);
-    } finally {
-      expect(await stop(again)).toBe(0);
-    }
-  });
+  it(
+    'keeps the same development key across a restart on the same data directory',
+    async () => {
+      const again = await start();
+      try {
+        expect(again.key).toBe(first!.key);
+        expect(again.out()).toMatch(/from data\/dev-api-key/);
+      } finally {
+        expect(await stop(again)).toBe(0);
+      }
+    },
+    START_MS + 60_000,
+  );
 });
