@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import type { ConformerSet } from '../../engine/shape/index.ts';
 import { createShapePool } from '../../engine/shape/pool.ts';
+import { auroc, ef, roce } from './vs-metrics.ts';
 
 interface Rec {
   active: boolean;
@@ -43,45 +44,6 @@ const tanimoto = (a: number[], b: Set<number>) => {
   const c = a.filter((x) => b.has(x)).length;
   return c / (a.length + b.size - c);
 };
-
-/** AUROC with ties counted half (Mann–Whitney). */
-function auroc(scores: number[], active: boolean[]): number {
-  let pairs = 0;
-  let wins = 0;
-  scores.forEach((sa, i) => {
-    if (!active[i]) return;
-    scores.forEach((sd, j) => {
-      if (active[j]) return;
-      pairs++;
-      wins += sa > sd ? 1 : sa === sd ? 0.5 : 0;
-    });
-  });
-  return wins / pairs;
-}
-
-/** Enrichment factor at `frac` of the ranked library (at least one molecule). */
-function ef(scores: number[], active: boolean[], frac: number): number {
-  const n = Math.max(1, Math.round(scores.length * frac));
-  const order = scores.map((s, i) => [s, i] as const).sort((x, y) => y[0] - x[0] || x[1] - y[1]);
-  const found = order.slice(0, n).filter(([, i]) => active[i]).length;
-  const total = active.filter(Boolean).length;
-  return found / n / (total / scores.length);
-}
-
-/** ROC enrichment (Jain & Nicholls 2008): actives found / actives, at 1 % of the decoys ranked, / 0.01. */
-function roce(scores: number[], active: boolean[], fpr: number): number {
-  const order = scores.map((s, i) => [s, i] as const).sort((x, y) => y[0] - x[0] || x[1] - y[1]);
-  const decoys = active.filter((a) => !a).length;
-  const actives = active.length - decoys;
-  const stop = Math.max(1, Math.round(decoys * fpr));
-  let d = 0;
-  let a = 0;
-  for (const [, i] of order) {
-    if (active[i]) a++;
-    else if (++d >= stop) break;
-  }
-  return a / actives / (d / decoys);
-}
 
 const methods = ['morgan', 'espsim_shape', 'espsim_electrostatic'] as const;
 const stats = ['ef1', 'ef5', 'roce1', 'auroc'] as const;
