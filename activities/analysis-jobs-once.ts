@@ -32,6 +32,14 @@ function beat(details?: unknown): void {
   }
 }
 
+function cancellation(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined; // not in an activity context
+  }
+}
+
 export type OnceRequest = Extract<AnalysisJobRequest, { op: 'cluster' | 'visualize_file' }>;
 
 /**
@@ -39,21 +47,29 @@ export type OnceRequest = Extract<AnalysisJobRequest, { op: 'cluster' | 'visuali
  * stays free to heartbeat while it runs (minutes for large inputs). An input error fails the job.
  */
 export async function analysisOnce(pool: AnalysisPool, req: OnceRequest): Promise<unknown> {
+  // Cancelled (the job, or this worker shutting down): the thread's work stops, not finishes.
+  const ro = { signal: cancellation(), stopOnAbort: true };
   try {
     if (req.op === 'cluster')
-      return await pool.run({
-        op: 'cluster',
-        smiles: req.smiles,
-        ...(req.params as unknown as ClusterParams),
-      });
+      return await pool.run(
+        {
+          op: 'cluster',
+          smiles: req.smiles,
+          ...(req.params as unknown as ClusterParams),
+        },
+        ro,
+      );
     const p = req.params as unknown as MapParams;
-    return await pool.run({
-      op: 'map',
-      smiles: req.smiles,
-      field: 'input_file',
-      ...p,
-      maxMolecules: maxMapMolecules(p.method),
-    });
+    return await pool.run(
+      {
+        op: 'map',
+        smiles: req.smiles,
+        field: 'input_file',
+        ...p,
+        maxMolecules: maxMapMolecules(p.method),
+      },
+      ro,
+    );
   } catch (err) {
     if (err instanceof DomainError && err.code === 'validation_error')
       throw invalid(err.issues.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ') || err.message);

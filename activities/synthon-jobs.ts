@@ -90,6 +90,15 @@ function beat(details?: unknown): void {
   }
 }
 
+/** The activity's cancellation signal; none outside an activity (tests). */
+function cancellation(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Splits reactions into at most `max` slices of similar product counts (largest first, greedy). */
 export function sliceReactions(manifest: SpaceManifest, max = MAX_SYNTHON_SLICES): string[][] {
   const rs = [...manifest.reactions].sort((a, b) => b.products - a.products || a.id.localeCompare(b.id));
@@ -210,7 +219,8 @@ export function createSynthonJobActivities(deps: SynthonActivityDeps) {
       const timer = setInterval(() => beat({ stage: 'scanning' }), 2000);
       let part: SynthonPart;
       try {
-        part = await slicePool().run(input.space, input.slice);
+        // Cancelled (the job, or this worker shutting down): stop the slice, not finish it.
+        part = await slicePool().run(input.space, input.slice, cancellation());
       } catch (err) {
         const msg = (err as Error).message ?? String(err);
         if (/^(search_input|smarts_prefilter_pattern_smarts):/.test(msg)) throw invalid(msg);

@@ -168,6 +168,7 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
         prefix: config.temporal.taskQueuePrefix,
         activities: deps.activities,
         log,
+        shutdownGraceMs: config.shutdownGraceMs,
       });
       cleanups.push(() => workers!.shutdown());
       if (stages) await abortable(stages.serve(), opts.signal);

@@ -82,6 +82,11 @@ export interface Config {
   };
   engineThreads: number;
   /**
+   * SHUTDOWN_GRACE_MS: on SIGINT/SIGTERM, how long running activities may finish before they are
+   * cancelled (their engine work stopped; the job resumes elsewhere); default 10 s.
+   */
+  shutdownGraceMs: number;
+  /**
    * Threads of the synchronous substructure search; scans run in time slices, cheap first, so a few
    * threads serve many requests fairly (default 2).
    */
@@ -281,6 +286,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       search: bool(env, 'FLEET_SEARCH', false),
       searchBudgetMs: int(env, 'SEARCH_BUDGET_MS', 1_500, 10, 600_000),
     },
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
     engineThreads: int(env, 'ENGINE_THREADS', Math.max(1, Math.min(availableParallelism(), 8)), 1, 256),
     substructureThreads: int(env, 'SUBSTRUCTURE_THREADS', 2, 1, 64),
     chem3d: {

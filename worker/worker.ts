@@ -1,5 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Runtime, Worker, DefaultLogger, type LogLevel } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  GracefulShutdownPeriodExpiredError,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type LogLevel,
+} from '@temporalio/worker';
 import type { Logger } from '../platform/logger.ts';
 import { taskQueue, type TaskQueueKind } from '../workflows/contracts.ts';
 import { ensureRunPurgeSchedule } from './schedules.ts';
@@ -7,7 +14,7 @@ import { ensureRunPurgeSchedule } from './schedules.ts';
 export interface RunningWorkers {
   /** Resolves when every worker has stopped. */
   done: Promise<void>;
-  /** Stops polling, lets running activities finish (bounded by Temporal's grace time), then resolves. */
+  /** Stops polling, lets running activities finish (the grace time), cancels the rest, then resolves. */
   shutdown(): Promise<void>;
 }
 
@@ -45,12 +52,15 @@ export async function startWorkers(opts: {
   ownScanQueue?: string;
   /** Ensure the deployment's schedules with the orchestration queue (default true). */
   schedules?: boolean;
+  /** On shutdown, how long running activities may finish before they are cancelled (default 10 s). */
+  shutdownGraceMs?: number;
 }): Promise<RunningWorkers> {
   installRuntime(opts.log);
   const kinds = opts.kinds ?? (['orchestration', 'scan', 'export'] as TaskQueueKind[]);
   if (kinds.includes('orchestration') && (opts.schedules ?? true))
     await ensureRunPurgeSchedule({ address: opts.address, namespace: opts.namespace, prefix: opts.prefix });
   const connection = await NativeConnection.connect({ address: opts.address });
+  const grace = opts.shutdownGraceMs ?? 10_000;
   const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
   const queues: { kind: TaskQueueKind; queue: string }[] = kinds.map((kind) => ({
     kind,
@@ -66,12 +76,19 @@ export async function startWorkers(opts: {
         workflowsPath: kind === 'orchestration' ? workflowsPath : undefined,
         activities: opts.activities,
         maxConcurrentActivityTaskExecutions: kind === 'scan' ? (opts.maxConcurrentScans ?? 4) : 20,
-        shutdownGraceTime: '10s',
+        // Running activities get the grace time to finish, then are cancelled (engine work stops
+        // on cancellation); whatever still ignores it is abandoned 60 s later: a stop never hangs.
+        shutdownGraceTime: grace,
+        shutdownForceTime: grace + 60_000,
       }),
     ),
   );
-  const done = Promise.all(workers.map((w) => w.run())).then(async () => {
-    await connection.close();
+  const done = Promise.allSettled(workers.map((w) => w.run())).then(async (ends) => {
+    await connection.close().catch(() => undefined);
+    const failed = ends.find((e): e is PromiseRejectedResult => e.status === 'rejected');
+    if (failed?.reason instanceof GracefulShutdownPeriodExpiredError)
+      opts.log.warn({ err: failed.reason }, 'worker stopped with activities still running');
+    else if (failed) throw failed.reason;
   });
   return {
     done,

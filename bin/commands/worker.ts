@@ -45,6 +45,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     kinds,
     log,
     ownScanQueue,
+    shutdownGraceMs: config.shutdownGraceMs,
   });
   // Synchronous searches reach the shards this worker holds through its internal scan endpoint.
   const scanServer =

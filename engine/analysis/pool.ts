@@ -67,6 +67,8 @@ export const CHEAP_COST = 2000;
 export interface AnalysisRunOptions {
   /** Withdraws the request while queued (e.g. the client closed the connection). */
   signal?: AbortSignal;
+  /** Aborting also stops it while it runs (a cancelled job activity): engine/threads RunOptions. */
+  stopOnAbort?: boolean;
 }
 
 export interface AnalysisPoolOptions {
@@ -123,6 +125,7 @@ export function createAnalysisPool(opts: AnalysisPoolOptions = {}): AnalysisPool
         lane: heavy ? 'heavy' : 'cheap',
         deadline: Date.now() + (heavy ? heavyMs : cheapMs),
         signal: ro.signal,
+        stopOnAbort: ro.stopOnAbort,
       }) as Promise<AnalysisAnswers[R['op']]>;
     },
     start: async () => void (await threads.start()),

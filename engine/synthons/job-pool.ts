@@ -14,7 +14,8 @@ export interface JobSliceReply {
 }
 
 export interface SynthonJobPool {
-  run(space: string, slice: SynthonJobSlice): Promise<SynthonJobSliceResult>;
+  /** Aborting `signal` stops the slice where it is (its thread is replaced); it rejects with the reason. */
+  run(space: string, slice: SynthonJobSlice, signal?: AbortSignal): Promise<SynthonJobSliceResult>;
   close(): Promise<void>;
 }
 
@@ -27,7 +28,8 @@ export function createSynthonJobPool(opts: { spaceDir: string; threads?: number 
     workerData: () => ({ spaceDir: opts.spaceDir }),
   });
   return {
-    run: async (space, slice) => (await pool.run(() => ({ space, slice }))).result,
+    run: async (space, slice, signal) =>
+      (await pool.run(() => ({ space, slice }), { signal, stopOnAbort: true })).result,
     close: () => pool.close(),
   };
 }

@@ -16,7 +16,8 @@
  *   request was queued.
  * - A lane may be limited to fewer threads than the pool has (`laneLimits`), so expensive work
  *   never occupies every thread and a cheap request always finds one within one slice or task.
- * - An AbortSignal withdraws a request that is still queued. A `deadline` covers the request's
+ * - An AbortSignal withdraws a request that is still queued (and, with `stopOnAbort`, stops
+ *   one that runs by terminating its thread, like an overdue one). A `deadline` covers the request's
  *   whole life: still queued at the deadline, it is withdrawn (errors.timedOut); still running, it
  *   is stopped by terminating its thread when the pool has `terminateOverdue` (the slot's thread
  *   is replaced; a thread can only be stopped by terminating it, see engine/README.md), or else
@@ -250,11 +251,23 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
           <A>(f: (a: A) => void) =>
           (a: A) => {
             clearTimeout(timer);
+            ro.signal?.removeEventListener('abort', onAbort);
             f(a);
           };
         const onAbort = () => {
           const i = q.indexOf(task);
-          if (i >= 0) q.splice(i, 1);
+          if (i >= 0) {
+            q.splice(i, 1);
+            return task.reject(ro.signal!.reason);
+          }
+          // Running and asked to (a cancelled activity whose worker shuts down): stop it; its
+          // thread is replaced.
+          const t = task.thread;
+          if (t && t.task?.origin === task) {
+            opts.log?.warn({ pool: opts.name, slot: t.index }, 'stopping an aborted request');
+            kill(t, ro.signal!.reason);
+            return pump();
+          }
           task.reject(ro.signal!.reason);
         };
         const task: Task<Req> = {
@@ -263,7 +276,10 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
           transfer: ro.transfer,
           resolve: settle(resolve as (v: unknown) => void),
           reject: settle(reject),
-          detach: () => ro.signal?.removeEventListener('abort', onAbort),
+          // Leaving the queue: a stoppable request keeps listening until it is answered.
+          detach: () => {
+            if (!ro.stopOnAbort) ro.signal?.removeEventListener('abort', onAbort);
+          },
         };
         if (ro.deadline !== undefined)
           timer = setTimeout(() => onDeadline(task), Math.max(0, ro.deadline - Date.now()));

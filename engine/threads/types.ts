@@ -61,6 +61,11 @@ export interface RunOptions {
   transfer?: TransferListItem[];
   /** Aborting withdraws the request while it is queued (it rejects with the signal's reason). */
   signal?: AbortSignal;
+  /**
+   * Aborting also stops the request while it runs, by terminating its thread (then replaced):
+   * for long work nobody will read, such as a cancelled activity's on a worker shutting down.
+   */
+  stopOnAbort?: boolean;
   /** Date.now() ms by which the request must be answered, queue included (see ThreadPoolOptions.terminateOverdue). */
   deadline?: number;
 }

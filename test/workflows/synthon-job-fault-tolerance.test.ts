@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
 import type { ChildProcess } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,8 +20,10 @@ let dataDir: string;
 let api: TestStack;
 const workers: ChildProcess[] = [];
 
+/** temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED */
+const STARTED = 2;
 const admin = (sql: string) => pgAdmin(adminUrl, sql);
-const spawnWorker = () => spawnWorkerProcess(env, workers);
+const spawnWorker = (extra: Record<string, string> = {}) => spawnWorkerProcess({ ...env, ...extra }, workers);
 
 async function partsOf(job: string): Promise<number> {
   try {
@@ -44,7 +47,7 @@ beforeAll(async () => {
   dataDir = join(dir, 'data');
   const catalogDir = join(dir, 'catalogs');
   await writeSyntheticCatalog(catalogDir, 'small', 1_000, 1_000);
-  await buildTestSpaces(dataDir, ['idorsia_toy_space']);
+  await buildTestSpaces(dataDir, ['idorsia_toy_space', 'chemspace_freedom_sample']);
   const url = new URL(adminUrl);
   url.pathname = `/${dbName}`;
   env = stackEnv(dataDir, catalogDir, inject('temporalAddress'), `sft-${randomBytes(4).toString('hex')}`, {
@@ -102,4 +105,40 @@ describe('synthon job fault tolerance', () => {
     const info = (await call(api, 'GET', `/job_info?job_name=${job}`, api.keyA)).body;
     expect(info.progress).toEqual({ shards_done: 6, shards_total: 6 });
   }, 600_000);
+
+  it('a worker told to stop mid synthon job (SIGTERM) stops its running slices instead of finishing them, and exits', async (ctx) => {
+    if (!pgReachable) ctx.skip();
+    // Selenium is in no synthon of the FreedomSpace sample, so every one of its ~100,000 products
+    // per slice is assembled and matched in vain: minutes of work per slice, never a hit.
+    const q = `/submit_synthongpt_job?search_input=${encodeURIComponent('[Se]')}&db_name=chemspace_freedom_sample&search_mode=substructure`;
+    // No grace: running activities are cancelled at once, so only stopping the engine work ends them.
+    const worker = await spawnWorker({ SHUTDOWN_GRACE_MS: '0' });
+    const job = (await call(api, 'POST', q, api.keyA, {})).body as string;
+    const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
+    try {
+      const handle = new Client({ connection }).workflow.getHandle(job);
+      await vi.waitFor(
+        async () => {
+          const d = await handle.describe();
+          const running = d.raw.pendingActivities?.filter(
+            (a) => a.activityType?.name === 'synthonScan' && Number(a.state) === STARTED,
+          );
+          expect(running?.length).toBeGreaterThan(0);
+        },
+        { timeout: 120_000, interval: 200 },
+      );
+      const partsAtStop = await partsOf(job);
+      const t0 = Date.now();
+      const exited = new Promise<number | null>((ok) => worker.once('exit', (code) => ok(code)));
+      worker.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      // Within the forced-stop backstop (grace + 60 s) only if the slices really stopped.
+      expect(Date.now() - t0).toBeLessThan(45_000);
+      expect(await partsOf(job)).toBe(partsAtStop);
+      expect((await call(api, 'GET', `/job_status?job_name=${job}`, api.keyA)).body).toBe('STARTED');
+      await handle.terminate('test over');
+    } finally {
+      await connection.close();
+    }
+  }, 300_000);
 });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { DomainError } from '../../../platform/errors.ts';
 import { createThreadPool, type ThreadPool, type ThreadPoolOptions } from '../../../engine/threads/index.ts';
@@ -205,6 +205,34 @@ describe('thread pool', () => {
     const lenient = pool({ size: 1 });
     const late = await lenient.run({ op: 'sleep', ms: 200, tag: 'late' }, { deadline: Date.now() + 50 });
     expect(late.tag).toBe('late');
+  });
+
+  it('with stopOnAbort, an abort stops a running request by replacing its thread; without, it is answered as usual', async () => {
+    const p = pool({ size: 1 });
+    const before = await p.run({ op: 'whoami' });
+    const ac = new AbortController();
+    const t0 = Date.now();
+    // A minute of CPU: only stopping the thread answers the next request within the test's time.
+    const running = p
+      .run({ op: 'sleep', ms: 60_000 }, { signal: ac.signal, stopOnAbort: true })
+      .catch((e: unknown) => e);
+    await vi.waitFor(() => expect(p.stats().busy).toBe(1));
+    const next = p.run({ op: 'whoami' });
+    ac.abort(new Error('worker shutting down'));
+    expect(await running).toMatchObject({ message: 'worker shutting down' });
+    const after = await next;
+    expect(Date.now() - t0).toBeLessThan(30_000);
+    expect(after.threadId).not.toBe(before.threadId);
+    expect(p.stats().died).toBe(0); // stopped on purpose, not a crash
+
+    const lenient = pool({ size: 1 });
+    const first = await lenient.run({ op: 'whoami' });
+    const ac2 = new AbortController();
+    const kept = lenient.run({ op: 'sleep', ms: 300, tag: 'kept' }, { signal: ac2.signal });
+    await vi.waitFor(() => expect(lenient.stats().busy).toBe(1));
+    ac2.abort(new Error('gone'));
+    expect((await kept).tag).toBe('kept');
+    expect((await lenient.run({ op: 'whoami' })).threadId).toBe(first.threadId);
   });
 
   it('reports each ready thread’s memory (heaps, array buffers) without waiting in the queue', async () => {

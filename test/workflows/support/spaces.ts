@@ -7,6 +7,7 @@ const SOURCE_OF: Record<string, string> = {
   idorsia_toy_space: 'idorsia_toy_space_a.txt',
   rdkit_urea_space: 'urea_space.txt',
   rdkit_amide_space: 'amide_space.txt',
+  chemspace_freedom_sample: 'Syntons_5567.csv',
 };
 
 /** Builds the named spaces (ids of catalogs/spaces/bundled.json, so the stack lists them). */
