@@ -53,6 +53,23 @@ export interface SynthonScanResult {
   hits: number;
   examined: number;
   timedOut: boolean;
+  /** Similarity: the k-th best score of the part, when it holds k hits (a floor for later slices). */
+  kth?: number;
+}
+
+/** What a scan answers for its part (the part's hits are best first). */
+function scanResult(key: string, part: SynthonPart, slice: SynthonJobSlice): SynthonScanResult {
+  const kth =
+    slice.mode === 'similarity' && part.hits.length >= slice.k && slice.k > 0
+      ? part.hits[slice.k - 1].similarity
+      : undefined;
+  return {
+    key,
+    hits: part.hits.length,
+    examined: part.examined,
+    timedOut: part.timedOut,
+    ...(kth !== undefined ? { kth } : {}),
+  };
 }
 
 export interface SynthonMergeInput {
@@ -213,7 +230,7 @@ export function createSynthonJobActivities(deps: SynthonActivityDeps) {
       beat({ stage: 'start' });
       if ((await store.head(key)) !== undefined) {
         const part = JSON.parse(new TextDecoder().decode(await store.getBytes(key))) as SynthonPart;
-        return { key, hits: part.hits.length, examined: part.examined, timedOut: part.timedOut };
+        return scanResult(key, part, input.slice);
       }
       // The slice runs on a thread; this loop keeps the activity's heartbeat going meanwhile.
       const timer = setInterval(() => beat({ stage: 'scanning' }), 2000);
@@ -230,7 +247,7 @@ export function createSynthonJobActivities(deps: SynthonActivityDeps) {
       }
       await store.put(key, new TextEncoder().encode(JSON.stringify(part)), 'application/json');
       beat({ stage: 'written', hits: part.hits.length });
-      return { key, hits: part.hits.length, examined: part.examined, timedOut: part.timedOut };
+      return scanResult(key, part, input.slice);
     },
 
     /** Best `k` hits over the parts (unique by product id) → result.arrow with the synthon columns. */

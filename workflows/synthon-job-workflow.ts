@@ -8,7 +8,8 @@ import { runSynthon3d } from './synthon-job-3d.ts';
 /**
  * A synthon-space job (workflow id = job name): checks the query and the space, scans the space's
  * reactions in slices (bounded concurrency, one activity per slice, each writing its hits as a
- * small part to the object store; progress counts slices), merges the parts into result.arrow and
+ * small part to the object store; progress counts slices; Morgan similarity slices search down to
+ * the best k-th score of the slices already finished), merges the parts into result.arrow and
  * records SUCCESS with the row count. An input error fails at once (FAILURE with the reason);
  * cancellation records REVOKED. Similarity with synthon_scorer shape or esp ends in the 3D stage
  * (synthon-job-3d.ts). Only keys, reaction ids and counts pass through history.
@@ -46,13 +47,16 @@ export async function synthonJobWorkflow(input: SynthonJobInput): Promise<Molsea
     await record({ status: 'STARTED', progress: { shardsDone: 0, shardsTotal: total } });
     const results: SynthonScanResult[] = new Array(total);
     let done = 0;
+    // Morgan similarity: once a finished slice holds k products at or above a score, no product
+    // below it can reach the job's top k, so later slices search down to it only (exact still;
+    // a slice over dissimilar reactions no longer walks its thresholds down to 0).
+    let floor = 0;
+    const floored = input.mode === 'similarity' && !input.threeD;
     await forEachBounded(total, input.concurrency ?? 4, async (i) => {
-      results[i] = await scan.synthonScan({
-        jobName: input.jobName,
-        space: input.space,
-        index: i,
-        slice: { ...base, reactions: prep.slices[i] },
-      });
+      const slice = { ...base, reactions: prep.slices[i], ...(floor > 0 ? { floor } : {}) };
+      results[i] = await scan.synthonScan({ jobName: input.jobName, space: input.space, index: i, slice });
+      // Slightly below the k-th score: products tied with it may still outrank by product id.
+      if (floored && results[i].kth !== undefined) floor = Math.max(floor, results[i].kth! - 1e-9);
       done++;
       if (done < total) await record({ progress: { shardsDone: done, shardsTotal: total } });
     });

@@ -3,7 +3,7 @@
  * a space, so a job fans out over reactions and merges the slices' hits (best `k` by similarity,
  * then product id). Modes:
  * - similarity: the exact Morgan top `k` of the slice (similarityTopK: falling thresholds down
- *   to 0, so a dissimilar query still gets its k best), with the SMARTS prefilter applied to the exactly scored hits (the top `k` is
+ *   to 0, so a dissimilar query still gets its k best, or down to the job's `floor`), with the SMARTS prefilter applied to the exactly scored hits (the top `k` is
  *   widened until `k` products pass, so the filtered top `k` is still exact);
  * - substructure / superstructure: every product of the slice that contains the query / that the
  *   query contains, by assembling each tuple whose heavy-atom count allows it (bounded by
@@ -30,6 +30,11 @@ export interface SynthonJobSlice {
   k: number;
   matchMode: 'fuzzy' | 'exact';
   prefilter?: { smarts: string; mode: 'include' | 'exclude' };
+  /**
+   * Similarity: products below this Tanimoto are not wanted (other slices of the job already hold
+   * k products at or above it, so none below can reach the job's top k); default 0.
+   */
+  floor?: number;
   /** Structure modes: tuples assembled at most (default 2,000,000). */
   maxProducts?: number;
   timeoutMs?: number;
@@ -110,7 +115,11 @@ function similaritySlice(
   // Without a prefilter one pass; with one, the unfiltered top k' holds the filtered top k once
   // k of its products pass (or it holds every product above the floor).
   for (let want = req.k; ; want *= 4) {
-    const res = similarityTopK(rd, space, fp, want, { reactions: req.reactions, timeoutMs: left() });
+    const res = similarityTopK(rd, space, fp, want, {
+      reactions: req.reactions,
+      timeoutMs: left(),
+      floor: req.floor,
+    });
     examined += res.counts.assembled;
     invalid += res.counts.invalid;
     if (!passes) return { hits: res.hits, examined, invalid, prefiltered: 0, timedOut: res.timedOut };

@@ -77,6 +77,26 @@ async function scheduledActivities(id: string): Promise<Map<string, number>> {
   }
 }
 
+/** The floors (0: none) the workflow `id` gave its synthonScan activities, in scheduling order. */
+async function scanFloors(id: string): Promise<number[]> {
+  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  try {
+    const history = await new Client({ connection }).workflow.getHandle(id).fetchHistory();
+    const out: number[] = [];
+    for (const e of history.events ?? []) {
+      const a = e.activityTaskScheduledEventAttributes;
+      if (a?.activityType?.name !== 'synthonScan') continue;
+      const input = JSON.parse(new TextDecoder().decode(a.input!.payloads![0].data!)) as {
+        slice: { floor?: number };
+      };
+      out.push(input.slice.floor ?? 0);
+    }
+    return out;
+  } finally {
+    await connection.close();
+  }
+}
+
 /** Products of an enumeration file (`SMILES name` lines, RDKit's reference enumerations). */
 async function enumeration(file: string): Promise<string[]> {
   const raw = await readFile(join(FIX, file));
@@ -131,6 +151,13 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
       expect(info).toMatchObject({ status: 'SUCCESS', kind: 'synthon', rows: ref.k });
       // One slice per reaction of the toy space (6), every one counted.
       expect(info.progress).toEqual({ shards_done: 6, shards_total: 6 });
+      // Four slices run at once; the last two search only down to the k-th best score of the
+      // slices finished before them (and the result above still equals brute force).
+      const floors = await scanFloors(job);
+      expect(floors.slice(0, 4)).toEqual([0, 0, 0, 0]);
+      const later = floors.slice(4).filter((f) => f > 0);
+      expect(later.length).toBeGreaterThan(0);
+      for (const f of later) expect(f).toBeLessThanOrEqual(want[ref.k - 1][1]);
     }
   }, 300_000);
 
