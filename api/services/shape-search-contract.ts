@@ -92,6 +92,9 @@ export interface ShapeSearchService {
   /**
    * Each SMILES embedded by the chem3d worker (the catalog's recipe) with its first-stage
    * descriptors; an unembeddable one gets its reason. 503 (`unavailable`) when no worker answers.
+   * Not embedShortlist: the analysis embeddings owe every molecule an answer (no budget, no null),
+   * without RDKit's per-molecule time-out, fail fast when no worker polls, and share the query
+   * embeddings' cache (a molecule embeds to the conformers it gets as a query).
    */
   embedMany(smiles: string[], loc: (string | number)[]): Promise<Embedded3d[]>;
   /**
@@ -101,7 +104,7 @@ export interface ShapeSearchService {
    */
   embedShortlist(smiles: string[], opts: { budgetMs: number; confs: number }): Promise<EmbeddedShortlist>;
   /**
-   * Molecules embedded by embedMany scored against the query by the exact stage on the shape
+   * Molecules embedded by embedShortlist scored against the query by the exact stage on the shape
    * pool's threads (engine/shape scoreEmbedded: a null molecule keeps a null score).
    */
   scoreEmbedded(query: Molecule3d, molecules: (Molecule3d | null)[], metric: ShapeMetric): Promise<Score3d[]>;

@@ -9,6 +9,7 @@ import { invalidSmiles, validationError } from '../../platform/errors.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import type { SpacePool } from '../../engine/synthons/space-pool.ts';
 import type { SpaceManifest } from '../../engine/synthons/format.ts';
+import type { TopKResult } from '../../engine/synthons/similarity-topk.ts';
 import type { DatabaseInfo, NeighborRow, SearchService, SimilarityResult } from './search-service.ts';
 
 export interface SpaceEntry {
@@ -38,6 +39,34 @@ function spaceInfo(s: SpaceEntry): DatabaseInfo {
     license: s.license,
     source: m.source,
   };
+}
+
+/**
+ * The k best distinct products of a space. One product can be reached by several reactions or
+ * synthon tuples (different routes) and a legacy row is a product, so each canonical SMILES is
+ * kept once, at its best score (the hits come best first). When duplicates leave fewer than k, the
+ * search is asked again for more hits within what is left of the same time budget; it stops when
+ * the space has no more products, or the budget runs out (then fewer than k may be returned).
+ */
+export async function uniqueSpaceHits(
+  pool: SpacePool,
+  space: string,
+  fp: Uint8Array,
+  k: number,
+  timeoutMs: number,
+): Promise<TopKResult> {
+  const start = performance.now();
+  let ask = k;
+  for (;;) {
+    const res = await pool.similarity(space, fp, ask, Math.max(0, timeoutMs - (performance.now() - start)));
+    const seen = new Set<string>();
+    const hits = res.hits.filter((h) => !seen.has(h.smiles) && seen.add(h.smiles));
+    const done =
+      hits.length >= k || res.hits.length < ask || res.timedOut || performance.now() - start >= timeoutMs;
+    if (done) return { ...res, hits: hits.slice(0, k) };
+    // Twice the shortfall: the extra hits may repeat products too, and every round reruns the search.
+    ask += 2 * (k - hits.length);
+  }
 }
 
 /** A 422 naming db_names: what a synthon space cannot serve (its products are never enumerated). */
@@ -72,7 +101,7 @@ export async function withSynthonSpaces(
     fp: Uint8Array,
     k: number,
   ): Promise<{ rows: NeighborRow[]; note?: string }> {
-    const res = await pool.similarity(space, fp, k, opts.spaceTimeoutMs ?? SPACE_TIMEOUT_MS);
+    const res = await uniqueSpaceHits(pool, space, fp, k, opts.spaceTimeoutMs ?? SPACE_TIMEOUT_MS);
     const rows = res.hits.map(
       (h) =>
         ({
@@ -95,7 +124,7 @@ export async function withSynthonSpaces(
           ? ` (every product with Morgan Tanimoto >= ${res.provenAbove} was scored).`
           : '.')
       : rows.length < k
-        ? `${space} holds ${rows.length} valid products${res.threshold > 0 ? ` with Morgan Tanimoto >= ${res.threshold}` : ''}.`
+        ? `${space} holds ${rows.length} distinct valid products${res.threshold > 0 ? ` with Morgan Tanimoto >= ${res.threshold}` : ''}.`
         : undefined;
     return { rows, note };
   }

@@ -58,6 +58,19 @@ export interface SampleRequest {
   include_properties: boolean;
 }
 
+/**
+ * The property and ADMET counts of a search_cheese answer, all zero: no path offers property
+ * constraints or ADMET acquisition yet, and the interface's clients read every count.
+ */
+export const NO_PROPERTY_DROPS = {
+  exact_constraint_dropped: 0,
+  exact_property_dropped: 0,
+  additive_property_dropped: 0,
+  property_approximation_unavailable: 0,
+  admet_acquisition_dropped: 0,
+  admet_out_of_domain: 0,
+} as const;
+
 export const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
 export const properties = (lib: Library, row: number) =>
   Object.fromEntries(DESCRIPTOR_NAMES.map((n) => [n, lib.column(n)?.[row] ?? null]));

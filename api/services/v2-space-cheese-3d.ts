@@ -18,7 +18,7 @@ import { CHEM3D_RETRY_AFTER_SECONDS } from './query-embedder.ts';
 import { CHEESE_METRICS } from './shape-rerank.ts';
 import type { ShapeSearchService } from './shape-search-contract.ts';
 import type { SpaceEntry } from './space-search.ts';
-import { ENGINE_VERSION, round3 } from './v2-search-common.ts';
+import { ENGINE_VERSION, NO_PROPERTY_DROPS, round3 } from './v2-search-common.ts';
 import {
   DEFAULT_SHORTLIST_MULTIPLIER,
   resolvePrefilter,
@@ -169,12 +169,7 @@ export async function spaceCheese3d(
       not_embedded: failed + late,
       embedding_failed: failed,
       embedding_timed_out: late,
-      exact_constraint_dropped: 0,
-      exact_property_dropped: 0,
-      additive_property_dropped: 0,
-      property_approximation_unavailable: 0,
-      admet_acquisition_dropped: 0,
-      admet_out_of_domain: 0,
+      ...NO_PROPERTY_DROPS,
     },
     timing_ms: {
       // Parsing and embedding the query on the chem3d worker.

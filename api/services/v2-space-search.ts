@@ -10,7 +10,7 @@ import { invalidSmiles } from '../../platform/errors.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import type { SpacePool } from '../../engine/synthons/space-pool.ts';
 import { ENGINE_VERSION, type SampleRequest, type SearchRequest, type V2SearchService } from './v2-search.ts';
-import type { SpaceEntry } from './space-search.ts';
+import { uniqueSpaceHits, type SpaceEntry } from './space-search.ts';
 import { spaceCheese3d, type SpaceShape } from './v2-space-cheese-3d.ts';
 import {
   spaceCheese,
@@ -82,7 +82,8 @@ export function withV2Spaces(
       const q = parseMolecule(await getRDKit(), b.query_smiles);
       if ('error' in q) throw invalidSmiles(['body', 'query_smiles'], b.query_smiles);
       const t1 = performance.now();
-      const r = await pool.similarity(space.manifest.id, q.fp, b.limit, SPACE_TIMEOUT_MS);
+      // One result per product (a product two routes reach once), as search_cheese and /molsearch.
+      const r = await uniqueSpaceHits(pool, space.manifest.id, q.fp, b.limit, SPACE_TIMEOUT_MS);
       const results = r.hits.map((h, i) => ({
         rank: i + 1,
         smiles: h.smiles,

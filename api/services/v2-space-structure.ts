@@ -12,6 +12,7 @@ import type { SpacePool } from '../../engine/synthons/space-pool.ts';
 import { parseQuery, type StructureMode } from '../../engine/synthons/substructure.ts';
 import type { Prefilter } from '../../engine/synthons/rerank.ts';
 import { ENGINE_VERSION, type CheeseRequest, type SubstructureRequest } from './v2-search.ts';
+import { NO_PROPERTY_DROPS } from './v2-search-common.ts';
 import type { SpaceEntry } from './space-search.ts';
 
 const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
@@ -248,12 +249,7 @@ export async function spaceCheese(
     results,
     counts: {
       ...r.counts,
-      exact_constraint_dropped: 0,
-      exact_property_dropped: 0,
-      additive_property_dropped: 0,
-      property_approximation_unavailable: 0,
-      admet_acquisition_dropped: 0,
-      admet_out_of_domain: 0,
+      ...NO_PROPERTY_DROPS,
     },
     timing_ms: {
       query: round3(t1 - t0),

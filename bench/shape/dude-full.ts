@@ -15,20 +15,14 @@
 import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import type { ConformerSet } from '../../engine/shape/index.ts';
 import { createShapePool } from '../../engine/shape/pool.ts';
-import { auroc, ef, efMax, roce } from './vs-metrics.ts';
+import { efMax } from './vs-metrics.ts';
+import { screenTarget, VS_METHODS as methods, type VsRecord } from './vs-screen.ts';
 
-interface Rec {
+interface Rec extends VsRecord {
   kind: 'q' | 'a' | 'd';
   i: number;
   error?: string;
-  atoms: number;
-  confs: number;
-  elements: number[];
-  charges: number[];
-  coords: number[];
-  on_bits: number[];
 }
 type Row = Record<string, number | string>;
 
@@ -46,18 +40,6 @@ const dir = positionals[0] ?? 'bench/out/shape/dudefull';
 const nq = Number(values.queries);
 mkdirSync(`${dir}/results`, { recursive: true });
 
-const set = (r: Rec): ConformerSet => ({
-  atomCount: r.atoms,
-  confCount: r.confs,
-  elements: Uint8Array.from(r.elements),
-  charges: Float32Array.from(r.charges),
-  coords: Float32Array.from(r.coords),
-});
-const tanimoto = (a: number[], b: Set<number>) => {
-  const c = a.filter((x) => b.has(x)).length;
-  return c / (a.length + b.size - c);
-};
-
 async function readCache(target: string): Promise<Rec[]> {
   const recs = new Map<string, Rec>();
   const lines = createInterface({ input: createReadStream(`${dir}/cache/${target}.jsonl`) });
@@ -73,7 +55,6 @@ async function readCache(target: string): Promise<Rec[]> {
   return [...recs.values()];
 }
 
-const methods = ['morgan', 'espsim_shape', 'espsim_electrostatic'] as const;
 const pool = createShapePool({ threads: Number(values.threads) });
 
 async function scoreTarget(target: string): Promise<Row> {
@@ -85,7 +66,6 @@ async function scoreTarget(target: string): Promise<Row> {
   const library = recs.filter((r) => !(r.kind === 'a' && r.i < nq) && r.kind !== 'q');
   const ok = library.filter((r) => !r.error);
   const active = ok.map((r) => r.kind === 'a');
-  const lib = ok.map(set);
   const nAct = active.filter(Boolean).length;
   const row: Row = {
     library: ok.length,
@@ -97,43 +77,18 @@ async function scoreTarget(target: string): Promise<Row> {
     confs: Number(done.confs),
     query_confs: Number(done.query_confs),
   };
-  const fused = Object.fromEntries(methods.map((m) => [m, new Array<number>(ok.length).fill(-Infinity)]));
-  const per = Object.fromEntries(methods.map((m) => [m, { ef1: 0, ef5: 0, roce1: 0, auroc: 0 }]));
   const good = queries.filter((q) => !q.error);
-  for (const q of good) {
-    const qBits = new Set(q.on_bits);
-    const scored = await pool.scoreShortlist(
-      set(q),
-      lib,
-      { metric: 'shape', k: lib.length },
-      { lane: 'bulk' },
-    );
-    const shape = new Array<number>(lib.length);
-    const esp = new Array<number>(lib.length);
-    for (const h of scored) [shape[h.index], esp[h.index]] = [h.shape, h.esp];
-    const scores = {
-      morgan: ok.map((r) => tanimoto(r.on_bits, qBits)),
-      espsim_shape: shape,
-      espsim_electrostatic: esp,
-    };
-    for (const m of methods) {
-      scores[m].forEach((v, i) => (fused[m][i] = Math.max(fused[m][i], v)));
-      per[m].ef1 += ef(scores[m], active, 0.01) / good.length;
-      per[m].ef5 += ef(scores[m], active, 0.05) / good.length;
-      per[m].roce1 += roce(scores[m], active, 0.01) / good.length;
-      per[m].auroc += auroc(scores[m], active) / good.length;
-    }
-  }
+  const r = await screenTarget(pool, good, ok, active);
   for (const m of methods) {
-    for (const [k, v] of Object.entries(per[m])) row[`${m}_${k}`] = v;
+    for (const [k, v] of Object.entries(r.perQuery[m])) row[`${m}_${k}`] = v;
     if (good.length > 1) {
-      row[`${m}_max_ef1`] = ef(fused[m], active, 0.01);
-      row[`${m}_max_roce1`] = roce(fused[m], active, 0.01);
-      row[`${m}_max_auroc`] = auroc(fused[m], active);
+      row[`${m}_max_ef1`] = r.max[m].ef1;
+      row[`${m}_max_roce1`] = r.max[m].roce1;
+      row[`${m}_max_auroc`] = r.max[m].auroc;
     }
   }
   row.score_s = Math.round((performance.now() - t0) / 1000);
-  row.conformer_pairs = good.reduce((s, q) => s + q.confs, 0) * lib.reduce((s, c) => s + c.confCount, 0);
+  row.conformer_pairs = good.reduce((s, q) => s + q.confs, 0) * ok.reduce((s, r) => s + r.confs, 0);
   return row;
 }
 

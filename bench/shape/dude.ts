@@ -15,80 +15,34 @@
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import type { ConformerSet } from '../../engine/shape/index.ts';
 import { createShapePool } from '../../engine/shape/pool.ts';
-import { auroc, ef, roce } from './vs-metrics.ts';
+import { screenTarget, VS_METHODS as methods, type VsRecord } from './vs-screen.ts';
 
-interface Rec {
+interface Rec extends VsRecord {
   active: boolean;
-  atoms: number;
-  confs: number;
-  elements: number[];
-  charges: number[];
-  coords: number[];
-  on_bits: number[];
 }
 const path = process.argv[2] ?? 'bench/out/shape/dude5/dude.json.gz';
 const data = JSON.parse(gunzipSync(readFileSync(path)).toString()) as {
   meta: Record<string, number>;
   targets: Record<string, { queries: Rec[]; library: Rec[]; actives_total: number; decoys_total: number }>;
 };
-const set = (r: Rec): ConformerSet => ({
-  atomCount: r.atoms,
-  confCount: r.confs,
-  elements: Uint8Array.from(r.elements),
-  charges: Float32Array.from(r.charges),
-  coords: Float32Array.from(r.coords),
-});
-const tanimoto = (a: number[], b: Set<number>) => {
-  const c = a.filter((x) => b.has(x)).length;
-  return c / (a.length + b.size - c);
-};
-
-const methods = ['morgan', 'espsim_shape', 'espsim_electrostatic'] as const;
 const stats = ['ef1', 'ef5', 'roce1', 'auroc'] as const;
 const rows: Record<string, Record<string, number>> = {};
 const pool = createShapePool({ threads: Number(process.env.BENCH_THREADS ?? 2) });
 const t0 = performance.now();
 for (const [target, t] of Object.entries(data.targets)) {
   const active = t.library.map((r) => r.active);
-  const lib = t.library.map(set);
   const row: Record<string, number> = {
     library: t.library.length,
     actives: active.filter(Boolean).length,
     queries: t.queries.length,
   };
-  for (const m of methods) for (const st of stats) row[`${m}_${st}`] = 0;
-  // Group fusion: a library molecule's best score over the target's queries (MAX fusion).
-  const fused = Object.fromEntries(methods.map((m) => [m, new Array<number>(lib.length).fill(-Infinity)]));
-  for (const q of t.queries) {
-    const qBits = new Set(q.on_bits);
-    const scored = await pool.scoreShortlist(
-      set(q),
-      lib,
-      { metric: 'shape', k: lib.length },
-      { lane: 'bulk' },
-    );
-    const shape = new Array<number>(lib.length);
-    const esp = new Array<number>(lib.length);
-    for (const h of scored) [shape[h.index], esp[h.index]] = [h.shape, h.esp];
-    const scores = {
-      morgan: t.library.map((r) => tanimoto(r.on_bits, qBits)),
-      espsim_shape: shape,
-      espsim_electrostatic: esp,
-    };
-    for (const m of methods) {
-      scores[m].forEach((v, i) => (fused[m][i] = Math.max(fused[m][i], v)));
-      row[`${m}_ef1`] += ef(scores[m], active, 0.01) / t.queries.length;
-      row[`${m}_ef5`] += ef(scores[m], active, 0.05) / t.queries.length;
-      row[`${m}_roce1`] += roce(scores[m], active, 0.01) / t.queries.length;
-      row[`${m}_auroc`] += auroc(scores[m], active) / t.queries.length;
-    }
-  }
+  const r = await screenTarget(pool, t.queries, t.library, active);
+  for (const m of methods) for (const st of stats) row[`${m}_${st}`] = r.perQuery[m][st];
   for (const m of methods) {
-    row[`${m}_max_ef1`] = ef(fused[m], active, 0.01);
-    row[`${m}_max_roce1`] = roce(fused[m], active, 0.01);
-    row[`${m}_max_auroc`] = auroc(fused[m], active);
+    row[`${m}_max_ef1`] = r.max[m].ef1;
+    row[`${m}_max_roce1`] = r.max[m].roce1;
+    row[`${m}_max_auroc`] = r.max[m].auroc;
   }
   rows[target] = row;
   process.stderr.write(

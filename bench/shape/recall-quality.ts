@@ -28,7 +28,7 @@ import {
 } from '../../engine/shape/index.ts';
 import { descriptorTable, type Shortlist } from '../../engine/shape/scan.ts';
 import { espPrescreenScan } from '../../engine/shape/esp-prescreen.ts';
-import type { ShardConformers } from '../../engine/shape/grid-tables.ts';
+import { asShard } from '../../testkit/conformer-shard.ts';
 import { GRID_LENGTH } from '../../engine/shape/gaussian-grid.ts';
 
 const arg = (name: string, dflt?: string) => {
@@ -48,31 +48,6 @@ for (let s = 0; s < catalog.manifest.shards.length; s++) {
     if (m) mols.push(m);
   }
 }
-/** The embedded rows as one shard's conformer columns (what the ESP pre-stage reads). */
-const asShard = (sets: ConformerSet[]): ShardConformers => {
-  const atomOffsets = new Int32Array(sets.length + 1);
-  const coordOffsets = new Int32Array(sets.length + 1);
-  sets.forEach((m, i) => {
-    atomOffsets[i + 1] = atomOffsets[i] + m.atomCount;
-    coordOffsets[i + 1] = coordOffsets[i] + m.coords.length;
-  });
-  const out: ShardConformers = {
-    rows: sets.length,
-    confCounts: Uint8Array.from(sets, (m) => m.confCount),
-    atomCounts: Uint16Array.from(sets, (m) => m.atomCount),
-    atomOffsets,
-    coordOffsets,
-    elements: new Uint8Array(atomOffsets[sets.length]),
-    charges: new Float32Array(atomOffsets[sets.length]),
-    coords: new Float32Array(coordOffsets[sets.length]),
-  };
-  sets.forEach((m, i) => {
-    out.elements.set(m.elements, atomOffsets[i]);
-    out.charges.set(m.charges, atomOffsets[i]);
-    out.coords.set(m.coords, coordOffsets[i]);
-  });
-  return out;
-};
 const shard = asShard(mols);
 const n = mols.length;
 const t0 = performance.now();

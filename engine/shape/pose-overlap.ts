@@ -108,7 +108,7 @@ export function overlapAt(
     g[3 * j + 1] = -2 * gy;
     g[3 * j + 2] = -2 * gz;
   }
-  if (grad) quaternionGradient(probe, p, r, g, na, grad);
+  quaternionGradient(probe, p, r, g, na, grad);
   return sum;
 }
 

@@ -1,6 +1,9 @@
+import { inject } from 'vitest';
 import { resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { createLogger } from '../../platform/logger.ts';
+import { startWorkers, type RunningWorkers } from '../../worker/worker.ts';
 import { moleculeFromBase64 } from '../../engine/catalog/three-d-schema.ts';
 import type { ConformerSet } from '../../engine/shape/index.ts';
 import {
@@ -20,6 +23,50 @@ export function chem3dPython(): string {
 /** A real Python chem3d worker on the shared Temporal dev server, polling `prefix`'s queues. */
 export function startTestChem3d(address: string, prefix: string): Promise<Chem3dWorker> {
   return startChem3dWorker({ python: chem3dPython(), address, namespace: 'default', prefix });
+}
+
+/** A prefix's chem3d worker, Node orchestration worker and client (startChem3dStack). */
+export interface Chem3dStack {
+  prefix: string;
+  /** The Python worker (a test may stop it to see what callers get without one). */
+  py: Chem3dWorker;
+  node: RunningWorkers;
+  client: Client;
+  stop(): Promise<void>;
+}
+
+/**
+ * What the query-embedding tests run against, under a fresh `<name>-<hex>` prefix on the shared
+ * Temporal dev server: the real Python chem3d worker, the Node orchestration worker (the embed
+ * workflows, no activities) and a client. `stop` stops what started, also after a partial start.
+ */
+export async function startChem3dStack(name: string): Promise<Chem3dStack> {
+  const address = inject('temporalAddress');
+  const prefix = `${name}-${randomBytes(4).toString('hex')}`;
+  let py: Chem3dWorker | undefined;
+  let node: RunningWorkers | undefined;
+  let connection: Connection | undefined;
+  const stop = async () => {
+    await py?.stop();
+    await node?.shutdown();
+    await connection?.close();
+  };
+  try {
+    py = await startTestChem3d(address, prefix);
+    node = await startWorkers({
+      address,
+      namespace: 'default',
+      prefix,
+      activities: {},
+      kinds: ['orchestration'],
+      log: createLogger({ level: 'warn', pretty: false }),
+    });
+    connection = await Connection.connect({ address });
+    return { prefix, py, node, client: new Client({ connection }), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }
 
 /**

@@ -1,25 +1,17 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { randomBytes } from 'node:crypto';
-import { Client, Connection, type WorkflowClient } from '@temporalio/client';
-import { createLogger } from '../../../platform/logger.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkflowClient } from '@temporalio/client';
 import { DomainError } from '../../../platform/errors.ts';
-import { startWorkers, type RunningWorkers } from '../../../worker/worker.ts';
 import { createQueryEmbedder } from '../../../api/services/query-embedder.ts';
-import type { Chem3dWorker } from '../../../platform/chem3d/process.ts';
-import { startTestChem3d } from '../../support/chem3d.ts';
+import { startChem3dStack, type Chem3dStack } from '../../support/chem3d.ts';
 
 // Real parts: the shared Temporal dev server, the Python chem3d worker, the Node orchestration
 // worker running embedQueryWorkflow. The only addition is a count of the workflows started.
-const prefix = `qemb-${randomBytes(4).toString('hex')}`;
-let py: Chem3dWorker;
-let node: RunningWorkers;
-let connection: Connection;
-let client: Client;
+let stack: Chem3dStack;
 let started = 0;
 
 /** The real workflow client, counting `execute` calls (one per embedding on the worker). */
 function countingClient(): WorkflowClient {
-  const real = client.workflow;
+  const real = stack.client.workflow;
   const counting = Object.create(real) as WorkflowClient;
   counting.execute = ((...args: Parameters<WorkflowClient['execute']>) => {
     started++;
@@ -29,28 +21,18 @@ function countingClient(): WorkflowClient {
 }
 
 const embedder = (cacheEntries?: number) =>
-  createQueryEmbedder({ workflows: countingClient(), namespace: 'default', prefix, cacheEntries });
+  createQueryEmbedder({
+    workflows: countingClient(),
+    namespace: 'default',
+    prefix: stack.prefix,
+    cacheEntries,
+  });
 
 beforeAll(async () => {
-  const address = inject('temporalAddress');
-  py = await startTestChem3d(address, prefix);
-  node = await startWorkers({
-    address,
-    namespace: 'default',
-    prefix,
-    activities: {},
-    kinds: ['orchestration'],
-    log: createLogger({ level: 'warn', pretty: false }),
-  });
-  connection = await Connection.connect({ address });
-  client = new Client({ connection });
+  stack = await startChem3dStack('qemb');
 }, 300_000);
 
-afterAll(async () => {
-  await py?.stop();
-  await node?.shutdown();
-  await connection?.close();
-});
+afterAll(() => stack?.stop());
 
 describe('query embedder: cache of query embeddings', () => {
   it('embeds a repeated query once and answers the same conformers from the cache', async () => {
@@ -107,7 +89,7 @@ describe('query embedder: cache of query embeddings', () => {
   it('answers a cached query with the worker down; an uncached one is a 503 (unavailable)', async () => {
     const e = embedder();
     const m = await e.embed('CCOC(=O)C');
-    await py.stop();
+    await stack.py.stop();
     started = 0;
     expect((await e.embed('CCOC(=O)C')).confCount).toBe(m.confCount);
     expect(started).toBe(0);

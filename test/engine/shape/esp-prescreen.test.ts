@@ -5,38 +5,13 @@ import { applyTransform } from '../../../engine/shape/align.ts';
 import type { ConformerSet } from '../../../engine/shape/conformers.ts';
 import { espIntegral } from '../../../engine/shape/esp.ts';
 import { espPrescreenScan, tabulatedEspIntegral } from '../../../engine/shape/esp-prescreen.ts';
-import { buildGridTables, type ShardConformers } from '../../../engine/shape/grid-tables.ts';
+import { buildGridTables } from '../../../engine/shape/grid-tables.ts';
 import { chargeGridDescriptors, gridDescriptors } from '../../../engine/shape/gaussian-grid.ts';
 import { prepareShape } from '../../../engine/shape/frame.ts';
 import { poseChargeScan } from '../../../engine/shape/pose-grid.ts';
 import { scoreShortlist } from '../../../engine/shape/score.ts';
 import { molecules } from './support/fixtures.ts';
-
-/** Conformer sets as one shard's columns (what the catalog sidecar holds). */
-function asShard(sets: ConformerSet[]): ShardConformers {
-  const atomOffsets = new Int32Array(sets.length + 1);
-  const coordOffsets = new Int32Array(sets.length + 1);
-  sets.forEach((m, i) => {
-    atomOffsets[i + 1] = atomOffsets[i] + m.atomCount;
-    coordOffsets[i + 1] = coordOffsets[i] + m.coords.length;
-  });
-  const s: ShardConformers = {
-    rows: sets.length,
-    confCounts: Uint8Array.from(sets, (m) => m.confCount),
-    atomCounts: Uint16Array.from(sets, (m) => m.atomCount),
-    atomOffsets,
-    coordOffsets,
-    elements: new Uint8Array(atomOffsets[sets.length]),
-    charges: new Float32Array(atomOffsets[sets.length]),
-    coords: new Float32Array(coordOffsets[sets.length]),
-  };
-  sets.forEach((m, i) => {
-    s.elements.set(m.elements, atomOffsets[i]);
-    s.charges.set(m.charges, atomOffsets[i]);
-    s.coords.set(m.coords, coordOffsets[i]);
-  });
-  return s;
-}
+import { asShard } from '../../../testkit/conformer-shard.ts';
 
 describe('ESP pre-stage', () => {
   const mols = molecules();

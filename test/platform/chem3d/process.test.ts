@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
 import { TimeoutFailure, TimeoutType } from '@temporalio/common';
-import { createLogger } from '../../../platform/logger.ts';
-import { startWorkers, type RunningWorkers } from '../../../worker/worker.ts';
 import { moleculeFromBase64 } from '../../../engine/catalog/three-d-schema.ts';
 import {
   CHEM3D_WORKFLOWS,
@@ -13,8 +11,7 @@ import {
   type EmbedQueryResult,
   type EmbedQueryWorkflowInput,
 } from '../../../workflows/contracts.ts';
-import type { Chem3dWorker } from '../../../platform/chem3d/process.ts';
-import { startTestChem3d } from '../../support/chem3d.ts';
+import { startChem3dStack, type Chem3dStack } from '../../support/chem3d.ts';
 
 // Real parts: the shared Temporal dev server, the Python chem3d worker (RDKit from PyPI) as a
 // child process, the Node orchestration worker running embedQueryWorkflow.
@@ -30,38 +27,21 @@ const REF = JSON.parse(
   readFileSync(new URL('../../fixtures/chem3d-reference.json', import.meta.url), 'utf8'),
 ) as { molecules: RefMolecule[] };
 
-const prefix = `chem3d-${randomBytes(4).toString('hex')}`;
-let py: Chem3dWorker;
-let node: RunningWorkers;
-let client: Client;
-let connection: Connection;
+let stack: Chem3dStack;
 
 beforeAll(async () => {
-  const address = inject('temporalAddress');
-  py = await startTestChem3d(address, prefix);
-  node = await startWorkers({
-    address,
-    namespace: 'default',
-    prefix,
-    activities: {},
-    kinds: ['orchestration'],
-    log: createLogger({ level: 'warn', pretty: false }),
-  });
-  connection = await Connection.connect({ address });
-  client = new Client({ connection });
+  stack = await startChem3dStack('chem3d');
 }, 300_000);
 
-afterAll(async () => {
-  await py?.stop();
-  await node?.shutdown();
-  await connection?.close();
-});
+afterAll(() => stack?.stop());
 
 const embed = (smiles: string, deadlineMs = 30_000) =>
-  client.workflow.execute(CHEM3D_WORKFLOWS.embedQuery, {
-    taskQueue: taskQueue(prefix, 'orchestration'),
+  stack.client.workflow.execute(CHEM3D_WORKFLOWS.embedQuery, {
+    taskQueue: taskQueue(stack.prefix, 'orchestration'),
     workflowId: `embed-${randomBytes(6).toString('hex')}`,
-    args: [{ smiles, queue: chem3dQueue(prefix, 'query'), deadlineMs } satisfies EmbedQueryWorkflowInput],
+    args: [
+      { smiles, queue: chem3dQueue(stack.prefix, 'query'), deadlineMs } satisfies EmbedQueryWorkflowInput,
+    ],
   }) as Promise<EmbedQueryResult>;
 
 describe('chem3d worker: query embedding', () => {
@@ -97,8 +77,8 @@ describe('chem3d worker: query embedding', () => {
   });
 
   it('fails fast when no chem3d worker polls the query queue', async () => {
-    await py.stop();
-    expect(py.exited()).toBe(true);
+    await stack.py.stop();
+    expect(stack.py.exited()).toBe(true);
     const t0 = Date.now();
     const err = await embed('CCO', 4000).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);

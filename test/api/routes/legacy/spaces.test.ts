@@ -12,6 +12,9 @@ const SOURCES = new URL('../../../../catalogs/spaces/sources/', import.meta.url)
 const FIXTURE = new URL('../../../fixtures/synthons/similarity-reference.json', import.meta.url);
 // Queries dissimilar to the whole toy space, brute force (scripts/reference/make_synthon_topk_fixture.py).
 const DISSIMILAR = new URL('../../../fixtures/synthons/idorsia-dissimilar-reference.json', import.meta.url);
+// Two reactions reaching one product, RDKit's products and Tanimotos (scripts/reference/make_two_routes_fixture.py).
+const TWO_ROUTES = new URL('../../../fixtures/synthons/two_routes_space.txt', import.meta.url).pathname;
+const TWO_ROUTES_REF = new URL('../../../fixtures/synthons/two-routes-reference.json', import.meta.url);
 let h: ApiHarness;
 let cat: Awaited<ReturnType<typeof buildReferenceCatalog>>;
 let root: string;
@@ -27,8 +30,9 @@ beforeAll(async () => {
     id: 'idorsia',
     name: 'Idorsia toy',
   });
+  await buildSpace({ input: TWO_ROUTES, out: join(root, 'tworoutes'), id: 'tworoutes' });
   cat = await buildReferenceCatalog({ id: 'refcat', take: (_m, i) => i < 50 });
-  h = await startApiHarness([cat.catalog], { spaceDirs: [out], analysis: true });
+  h = await startApiHarness([cat.catalog], { spaceDirs: [out, join(root, 'tworoutes')], analysis: true });
 });
 afterAll(async () => {
   await h?.close();
@@ -97,6 +101,33 @@ describe('synthon spaces in the legacy API', () => {
       const sims = res.json().neighbors.map((n: { similarity: number }) => n.similarity);
       expect(sims).toEqual(e.top.slice(0, e.k).map((t) => expect.closeTo(t[1], 5)));
     }
+  });
+
+  it('/molsearch and /molsearch_simple return a product reached by two reactions once, still k rows', async () => {
+    const ref = JSON.parse(await readFile(TWO_ROUTES_REF, 'utf8')) as {
+      query: string;
+      tuples: Array<{ reaction: string; smiles: string; similarity: number }>;
+    };
+    // The best score of each distinct product, best first: 6 tuples, 5 products.
+    const best = new Map<string, number>();
+    for (const t of ref.tuples) best.set(t.smiles, Math.max(best.get(t.smiles) ?? 0, t.similarity));
+    const want = [...best].sort((a, b) => b[1] - a[1]);
+    expect(ref.tuples.length - want.length).toBe(1);
+    const q = encodeURIComponent(ref.query);
+    for (const path of ['/molsearch', '/molsearch_simple'])
+      for (const k of [2, 5, 10]) {
+        const res = await get(
+          `${path}?search_input=${q}&search_type=morgan&db_names=tworoutes&n_neighbors=${k}`,
+        );
+        expect(res.statusCode).toBe(200);
+        const rows = res.json().neighbors as Array<{ smiles: string; similarity: number }>;
+        const top = want.slice(0, k);
+        expect(
+          rows.map((r) => r.smiles),
+          `${path} k=${k}`,
+        ).toEqual(top.map(([s]) => s));
+        expect(rows.map((r) => r.similarity)).toEqual(top.map(([, v]) => expect.closeTo(v, 5)));
+      }
   });
 
   it('/database_similarity refuses a space with a 422 naming db_names', async () => {

@@ -16,6 +16,9 @@ const SOURCES = new URL('../../../../catalogs/spaces/sources/', import.meta.url)
 const FIXTURE = new URL('../../../fixtures/synthons/similarity-reference.json', import.meta.url);
 // Queries dissimilar to the whole toy space, brute force (scripts/reference/make_synthon_topk_fixture.py).
 const DISSIMILAR = new URL('../../../fixtures/synthons/idorsia-dissimilar-reference.json', import.meta.url);
+// Two reactions reaching one product, RDKit's products and Tanimotos (scripts/reference/make_two_routes_fixture.py).
+const TWO_ROUTES = new URL('../../../fixtures/synthons/two_routes_space.txt', import.meta.url).pathname;
+const TWO_ROUTES_REF = new URL('../../../fixtures/synthons/two-routes-reference.json', import.meta.url);
 let h: ApiHarness;
 let root: string;
 let fixture: {
@@ -29,8 +32,12 @@ beforeAll(async () => {
   const out = join(root, 'idorsia');
   await buildSpace({ input: join(SOURCES, 'idorsia_toy_space_a.txt'), out, id: 'idorsia' });
   await buildSpace({ input: join(SOURCES, 'urea_space.txt'), out: join(root, 'urea'), id: 'urea' });
+  await buildSpace({ input: TWO_ROUTES, out: join(root, 'tworoutes'), id: 'tworoutes' });
   const cat = await buildReferenceCatalog({ id: 'refcat', take: (_m, i) => i < 20 });
-  h = await startApiHarness([cat.catalog], { spaceDirs: [out, join(root, 'urea')], v2Spaces: true });
+  h = await startApiHarness([cat.catalog], {
+    spaceDirs: [out, join(root, 'urea'), join(root, 'tworoutes')],
+    v2Spaces: true,
+  });
 });
 afterAll(async () => {
   await h?.close();
@@ -127,6 +134,23 @@ describe('v2 search on a synthon space', () => {
     const scoreOf = new Map(e.top);
     for (const r of body.results as Hit[]) expect(scoreOf.get(r.smiles)).toBeCloseTo(r.score, 5);
     expect(body.warnings).toEqual([]);
+  });
+
+  it('returns a product reached by two reactions once, still `limit` results', async () => {
+    const ref = JSON.parse(await readFile(TWO_ROUTES_REF, 'utf8')) as {
+      query: string;
+      tuples: Array<{ smiles: string; similarity: number }>;
+    };
+    const best = new Map<string, number>();
+    for (const t of ref.tuples) best.set(t.smiles, Math.max(best.get(t.smiles) ?? 0, t.similarity));
+    const want = [...best].sort((a, b) => b[1] - a[1]);
+    for (const limit of [2, 5]) {
+      const res = await post('/api/v2/search', { database_id: 'tworoutes', query_smiles: ref.query, limit });
+      expect(res.statusCode).toBe(200);
+      const results = res.json().results as Hit[];
+      expect(results.map((r) => r.smiles)).toEqual(want.slice(0, limit).map(([smiles]) => smiles));
+      expect(results.map((r) => r.score)).toEqual(want.slice(0, limit).map(([, v]) => expect.closeTo(v, 5)));
+    }
   });
 });
 
