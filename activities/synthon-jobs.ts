@@ -53,7 +53,7 @@ export interface SynthonScanResult {
   hits: number;
   examined: number;
   timedOut: boolean;
-  /** Similarity: the k-th best score of the part, when it holds k hits (a floor for later slices). */
+  /** Similarity: the k-th best score of the part (distinct molecules), when it holds k hits: a floor for later slices. */
   kth?: number;
 }
 
@@ -161,8 +161,10 @@ export async function mergeSynthonParts(
     timedOut ||= part.timedOut;
   }
   all.sort(compareHits);
+  // One row per molecule: a product made by two routes (other reactions or slices) is kept once,
+  // at its best score (then smallest product id), as the synchronous searches do.
   const seen = new Set<string>();
-  const kept = all.filter((h) => !seen.has(h.productId) && !!seen.add(h.productId)).slice(0, k);
+  const kept = all.filter((h) => !seen.has(h.smiles) && !!seen.add(h.smiles)).slice(0, k);
   return { kept, timedOut };
 }
 
@@ -250,7 +252,7 @@ export function createSynthonJobActivities(deps: SynthonActivityDeps) {
       return scanResult(key, part, input.slice);
     },
 
-    /** Best `k` hits over the parts (unique by product id) → result.arrow with the synthon columns. */
+    /** Best `k` hits over the parts (one per molecule) → result.arrow with the synthon columns. */
     async synthonMerge(input: SynthonMergeInput): Promise<{ key: string; rows: number }> {
       const store = deps.objects;
       const key = synthonJobKeys.result(input.jobName);

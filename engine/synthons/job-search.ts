@@ -112,8 +112,9 @@ function similaritySlice(
     req.timeoutMs === undefined ? undefined : Math.max(0, req.timeoutMs - (performance.now() - start));
   let examined = 0;
   let invalid = 0;
-  // Without a prefilter one pass; with one, the unfiltered top k' holds the filtered top k once
-  // k of its products pass (or it holds every product above the floor).
+  // One pass, unless products repeat (two routes to one molecule: kept once, its best route) or
+  // the prefilter removes some: then the unfiltered top k' holds the wanted k once k of its
+  // distinct products pass (or it holds every product above the floor).
   for (let want = req.k; ; want *= 4) {
     const res = similarityTopK(rd, space, fp, want, {
       reactions: req.reactions,
@@ -122,24 +123,33 @@ function similaritySlice(
     });
     examined += res.counts.assembled;
     invalid += res.counts.invalid;
-    if (!passes) return { hits: res.hits, examined, invalid, prefiltered: 0, timedOut: res.timedOut };
-    const kept = res.hits.filter((h) => {
-      const m = rd.get_mol(h.smiles);
-      try {
-        return !!m?.is_valid() && passes(m);
-      } finally {
-        m?.delete();
-      }
-    });
+    const seen = new Set<string>();
+    const kept: SpaceHit[] = [];
+    let prefiltered = 0;
+    for (const h of res.hits) {
+      if (seen.has(h.smiles)) continue;
+      seen.add(h.smiles);
+      if (passes && !passesSmiles(rd, h.smiles, passes)) prefiltered++;
+      else kept.push(h);
+    }
     const exhausted = res.hits.length < want || res.timedOut || want >= 1_000_000;
     if (kept.length >= req.k || exhausted)
       return {
         hits: kept.slice(0, req.k),
         examined,
         invalid,
-        prefiltered: res.hits.length - kept.length,
+        prefiltered,
         timedOut: res.timedOut || (want >= 1_000_000 && kept.length < req.k),
       };
+  }
+}
+
+function passesSmiles(rd: RDKitModule, smiles: string, passes: (mol: RDKitMol) => boolean): boolean {
+  const m = rd.get_mol(smiles);
+  try {
+    return !!m?.is_valid() && passes(m);
+  } finally {
+    m?.delete();
   }
 }
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SYNTHON_SLICES, sliceReactions } from '../../activities/synthon-jobs.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MAX_SYNTHON_SLICES, mergeSynthonParts, sliceReactions } from '../../activities/synthon-jobs.ts';
+import { createLocalObjectStore } from '../../platform/object-store/local.ts';
+import type { SpaceHit } from '../../engine/synthons/similarity.ts';
 import type { SpaceManifest } from '../../engine/synthons/format.ts';
 
 const manifest = (products: number[]) =>
@@ -22,5 +27,42 @@ describe('sliceReactions', () => {
   it('gives each reaction its own slice when there are few', () => {
     expect(sliceReactions(manifest([400, 8000, 800])).map((s) => s.length)).toEqual([1, 1, 1]);
     expect(sliceReactions(manifest([400, 8000, 800]))[0]).toEqual(['r1']);
+  });
+});
+
+describe('mergeSynthonParts', () => {
+  it('keeps one row per molecule across parts (its best score, then smallest product id), k rows', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'synthon-merge-'));
+    try {
+      const store = createLocalObjectStore(root);
+      const hit = (productId: string, smiles: string, similarity: number): SpaceHit => ({
+        productId,
+        smiles,
+        similarity,
+        reactionId: productId.split(';')[0],
+        synthons: [],
+      });
+      // The same molecule from two reactions in two slices, one of them at a lower score too.
+      const parts = [
+        [hit('b;1;2', 'CCO', 0.9), hit('b;3;4', 'CCN', 0.5)],
+        [hit('a;1;2', 'CCO', 0.9), hit('a;5;6', 'CCC', 0.7), hit('a;7;8', 'CCN', 0.4)],
+      ];
+      const keys = await Promise.all(
+        parts.map(async (hits, i) => {
+          const key = `jobs/j/parts/synthon-${i}.json`;
+          const part = { hits, examined: 3, invalid: 0, prefiltered: 0, timedOut: false };
+          await store.put(key, new TextEncoder().encode(JSON.stringify(part)), 'application/json');
+          return key;
+        }),
+      );
+      const { kept } = await mergeSynthonParts(store, keys, 3);
+      expect(kept.map((h) => [h.productId, h.smiles, h.similarity])).toEqual([
+        ['a;1;2', 'CCO', 0.9],
+        ['a;5;6', 'CCC', 0.7],
+        ['b;3;4', 'CCN', 0.5],
+      ]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,7 @@
 // slices equal the best k over the whole space; the prefiltered top k equals filtering a wider
 // unfiltered top; results round-trip through the job result file with their synthon columns.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
@@ -12,15 +12,21 @@ import { compareHits, synthonJobSlice, type SynthonJobSlice } from '../../../eng
 import { allocJobResult, decodeJobResult, encodeJobResult } from '../../../engine/export/index.ts';
 
 const SOURCE = new URL('../../../catalogs/spaces/sources/idorsia_toy_space_a.txt', import.meta.url).pathname;
+// Two reactions make one product (scripts/reference/make_two_routes_fixture.py: RDKit's products).
+const TWO_ROUTES = new URL('../../fixtures/synthons/two_routes_space.txt', import.meta.url).pathname;
+const TWO_ROUTES_REF = new URL('../../fixtures/synthons/two-routes-reference.json', import.meta.url).pathname;
 let root: string;
 let rd: RDKitModule;
 let space: OpenSpace;
+let twoRoutes: OpenSpace;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'job-slices-'));
   rd = await getRDKit();
   await buildSpace({ input: SOURCE, out: join(root, 'idorsia'), id: 'idorsia_toy_space' });
   space = await openSpace(join(root, 'idorsia'));
+  await buildSpace({ input: TWO_ROUTES, out: join(root, 'two'), id: 'two_routes' });
+  twoRoutes = await openSpace(join(root, 'two'));
 }, 300_000);
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -86,6 +92,46 @@ describe('synthon job slices', () => {
       thio.delete();
     },
   );
+
+  it('with a floor, holds exactly the unfloored top products at or above it', { timeout: 300_000 }, () => {
+    const r = [space.manifest.reactions[0].id];
+    const all = synthonJobSlice(rd, space, base({ reactions: r, k: 200 }));
+    const floor = all.hits[29].similarity;
+    const floored = synthonJobSlice(rd, space, base({ reactions: r, k: 200, floor }));
+    expect(floored.timedOut).toBe(false);
+    const want = all.hits.filter((h) => h.similarity >= floor);
+    expect(want.length).toBeGreaterThanOrEqual(30);
+    expect(want.length).toBeLessThan(200);
+    expect(floored.hits.map((h) => [h.productId, h.similarity])).toEqual(
+      want.map((h) => [h.productId, h.similarity]),
+    );
+  });
+
+  it('lists a product two reactions make once, at its best route, and still k molecules', async () => {
+    const ref = JSON.parse(await readFile(TWO_ROUTES_REF, 'utf8')) as {
+      query: string;
+      tuples: Array<{ smiles: string; similarity: number }>;
+    };
+    const canon = (smi: string) => {
+      const m = rd.get_mol(smi)!;
+      const c = m.get_smiles();
+      m.delete();
+      return c;
+    };
+    const distinct = new Map<string, number>();
+    for (const t of ref.tuples)
+      distinct.set(canon(t.smiles), Math.max(distinct.get(canon(t.smiles)) ?? 0, t.similarity));
+    const best = [...distinct].sort((a, b) => b[1] - a[1]);
+    expect(best.length).toBeLessThan(ref.tuples.length); // the fixture really has a repeat
+    const reactions = twoRoutes.manifest.reactions.map((r) => r.id);
+    for (const k of [2, best.length]) {
+      const res = synthonJobSlice(rd, twoRoutes, base({ query: ref.query, reactions, k }));
+      expect(res.hits.map((h) => h.smiles)).toEqual([...new Set(res.hits.map((h) => h.smiles))]);
+      expect(res.hits.map((h) => [h.smiles, h.similarity])).toEqual(
+        best.slice(0, k).map(([smi, sim]) => [smi, expect.closeTo(sim, 6)]),
+      );
+    }
+  });
 
   it('names the field of an unparsable query or prefilter', () => {
     expect(() => synthonJobSlice(rd, space, base({ query: 'C1CC' }))).toThrow(/^search_input:/);
