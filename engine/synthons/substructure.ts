@@ -15,6 +15,7 @@ import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 import { querySkeleton, skeletonQuery, skeletonSmarts, splitQuery, type Split } from './fragments.ts';
 import { mayContain, skeletonNeeds, smilesElementCounts } from './element-counts.ts';
 import type { SlotColumns } from './format.ts';
+import { fragmentScreen, screenPasses } from './sss-screen.ts';
 import type { OpenSpace } from './space.ts';
 import {
   createVerifier,
@@ -45,6 +46,11 @@ export interface SubstructureResult {
   invalid: number;
   /** Reactions whose split exceeded the limits and were scanned tuple by tuple. */
   unsplit: number;
+  /**
+   * Synthon-fragment pairs matched with RDKit (each synthon parsed on first use): what the
+   * element-count and `sss_screen` screens (sss-screen.ts) leave to RDKit.
+   */
+  fragmentMatches: number;
   /** Products decided (screened out or verified) / products in the space. */
   coverage: number;
   timedOut: boolean;
@@ -117,6 +123,7 @@ export function substructureSearch(
   let screened = 0;
   let invalid = 0;
   let unsplit = 0;
+  let fragmentMatches = 0;
   let decided = 0;
   let timedOut = false;
   let full = false;
@@ -133,10 +140,15 @@ export function substructureSearch(
         out = [];
         const needs = smarts === null || mode !== 'substructure' ? null : skeletonNeeds(smarts);
         const counts = needs ? slotElementCounts(slots[s]) : null;
+        // The build-time screen (format v2); spaces of format v1 have none.
+        const screens = needs ? slots[s].screen : undefined;
+        const fragScreen = screens ? fragmentScreenOf(smarts!) : undefined;
         for (let i = 0; i < slots[s].smiles.length; i++) {
           if (smarts === null) out.push(i);
           else if (mode === 'substructure') {
             if (!mayContain(counts![i], needs!)) continue;
+            if (fragScreen && !screenPasses(screens!, i, fragScreen)) continue;
+            fragmentMatches++;
             const m = mols.get(r, s, i);
             if (m && (JSON.parse(m.get_substruct_match(pattern(smarts))) as Match).atoms?.length) out.push(i);
           } else {
@@ -213,9 +225,21 @@ export function substructureSearch(
     screened,
     invalid,
     unsplit,
+    fragmentMatches,
     coverage: total ? Math.min(1, decided / total) : 1,
     timedOut,
   };
+}
+
+const fragmentScreens = new Map<string, Uint8Array | undefined>();
+
+/** A fragment's screen, kept per process (fragments recur across reactions and searches). */
+function fragmentScreenOf(smarts: string): Uint8Array | undefined {
+  if (!fragmentScreens.has(smarts)) {
+    if (fragmentScreens.size >= 10_000) fragmentScreens.clear();
+    fragmentScreens.set(smarts, fragmentScreen(smarts));
+  }
+  return fragmentScreens.get(smarts);
 }
 
 const elementCounts = new WeakMap<SlotColumns, Array<Map<number, number> | undefined>>();
