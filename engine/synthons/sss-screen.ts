@@ -16,6 +16,7 @@
  * Bond orders and aromaticity are left out: the fragment does not constrain them. Pure: no RDKit.
  */
 import type { MolGraph } from '../chem/graph.ts';
+import { parseSkeletonSmarts } from './skeleton-match.ts';
 
 export const SCREEN_BITS = 1024;
 export const SCREEN_BYTES = SCREEN_BITS / 8;
@@ -107,60 +108,14 @@ export function synthonScreen(g: MolGraph): Uint8Array {
 }
 
 /**
- * The screen of a skeleton SMARTS as fragments.ts writes it (`[#Z]` or `*` atoms, `~` bonds,
- * ring digits `1`–`9` and `%nn`, branches, `.` between components); undefined when the text is
- * not of that form (the caller then does not screen).
+ * The screen of a skeleton SMARTS as fragments.ts writes it (skeleton-match.ts reads it);
+ * undefined when the text is not of that form (the caller then does not screen).
  */
 export function fragmentScreen(smarts: string): Uint8Array | undefined {
-  const z: number[] = [];
-  const adj: number[][] = [];
-  const stack: number[] = [];
-  const open = new Map<number, number>();
-  let prev = -1;
-  const bond = (a: number, b: number) => {
-    adj[a].push(b);
-    adj[b].push(a);
-  };
-  for (let i = 0; i < smarts.length; ) {
-    const c = smarts[i];
-    if (c === '[' || c === '*') {
-      let el = ANY;
-      if (c === '[') {
-        const m = /^\[#(\d+)\]/.exec(smarts.slice(i));
-        if (!m) return undefined;
-        el = Number(m[1]) === 1 ? ANY : Number(m[1]);
-        i += m[0].length;
-      } else i++;
-      z.push(el);
-      adj.push([]);
-      if (prev >= 0) bond(prev, z.length - 1);
-      prev = z.length - 1;
-    } else if (c === '~') i++;
-    else if (c === '(') {
-      stack.push(prev);
-      i++;
-    } else if (c === ')') {
-      prev = stack.pop() ?? -1;
-      i++;
-    } else if (c === '.') {
-      prev = -1;
-      i++;
-    } else if (/[0-9%]/.test(c)) {
-      const m = /^(\d|%\d\d)/.exec(smarts.slice(i));
-      if (!m || prev < 0) return undefined;
-      const d = Number(m[1].replace('%', ''));
-      const other = open.get(d);
-      if (other === undefined) open.set(d, prev);
-      else {
-        bond(other, prev);
-        open.delete(d);
-      }
-      i += m[0].length;
-    } else return undefined;
-  }
-  if (open.size || stack.length) return undefined;
+  const g = parseSkeletonSmarts(smarts);
+  if (!g) return undefined;
   const out = new Uint8Array(SCREEN_BYTES);
-  setBits({ z, adj }, out);
+  setBits({ z: g.z.map((z) => (z === null || z === 1 ? ANY : z)), adj: g.adj }, out);
   return out;
 }
 

@@ -16,6 +16,7 @@ import { querySkeleton, skeletonQuery, skeletonSmarts, splitQuery, type Split } 
 import { mayContain, skeletonNeeds, smilesElementCounts } from './element-counts.ts';
 import type { SlotColumns } from './format.ts';
 import { fragmentScreen, screenPasses } from './sss-screen.ts';
+import { containsSkeleton, parseSkeletonSmarts, smilesSkeleton } from './skeleton-match.ts';
 import type { OpenSpace } from './space.ts';
 import {
   createVerifier,
@@ -143,12 +144,19 @@ export function substructureSearch(
         // The build-time screen (format v2); spaces of format v1 have none.
         const screens = needs ? slots[s].screen : undefined;
         const fragScreen = screens ? fragmentScreenOf(smarts!) : undefined;
+        const fragmentGraph = needs && !needs.has(1) ? parseSkeletonSmarts(smarts!) : undefined;
         for (let i = 0; i < slots[s].smiles.length; i++) {
           if (smarts === null) out.push(i);
           else if (mode === 'substructure') {
             if (!mayContain(counts![i], needs!)) continue;
             if (fragScreen && !screenPasses(screens!, i, fragScreen)) continue;
             fragmentMatches++;
+            // The synthon's SMILES text decides the match without an RDKit parse where it can.
+            const tg = fragmentGraph ? smilesSkeleton(slots[s].smiles[i]) : undefined;
+            if (tg) {
+              if (containsSkeleton(fragmentGraph!, tg)) out.push(i);
+              continue;
+            }
             const m = mols.get(r, s, i);
             if (m && (JSON.parse(m.get_substruct_match(pattern(smarts))) as Match).atoms?.length) out.push(i);
           } else {

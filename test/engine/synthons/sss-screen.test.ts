@@ -1,6 +1,8 @@
-// The substructure screen (sss-screen.ts) against RDKit's substructure match: on the synthons of
-// the bundled spaces, a fragment the screen rules out is never matched by RDKit (the screen is a
-// necessary condition), and the search consults it (fewer RDKit fragment matches, same hits).
+// The substructure screen (sss-screen.ts) and the text-graph matcher (skeleton-match.ts) against
+// RDKit's substructure match: on the synthons of the bundled spaces, a fragment the screen rules
+// out is never matched by RDKit (the screen is a necessary condition), the text-graph matcher
+// answers as RDKit does on every pair, and the search consults the screen (fewer fragment matches,
+// same hits).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -14,6 +16,11 @@ import { querySkeleton, skeletonQuery, skeletonSmarts, splitQuery } from '../../
 import { parseSynthonText } from '../../../engine/synthons/parse.ts';
 import { openSpace, type OpenSpace } from '../../../engine/synthons/space.ts';
 import { fragmentScreen, screenPasses, SCREEN_BYTES } from '../../../engine/synthons/sss-screen.ts';
+import {
+  containsSkeleton,
+  parseSkeletonSmarts,
+  smilesSkeleton,
+} from '../../../engine/synthons/skeleton-match.ts';
 import { synthonChemistry } from '../../../engine/synthons/synthon-chem.ts';
 import { substructureSearch } from '../../../engine/synthons/substructure.ts';
 
@@ -118,6 +125,8 @@ describe('synthon substructure screen', () => {
       if (typeof chem === 'string') throw new Error(`${s}: ${chem}`);
       screens.set(chem.screen, i * SCREEN_BYTES);
     });
+    const graphs = synthons.map(smilesSkeleton);
+    expect(graphs.filter((g) => g === undefined).length).toBe(0);
     let ruledOut = 0;
     let matched = 0;
     try {
@@ -125,9 +134,11 @@ describe('synthon substructure screen', () => {
         const fs = fragmentScreen(f);
         expect(fs, f).toBeDefined();
         const p = skeletonQuery(rd, f);
+        const fg = parseSkeletonSmarts(f)!;
         for (let i = 0; i < synthons.length; i++) {
           const passes = screenPasses(screens, i, fs!);
           const hit = (JSON.parse(mols[i].get_substruct_match(p)) as { atoms?: number[] }).atoms?.length;
+          expect(containsSkeleton(fg, graphs[i]!), `${f} in ${synthons[i]}`).toBe(Boolean(hit));
           if (hit) {
             matched++;
             expect(passes, `${f} in ${synthons[i]}`).toBe(true);
@@ -141,6 +152,14 @@ describe('synthon substructure screen', () => {
     // Both sides are exercised: many true matches, and most non-matches ruled out.
     expect(matched).toBeGreaterThan(10_000);
     expect(ruledOut).toBeGreaterThan(0.5 * (fragments.length * synthons.length - matched));
+  });
+
+  it('reads a SMILES text graph only where it equals the graph RDKit parses', () => {
+    expect(smilesSkeleton('[1*]C(=O)c1cc[nH]c1Cl')!.z).toEqual([0, 6, 8, 6, 6, 6, 7, 6, 17]);
+    expect(smilesSkeleton('C1CC%12CC1.[Na+].O%12')!.adj[2]).toEqual([1, 3, 6]);
+    expect(smilesSkeleton('[H]C([2H])Cl')).toBeUndefined(); // H atoms: RDKit keeps some
+    expect(smilesSkeleton('C[Xx]')).toBeUndefined();
+    expect(smilesSkeleton('C1CC')).toBeUndefined();
   });
 
   it('reads skeleton SMARTS with rings, branches and components, and gives up on other text', () => {
