@@ -148,8 +148,9 @@ export function substructureSearch(
         for (let i = 0; i < slots[s].smiles.length; i++) {
           if (smarts === null) out.push(i);
           else if (mode === 'substructure') {
-            if (!mayContain(counts![i], needs!)) continue;
+            // The stored screen first: it needs no reading of the SMILES.
             if (fragScreen && !screenPasses(screens!, i, fragScreen)) continue;
+            if (!mayContain(countsOf(counts!, slots[s], i), needs!)) continue;
             fragmentMatches++;
             // The synthon's SMILES text decides the match without an RDKit parse where it can.
             const tg = fragmentGraph ? smilesSkeleton(slots[s].smiles[i]) : undefined;
@@ -250,13 +251,26 @@ function fragmentScreenOf(smarts: string): Uint8Array | undefined {
   return fragmentScreens.get(smarts);
 }
 
-const elementCounts = new WeakMap<SlotColumns, Array<Map<number, number> | undefined>>();
+const elementCounts = new WeakMap<SlotColumns, Array<Map<number, number> | null | undefined>>();
 
-/** Each synthon's element counts, read from its SMILES once per opened space. */
-function slotElementCounts(slot: SlotColumns): Array<Map<number, number> | undefined> {
+/** Per slot, each synthon's element counts once read (undefined: not read yet, null: unreadable). */
+function slotElementCounts(slot: SlotColumns): Array<Map<number, number> | null | undefined> {
   let list = elementCounts.get(slot);
-  if (!list) elementCounts.set(slot, (list = slot.smiles.map(smilesElementCounts)));
+  if (!list) elementCounts.set(slot, (list = new Array(slot.smiles.length)));
   return list;
+}
+
+/**
+ * A synthon's element counts, read from its SMILES on first use and kept for the opened space:
+ * read lazily because the screen leaves few synthons to read on a format-2 space.
+ */
+function countsOf(
+  list: Array<Map<number, number> | null | undefined>,
+  slot: SlotColumns,
+  i: number,
+): Map<number, number> | undefined {
+  if (list[i] === undefined) list[i] = smilesElementCounts(slot.smiles[i]) ?? null;
+  return list[i] ?? undefined;
 }
 
 /** Every tuple of a box (one index list per slot), last slot fastest. */
