@@ -16,6 +16,10 @@ import { symbolZ } from './element-counts.ts';
 export interface SkeletonGraph {
   z: Array<number | null>;
   adj: number[][];
+  /** Mass number written in a bracket atom (a connector's label), else 0. */
+  iso: number[];
+  /** 1 where the atom has a bond written `=`, `#`, `$` or `:`. */
+  notSingle: Uint8Array;
 }
 
 /** Reads a skeleton SMARTS as fragments.ts writes it; undefined for any other text. */
@@ -38,7 +42,8 @@ export function smilesSkeleton(smiles: string): SkeletonGraph | undefined {
       const m = BRACKET.exec(text);
       if (end < 0 || !m) return undefined;
       const z = symbolZ(m[1]);
-      return z === undefined || z === 1 ? undefined : { z, length: end + 1 };
+      const iso = Number(/^\[(\d*)/.exec(text)![1] || 0);
+      return z === undefined || z === 1 ? undefined : { z, length: end + 1, iso };
     }
     const m = ORGANIC.exec(text);
     const z = m ? symbolZ(m[1]) : undefined;
@@ -46,15 +51,23 @@ export function smilesSkeleton(smiles: string): SkeletonGraph | undefined {
   });
 }
 
-type AtomReader = (text: string) => { z: number | null; length: number } | undefined;
+type AtomReader = (text: string) => { z: number | null; length: number; iso?: number } | undefined;
 
 /** Atoms, branches, ring closures (`1`, `%nn`), bond symbols (ignored: any order) and `.`. */
 function readGraph(text: string, atom: AtomReader): SkeletonGraph | undefined {
   const z: Array<number | null> = [];
   const adj: number[][] = [];
+  const iso: number[] = [];
+  const multiple: number[] = [];
   const stack: number[] = [];
-  const open = new Map<number, number>();
+  const open = new Map<number, { atom: number; bond: string }>();
   let prev = -1;
+  let bondSymbol = '';
+  const bond = (a: number, b: number, symbol: string) => {
+    adj[a].push(b);
+    adj[b].push(a);
+    if ('=#$:'.includes(symbol) && symbol) multiple.push(a, b);
+  };
   for (let i = 0; i < text.length; ) {
     const c = text[i];
     if (c === '(') {
@@ -67,35 +80,61 @@ function readGraph(text: string, atom: AtomReader): SkeletonGraph | undefined {
     } else if (c === '.') {
       prev = -1;
       i++;
-    } else if ('-=#$:/\\~'.includes(c)) i++;
-    else if (c === '%' || (c >= '0' && c <= '9')) {
+    } else if ('-=#$:/\\~'.includes(c)) {
+      bondSymbol = c;
+      i++;
+    } else if (c === '%' || (c >= '0' && c <= '9')) {
       const m = /^(\d|%\d\d)/.exec(text.slice(i, i + 3));
       if (!m || prev < 0) return undefined;
       const d = Number(m[1].replace('%', ''));
       const other = open.get(d);
-      if (other === undefined) open.set(d, prev);
+      if (other === undefined) open.set(d, { atom: prev, bond: bondSymbol });
       else {
-        if (other === prev || adj[prev].includes(other)) return undefined;
-        adj[prev].push(other);
-        adj[other].push(prev);
+        if (other.atom === prev || adj[prev].includes(other.atom)) return undefined;
+        bond(prev, other.atom, bondSymbol || other.bond);
         open.delete(d);
       }
+      bondSymbol = '';
       i += m[0].length;
     } else {
       const a = atom(text.slice(i, i + 16));
       if (!a) return undefined;
       z.push(a.z);
       adj.push([]);
+      iso.push(a.iso ?? 0);
       const k = z.length - 1;
-      if (prev >= 0) {
-        adj[prev].push(k);
-        adj[k].push(prev);
-      }
+      if (prev >= 0) bond(prev, k, bondSymbol);
+      bondSymbol = '';
       prev = k;
       i += a.length;
     }
   }
-  return open.size || stack.length ? undefined : { z, adj };
+  if (open.size || stack.length) return undefined;
+  const notSingle = new Uint8Array(z.length);
+  for (const a of multiple) notSingle[a] = 1;
+  return { z, adj, iso, notSingle };
+}
+
+/**
+ * A synthon's connector labels (one per dummy atom, as its isotope) and whether every connector
+ * bond is single and not aromatic (graph-zip.ts `synthonGraph`'s `simple`), read from the SMILES
+ * text; undefined where the text cannot say (H atoms, unknown syntax, a dummy with other than one
+ * bond). A dummy with one bond is in no ring, so its bond is aromatic only if written `:`, and
+ * single unless written `=`, `#`, `$` or `:` (RDKit's parser makes an unwritten bond single
+ * unless both atoms are aromatic, which a dummy is not outside a ring).
+ */
+export function smilesConnectors(smiles: string): { labels: number[]; simple: boolean } | undefined {
+  const g = smilesSkeleton(smiles);
+  if (!g) return undefined;
+  const labels: number[] = [];
+  let simple = true;
+  for (let a = 0; a < g.z.length; a++)
+    if (g.z[a] === 0) {
+      if (g.adj[a].length !== 1) return undefined;
+      labels.push(g.iso[a]);
+      if (g.notSingle[a]) simple = false;
+    }
+  return { labels, simple };
 }
 
 /**
