@@ -71,7 +71,11 @@ export async function buildSpace(opts: BuildSpaceOptions): Promise<BuildSpaceRes
     const prior = await readMarker(marker);
     let info: ReactionInfo | undefined;
     // A reaction built by an older format version lacks columns: it is built again.
-    if (prior?.inputHash === hash && prior.info.id === draft.id && prior.formatVersion === SPACE_FORMAT_VERSION) {
+    if (
+      prior?.inputHash === hash &&
+      prior.info.id === draft.id &&
+      prior.formatVersion === SPACE_FORMAT_VERSION
+    ) {
       info = prior.info;
       rejects.push(...prior.rejects);
       resumed++;
@@ -81,7 +85,12 @@ export async function buildSpace(opts: BuildSpaceOptions): Promise<BuildSpaceRes
       info = built.info;
       await writeAtomic(
         marker,
-        JSON.stringify({ inputHash: hash, formatVersion: SPACE_FORMAT_VERSION, info, rejects: built.rejects }),
+        JSON.stringify({
+          inputHash: hash,
+          formatVersion: SPACE_FORMAT_VERSION,
+          info,
+          rejects: built.rejects,
+        }),
       );
     }
     done += draft.slots.flat().length;

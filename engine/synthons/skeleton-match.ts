@@ -68,7 +68,7 @@ function readGraph(text: string, atom: AtomReader): SkeletonGraph | undefined {
     adj[b].push(a);
     if ('=#$:'.includes(symbol) && symbol) multiple.push(a, b);
   };
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text[i];
     if (c === '(') {
       stack.push(prev);

@@ -76,8 +76,7 @@ function setBits(g: Labelled, out: Uint8Array): void {
     const seq = seqOf();
     const rev = seq.slice().reverse();
     set(bitOf(path.length, less(rev, seq) ? rev : seq));
-    if (path.length <= MAX_PATH_BONDS)
-      for (const b of g.adj[a]) if (!onPath[b] && g.z[b] !== ANY) walk(b);
+    if (path.length <= MAX_PATH_BONDS) for (const b of g.adj[a]) if (!onPath[b] && g.z[b] !== ANY) walk(b);
     path.pop();
     onPath[a] = 0;
   };
@@ -101,7 +100,9 @@ function setBits(g: Labelled, out: Uint8Array): void {
 
 /** The screen of a synthon's molecule graph (every atom, dummies as element 0). */
 export function synthonScreen(g: MolGraph): Uint8Array {
-  const adj = Array.from({ length: g.n }, (_, a) => Array.from(g.adjAtom.subarray(g.adjStart[a], g.adjStart[a + 1])));
+  const adj = Array.from({ length: g.n }, (_, a) =>
+    Array.from(g.adjAtom.subarray(g.adjStart[a], g.adjStart[a + 1])),
+  );
   const out = new Uint8Array(SCREEN_BYTES);
   setBits({ z: g.z, adj }, out);
   return out;

@@ -3,7 +3,10 @@
  *
  * Substructure: the query is split across each reaction's slots (fragments.ts); a synthon passes a
  * slot when it contains that slot's fragment (element-and-topology skeleton, which zipping never
- * changes), candidates are the tuples of passing synthons, and each is assembled (RDKit molzip)
+ * changes), decided without RDKit where possible: the build-time screen (sss-screen.ts) and element
+ * counts rule synthons out, and the match runs on the SMILES text graph (skeleton-match.ts); both
+ * screens are necessary conditions and the text match is exact, so they change cost, not results.
+ * Candidates are the tuples of passing synthons, and each is assembled (RDKit molzip)
  * and matched against the whole query. Superstructure (the product inside the query): a synthon
  * passes when its skeleton, connectors as any atom, fits in the query. Both screens only drop
  * tuples that cannot match, so the hits equal brute force over the enumeration. `maxProducts`

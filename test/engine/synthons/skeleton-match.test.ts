@@ -16,14 +16,7 @@ beforeAll(async () => {
 
 describe('smilesConnectors', () => {
   it('gives the labels and bond simplicity RDKit parses, for every bundled synthon', () => {
-    const smiles = [
-      '[1*]=CC',
-      'C(=[2*])N',
-      '[1*]c1ccccc1',
-      'C1CC=1[3*]',
-      '[1*]#N',
-      '[2*]/C=C/[1*]',
-    ];
+    const smiles = ['[1*]=CC', 'C(=[2*])N', '[1*]c1ccccc1', 'C1CC=1[3*]', '[1*]#N', '[2*]/C=C/[1*]'];
     for (const f of [
       'idorsia_toy_space_a.txt',
       'amide_space.txt',

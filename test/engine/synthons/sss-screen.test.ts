@@ -12,7 +12,12 @@ import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
 import { graphFromRDKitJson } from '../../../engine/chem/graph.ts';
 import { buildSpace } from '../../../engine/synthons/build-space.ts';
 import { decodeSlot, readManifest, SPACE_FORMAT_VERSION } from '../../../engine/synthons/format.ts';
-import { querySkeleton, skeletonQuery, skeletonSmarts, splitQuery } from '../../../engine/synthons/fragments.ts';
+import {
+  querySkeleton,
+  skeletonQuery,
+  skeletonSmarts,
+  splitQuery,
+} from '../../../engine/synthons/fragments.ts';
 import { parseSynthonText } from '../../../engine/synthons/parse.ts';
 import { openSpace, type OpenSpace } from '../../../engine/synthons/space.ts';
 import { fragmentScreen, screenPasses, SCREEN_BYTES } from '../../../engine/synthons/sss-screen.ts';
@@ -61,7 +66,8 @@ function rng(seed: number): () => number {
 /** Synthon SMILES of the bundled spaces (every one of the text spaces, a sample of Chemspace's). */
 function bundledSynthons(): string[] {
   const out = new Set<string>();
-  for (const f of TEXT_SPACES) for (const l of parseSynthonText(readFileSync(SOURCES + f, 'utf8')).lines) out.add(l.smiles);
+  for (const f of TEXT_SPACES)
+    for (const l of parseSynthonText(readFileSync(SOURCES + f, 'utf8')).lines) out.add(l.smiles);
   const chemspace = parseSynthonText(readFileSync(SOURCES + 'Syntons_5567.csv', 'utf8')).lines;
   chemspace.forEach((l, i) => i % 7 === 0 && out.add(l.smiles));
   return [...out];
@@ -101,7 +107,15 @@ function randomFragments(smiles: string[], n: number, random: () => number): str
 /** The fragments the search itself asks for: splits of some queries over the Idorsia reactions. */
 function splitFragments(): string[] {
   const out = new Set<string>();
-  for (const query of ['N1CCOCC1', 'FC(F)F', 'c1ccc2ncccc2c1', 'c1ccncc1', 'C(=O)N', 'CC(=O)Nc1ccccc1', '[#6]~[#7]~*']) {
+  for (const query of [
+    'N1CCOCC1',
+    'FC(F)F',
+    'c1ccc2ncccc2c1',
+    'c1ccncc1',
+    'C(=O)N',
+    'CC(=O)Nc1ccccc1',
+    '[#6]~[#7]~*',
+  ]) {
     const q = rd.get_qmol(query)!;
     const sk = querySkeleton(q);
     q.delete();
@@ -168,7 +182,10 @@ describe('synthon substructure screen', () => {
   it('the search consults it: fewer RDKit fragment matches, the same hits', () => {
     const noScreen: OpenSpace = {
       ...idorsia,
-      reactions: idorsia.reactions.map((r) => ({ ...r, slots: r.slots.map((s) => ({ ...s, screen: undefined })) })),
+      reactions: idorsia.reactions.map((r) => ({
+        ...r,
+        slots: r.slots.map((s) => ({ ...s, screen: undefined })),
+      })),
     };
     const all = { maxHits: 1e6, maxProducts: 1e6 };
     for (const query of ['c1ccncc1', 'FC(F)F']) {
