@@ -51,8 +51,8 @@ export interface SubstructureResult {
   /** Reactions whose split exceeded the limits and were scanned tuple by tuple. */
   unsplit: number;
   /**
-   * Synthon-fragment pairs matched with RDKit (each synthon parsed on first use): what the
-   * element-count and `sss_screen` screens (sss-screen.ts) leave to RDKit.
+   * Synthon-fragment pairs matched (on the SMILES text graph, or with RDKit where the text cannot
+   * say): what the `sss_screen` (sss-screen.ts) and element-count screens leave to match.
    */
   fragmentMatches: number;
   /** Products decided (screened out or verified) / products in the space. */
