@@ -16,6 +16,7 @@ import { createProgress } from '../catalog/builder/progress.ts';
 import { parseSynthonText, type RejectedLine } from './parse.ts';
 import { groupReactions, type ReactionDraft } from './reactions.ts';
 import { synthonChemistry, type SynthonChem } from './synthon-chem.ts';
+import { SCREEN_BYTES } from './sss-screen.ts';
 import {
   decodeSlot,
   encodeSlot,
@@ -69,7 +70,12 @@ export async function buildSpace(opts: BuildSpaceOptions): Promise<BuildSpaceRes
     const marker = join(opts.out, 'reactions', `r${ri}.done`);
     const prior = await readMarker(marker);
     let info: ReactionInfo | undefined;
-    if (prior?.inputHash === hash && prior.info.id === draft.id) {
+    // A reaction built by an older format version lacks columns: it is built again.
+    if (
+      prior?.inputHash === hash &&
+      prior.info.id === draft.id &&
+      prior.formatVersion === SPACE_FORMAT_VERSION
+    ) {
       info = prior.info;
       rejects.push(...prior.rejects);
       resumed++;
@@ -77,7 +83,15 @@ export async function buildSpace(opts: BuildSpaceOptions): Promise<BuildSpaceRes
       const built = await buildReaction(rd, draft, ri, opts.out);
       rejects.push(...built.rejects);
       info = built.info;
-      await writeAtomic(marker, JSON.stringify({ inputHash: hash, info, rejects: built.rejects }));
+      await writeAtomic(
+        marker,
+        JSON.stringify({
+          inputHash: hash,
+          formatVersion: SPACE_FORMAT_VERSION,
+          info,
+          rejects: built.rejects,
+        }),
+      );
     }
     done += draft.slots.flat().length;
     progress.update(done, rejects.length);
@@ -121,7 +135,9 @@ export async function buildSpace(opts: BuildSpaceOptions): Promise<BuildSpaceRes
 
 async function readMarker(
   path: string,
-): Promise<{ inputHash: string; info: ReactionInfo; rejects: RejectedLine[] } | undefined> {
+): Promise<
+  { inputHash: string; formatVersion?: number; info: ReactionInfo; rejects: RejectedLine[] } | undefined
+> {
   if (!existsSync(path)) return undefined;
   try {
     return JSON.parse(await readFile(path, 'utf8'));
@@ -190,10 +206,12 @@ async function buildReaction(
       heavyAtoms: Uint16Array.from(rows, (r) => r.chem.heavyAtoms),
       lines: Uint32Array.from(rows, (r) => r.line),
       joinEnv: rows.map((r) => r.chem.joinEnv),
+      screen: new Uint8Array(n * SCREEN_BYTES),
     };
     rows.forEach((r, i) => {
       cols.fps.set(r.chem.fp, i * FP_BYTES);
       cols.guaranteed.set(r.chem.guaranteed, i * FP_BYTES);
+      cols.screen!.set(r.chem.screen, i * SCREEN_BYTES);
     });
     const file = `reactions/r${ri}-s${s}.arrow`;
     await writeAtomic(join(out, file), encodeSlot(cols));

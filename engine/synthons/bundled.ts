@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { buildSpace } from './build-space.ts';
-import { readManifest, type SpaceManifest } from './format.ts';
+import { readManifest, SPACE_FORMAT_VERSION, type SpaceManifest } from './format.ts';
 
 export interface BundledSpace {
   id: string;
@@ -35,7 +35,8 @@ export async function readBundledSpaces(repoRoot: string): Promise<BundledSpace[
 }
 
 /**
- * Builds every bundled space that spaceDir/<id> does not hold yet, except the `background` ones
+ * Builds every bundled space that spaceDir/<id> does not hold yet (or holds in an older format
+ * version), except the `background` ones
  * (buildInBackground); returns the ids it built.
  */
 export async function ensureBundledSpaces(opts: {
@@ -47,7 +48,7 @@ export async function ensureBundledSpaces(opts: {
   const built: string[] = [];
   for (const s of await readBundledSpaces(opts.repoRoot)) {
     const dir = join(opts.spaceDir, s.id);
-    if (s.background || existsSync(join(dir, 'manifest.json'))) continue;
+    if (s.background || (await builtVersion(dir)) === SPACE_FORMAT_VERSION) continue;
     opts.log?.info({ space: s.id }, 'building bundled synthon space');
     const res = await buildSpace({
       input: join(opts.repoRoot, 'catalogs', 'spaces', s.source),
@@ -61,6 +62,20 @@ export async function ensureBundledSpaces(opts: {
     built.push(s.id);
   }
   return built;
+}
+
+/**
+ * The format version of the space built in `dir`, undefined when none is. A small bundled space of
+ * an older version is rebuilt at start (seconds), so it gains the newer columns (the substructure
+ * screen of version 2); a large background one stays readable as it is (format.ts).
+ */
+async function builtVersion(dir: string): Promise<number | undefined> {
+  if (!existsSync(join(dir, 'manifest.json'))) return undefined;
+  try {
+    return (await readManifest(dir)).formatVersion;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The built spaces under spaceDir (directories with a valid manifest), by id. */

@@ -27,6 +27,11 @@ for (const [s, z] of [
 ] as const)
   Z.set(s, z);
 
+/** Atomic number of an element symbol as SMILES writes it (`c`, `se`: aromatic; `*`: 0). */
+export function symbolZ(symbol: string): number | undefined {
+  return Z.get(symbol);
+}
+
 /** Element → atom count of a SMILES (H excluded), or undefined when it cannot be read. */
 export function smilesElementCounts(smiles: string): Map<number, number> | undefined {
   const counts = new Map<number, number>();

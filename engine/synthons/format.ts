@@ -21,9 +21,15 @@ import {
   type Data,
 } from 'apache-arrow';
 import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
+import { SCREEN_BYTES } from './sss-screen.ts';
 
 export const SPACE_FORMAT = 'molsearch-synthon-space';
-export const SPACE_FORMAT_VERSION = 1;
+/**
+ * Version 2 added the substructure screen column `sss_screen` (sss-screen.ts). Version 1 spaces
+ * are still read (their slots have no `screen`, and the search falls back to element counts).
+ */
+export const SPACE_FORMAT_VERSION = 2;
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2];
 
 export interface SlotInfo {
   /** Compacted slot index (0-based). */
@@ -73,6 +79,8 @@ export interface SlotColumns {
   lines: Uint32Array;
   /** Join environments (join-env.ts), '' where none; absent in spaces built before them. */
   joinEnv?: string[];
+  /** n × SCREEN_BYTES: substructure screens (sss-screen.ts); absent in format-1 spaces. */
+  screen?: Uint8Array;
 }
 
 const FIELDS = [
@@ -84,6 +92,7 @@ const FIELDS = [
   new Field('heavy_atoms', new Uint16(), false),
   new Field('line', new Uint32(), false),
   new Field('join_env', new Utf8(), false),
+  new Field('sss_screen', new FixedSizeBinary(SCREEN_BYTES), false),
 ];
 
 const encoder = new TextEncoder();
@@ -115,6 +124,11 @@ export function encodeSlot(cols: SlotColumns): Uint8Array {
     makeData({ type: new Uint16(), length: n, data: cols.heavyAtoms }),
     makeData({ type: new Uint32(), length: n, data: cols.lines }),
     utf8(cols.joinEnv ?? new Array<string>(n).fill('')),
+    makeData({
+      type: new FixedSizeBinary(SCREEN_BYTES),
+      length: n,
+      data: cols.screen ?? new Uint8Array(n * SCREEN_BYTES).fill(0xff), // all bits: screens nothing out
+    }),
   ];
   const struct = makeData({ type: new Struct(FIELDS), length: n, nullCount: 0, children });
   return tableToIPC(new Table(schema, [new RecordBatch(schema, struct)]), 'file');
@@ -141,6 +155,7 @@ export function decodeSlot(bytes: Uint8Array): SlotColumns {
     heavyAtoms: table.getChild('heavy_atoms')!.toArray() as Uint16Array,
     lines: table.getChild('line')!.toArray() as Uint32Array,
     joinEnv: table.getChild('join_env') ? strings('join_env') : undefined,
+    screen: table.getChild('sss_screen') ? fixed('sss_screen') : undefined,
   };
 }
 
@@ -154,8 +169,8 @@ export async function writeAtomic(path: string, bytes: Uint8Array | string): Pro
 /** Reads and checks a space manifest. */
 export async function readManifest(dir: string): Promise<SpaceManifest> {
   const m = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as SpaceManifest;
-  if (m.format !== SPACE_FORMAT || m.formatVersion !== SPACE_FORMAT_VERSION)
-    throw new Error(`${dir}: not a ${SPACE_FORMAT} v${SPACE_FORMAT_VERSION} directory`);
+  if (m.format !== SPACE_FORMAT || !READABLE_FORMAT_VERSIONS.includes(m.formatVersion))
+    throw new Error(`${dir}: not a ${SPACE_FORMAT} v${READABLE_FORMAT_VERSIONS.join('/v')} directory`);
   if (m.fingerprint?.kind !== MORGAN_FP.kind || m.fingerprint.nBits !== MORGAN_FP.nBits)
     throw new Error(
       `${dir}: fingerprint ${JSON.stringify(m.fingerprint)} is not ${JSON.stringify(MORGAN_FP)}`,

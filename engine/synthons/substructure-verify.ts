@@ -27,6 +27,7 @@ import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 import { assembleWith } from './assemble.ts';
 import { synthonGraph } from './graph-zip.ts';
 import { smilesBonds } from './smiles-bonds.ts';
+import { smilesConnectors } from './skeleton-match.ts';
 import { tupleId, tupleSmiles, type OpenSpace, type ProductTuple } from './space.ts';
 
 export type StructureMode = 'substructure' | 'superstructure';
@@ -154,15 +155,16 @@ function zipsCleanly(rd: RDKitModule, space: OpenSpace, t: ProductTuple): boolea
   const n = t.synthons.length;
   const ends = new Map<number, number[]>();
   for (let s = 0; s < n; s++) {
-    const c = synthonGraph(rd, r.slots[s], t.synthons[s]);
+    const smiles = r.slots[s].smiles[t.synthons[s]];
     // An atom map of its own would be taken for a connector label.
-    if (!c?.simple || r.slots[s].smiles[t.synthons[s]].includes(':')) return false;
-    for (let a = 0; a < c.g.n; a++)
-      if (c.g.z[a] === 0) {
-        const list = ends.get(c.g.isotope[a]) ?? [];
-        list.push(s);
-        ends.set(c.g.isotope[a], list);
-      }
+    if (smiles.includes(':')) return false;
+    const c = connectorsOf(rd, r.slots[s], t.synthons[s]);
+    if (!c?.simple) return false;
+    for (const label of c.labels) {
+      const list = ends.get(label) ?? [];
+      list.push(s);
+      ends.set(label, list);
+    }
   }
   const parent = Array.from({ length: n }, (_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
@@ -172,6 +174,21 @@ function zipsCleanly(rd: RDKitModule, space: OpenSpace, t: ProductTuple): boolea
   }
   for (let s = 1; s < n; s++) if (find(s) !== find(0)) return false;
   return true;
+}
+
+/** Connector labels and bond simplicity: from the SMILES text, else from RDKit's graph (cached). */
+function connectorsOf(
+  rd: RDKitModule,
+  slot: OpenSpace['reactions'][number]['slots'][number],
+  i: number,
+): { labels: number[]; simple: boolean } | undefined {
+  const fromText = smilesConnectors(slot.smiles[i]);
+  if (fromText) return fromText;
+  const c = synthonGraph(rd, slot, i);
+  if (!c) return undefined;
+  const labels: number[] = [];
+  for (let a = 0; a < c.g.n; a++) if (c.g.z[a] === 0) labels.push(c.g.isotope[a]);
+  return { labels, simple: c.simple };
 }
 
 /** The fast path; 'fallback' when the exact path must decide. */

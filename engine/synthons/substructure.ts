@@ -3,7 +3,10 @@
  *
  * Substructure: the query is split across each reaction's slots (fragments.ts); a synthon passes a
  * slot when it contains that slot's fragment (element-and-topology skeleton, which zipping never
- * changes), candidates are the tuples of passing synthons, and each is assembled (RDKit molzip)
+ * changes), decided without RDKit where possible: the build-time screen (sss-screen.ts) and element
+ * counts rule synthons out, and the match runs on the SMILES text graph (skeleton-match.ts); both
+ * screens are necessary conditions and the text match is exact, so they change cost, not results.
+ * Candidates are the tuples of passing synthons, and each is assembled (RDKit molzip)
  * and matched against the whole query. Superstructure (the product inside the query): a synthon
  * passes when its skeleton, connectors as any atom, fits in the query. Both screens only drop
  * tuples that cannot match, so the hits equal brute force over the enumeration. `maxProducts`
@@ -15,6 +18,8 @@ import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 import { querySkeleton, skeletonQuery, skeletonSmarts, splitQuery, type Split } from './fragments.ts';
 import { mayContain, skeletonNeeds, smilesElementCounts } from './element-counts.ts';
 import type { SlotColumns } from './format.ts';
+import { fragmentScreen, screenPasses } from './sss-screen.ts';
+import { containsSkeleton, parseSkeletonSmarts, smilesSkeleton } from './skeleton-match.ts';
 import type { OpenSpace } from './space.ts';
 import {
   createVerifier,
@@ -45,6 +50,11 @@ export interface SubstructureResult {
   invalid: number;
   /** Reactions whose split exceeded the limits and were scanned tuple by tuple. */
   unsplit: number;
+  /**
+   * Synthon-fragment pairs matched (on the SMILES text graph, or with RDKit where the text cannot
+   * say): what the `sss_screen` (sss-screen.ts) and element-count screens leave to match.
+   */
+  fragmentMatches: number;
   /** Products decided (screened out or verified) / products in the space. */
   coverage: number;
   timedOut: boolean;
@@ -117,6 +127,7 @@ export function substructureSearch(
   let screened = 0;
   let invalid = 0;
   let unsplit = 0;
+  let fragmentMatches = 0;
   let decided = 0;
   let timedOut = false;
   let full = false;
@@ -133,10 +144,23 @@ export function substructureSearch(
         out = [];
         const needs = smarts === null || mode !== 'substructure' ? null : skeletonNeeds(smarts);
         const counts = needs ? slotElementCounts(slots[s]) : null;
+        // The build-time screen (format v2); spaces of format v1 have none.
+        const screens = needs ? slots[s].screen : undefined;
+        const fragScreen = screens ? fragmentScreenOf(smarts!) : undefined;
+        const fragmentGraph = needs && !needs.has(1) ? parseSkeletonSmarts(smarts!) : undefined;
         for (let i = 0; i < slots[s].smiles.length; i++) {
           if (smarts === null) out.push(i);
           else if (mode === 'substructure') {
-            if (!mayContain(counts![i], needs!)) continue;
+            // The stored screen first: it needs no reading of the SMILES.
+            if (fragScreen && !screenPasses(screens!, i, fragScreen)) continue;
+            if (!mayContain(countsOf(counts!, slots[s], i), needs!)) continue;
+            fragmentMatches++;
+            // The synthon's SMILES text decides the match without an RDKit parse where it can.
+            const tg = fragmentGraph ? smilesSkeleton(slots[s].smiles[i]) : undefined;
+            if (tg) {
+              if (containsSkeleton(fragmentGraph!, tg)) out.push(i);
+              continue;
+            }
             const m = mols.get(r, s, i);
             if (m && (JSON.parse(m.get_substruct_match(pattern(smarts))) as Match).atoms?.length) out.push(i);
           } else {
@@ -213,18 +237,43 @@ export function substructureSearch(
     screened,
     invalid,
     unsplit,
+    fragmentMatches,
     coverage: total ? Math.min(1, decided / total) : 1,
     timedOut,
   };
 }
 
-const elementCounts = new WeakMap<SlotColumns, Array<Map<number, number> | undefined>>();
+const fragmentScreens = new Map<string, Uint8Array | undefined>();
 
-/** Each synthon's element counts, read from its SMILES once per opened space. */
-function slotElementCounts(slot: SlotColumns): Array<Map<number, number> | undefined> {
+/** A fragment's screen, kept per process (fragments recur across reactions and searches). */
+function fragmentScreenOf(smarts: string): Uint8Array | undefined {
+  if (!fragmentScreens.has(smarts)) {
+    if (fragmentScreens.size >= 10_000) fragmentScreens.clear();
+    fragmentScreens.set(smarts, fragmentScreen(smarts));
+  }
+  return fragmentScreens.get(smarts);
+}
+
+const elementCounts = new WeakMap<SlotColumns, Array<Map<number, number> | null | undefined>>();
+
+/** Per slot, each synthon's element counts once read (undefined: not read yet, null: unreadable). */
+function slotElementCounts(slot: SlotColumns): Array<Map<number, number> | null | undefined> {
   let list = elementCounts.get(slot);
-  if (!list) elementCounts.set(slot, (list = slot.smiles.map(smilesElementCounts)));
+  if (!list) elementCounts.set(slot, (list = new Array(slot.smiles.length)));
   return list;
+}
+
+/**
+ * A synthon's element counts, read from its SMILES on first use and kept for the opened space:
+ * read lazily because the screen leaves few synthons to read on a format-2 space.
+ */
+function countsOf(
+  list: Array<Map<number, number> | null | undefined>,
+  slot: SlotColumns,
+  i: number,
+): Map<number, number> | undefined {
+  if (list[i] === undefined) list[i] = smilesElementCounts(slot.smiles[i]) ?? null;
+  return list[i] ?? undefined;
 }
 
 /** Every tuple of a box (one index list per slot), last slot fastest. */

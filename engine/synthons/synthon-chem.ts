@@ -16,6 +16,7 @@ import { FP_BYTES, MORGAN_DETAILS } from '../chem/fingerprint.ts';
 import { morganEnvironments } from '../analysis/embed/morgan-counts.ts';
 import type { RDKitModule } from '../chem/rdkit.ts';
 import { encodeJoinEnv } from './join-env.ts';
+import { synthonScreen } from './sss-screen.ts';
 
 export interface SynthonChem {
   /** Morgan r2 2048 of the synthon itself (dummies included), RDKit layout. */
@@ -29,6 +30,8 @@ export interface SynthonChem {
   labels: number[];
   /** The join environment of a one-connector synthon (join-env.ts); '' when there is none. */
   joinEnv: string;
+  /** Substructure screen (sss-screen.ts). */
+  screen: Uint8Array;
 }
 
 /** Dummy atoms that are connectors: atomic number 0 with isotope 1–4. */
@@ -141,7 +144,8 @@ export function synthonChemistry(
     for (let a = 0; a < g.n; a++)
       if (g.z[a] !== 0) for (let r = 0; r <= 2; r++) if (dist[a] <= r) unstableEnvs++;
     const joinEnv = ringForming ? '' : encodeJoinEnv(g);
-    return { fp, guaranteed, unstableEnvs, heavyAtoms: g.n - d.length, labels, joinEnv };
+    const screen = synthonScreen(g);
+    return { fp, guaranteed, unstableEnvs, heavyAtoms: g.n - d.length, labels, joinEnv, screen };
   } catch (e) {
     return `RDKit failed: ${(e as Error).message ?? String(e)}`;
   } finally {

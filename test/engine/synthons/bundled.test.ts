@@ -1,16 +1,18 @@
 // Background builds of large bundled spaces (bundled.ts buildInBackground) and spaces added to a
 // running pool (space-pool.ts add): the real CLI in a child process, the real engine thread.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   buildInBackground,
+  ensureBundledSpaces,
+  listSpaces,
   parseBuildProgress,
   type BundledSpace,
 } from '../../../engine/synthons/bundled.ts';
 import { createSpacePool } from '../../../engine/synthons/space-pool.ts';
-import type { SpaceManifest } from '../../../engine/synthons/format.ts';
+import { SPACE_FORMAT_VERSION, type SpaceManifest } from '../../../engine/synthons/format.ts';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
 let root: string;
@@ -74,6 +76,32 @@ describe('background space builds', () => {
     const { state } = await waitReady({ ...amide, id: 'missing_bg', source: 'sources/no_such_file.txt' });
     expect(state.status).toBe('failed');
     expect(state.error).toMatch(/exited with code/);
+  });
+});
+
+describe('bundled spaces of an older format version', () => {
+  it('are still listed, and rebuilt at start to the current version', async () => {
+    // A repo root of its own holding one small bundled space.
+    const repo = join(root, 'repo');
+    await mkdir(join(repo, 'catalogs', 'spaces', 'sources'), { recursive: true });
+    await cp(
+      join(REPO, 'catalogs/spaces/sources/amide_space.txt'),
+      join(repo, 'catalogs/spaces/sources/amide_space.txt'),
+    );
+    const { background: _, ...small } = { ...amide, id: 'amide_small' };
+    await writeFile(join(repo, 'catalogs', 'spaces', 'bundled.json'), JSON.stringify({ spaces: [small] }));
+    const spaceDir = join(root, 'spaces');
+    expect(await ensureBundledSpaces({ spaceDir, repoRoot: repo })).toEqual(['amide_small']);
+    expect(await ensureBundledSpaces({ spaceDir, repoRoot: repo })).toEqual([]);
+    // Mark it as built by format version 1: still readable, and rebuilt by the next start.
+    const file = join(spaceDir, 'amide_small', 'manifest.json');
+    const m = JSON.parse(await readFile(file, 'utf8')) as SpaceManifest;
+    await writeFile(file, JSON.stringify({ ...m, formatVersion: 1 }));
+    expect((await listSpaces(spaceDir, ['amide_small']))[0].manifest.formatVersion).toBe(1);
+    expect(await ensureBundledSpaces({ spaceDir, repoRoot: repo })).toEqual(['amide_small']);
+    expect((await listSpaces(spaceDir, ['amide_small']))[0].manifest.formatVersion).toBe(
+      SPACE_FORMAT_VERSION,
+    );
   });
 });
 
