@@ -30,7 +30,9 @@ const timeoutMs = Number(values['timeout-s']) * 1000;
 const rd = await getRDKit();
 const space = await openSpace(values.space!);
 const slices = sliceReactions(space.manifest);
-console.log(`${space.manifest.id}: ${slices.length} slices, query ${values.query}, k ${k}, budget ${timeoutMs} ms`);
+console.log(
+  `${space.manifest.id}: ${slices.length} slices, query ${values.query}, k ${k}, budget ${timeoutMs} ms`,
+);
 
 const summary: Record<string, unknown> = {};
 for (const mode of values.modes!.split(',')) {
@@ -78,4 +80,6 @@ if (modes.length === 2) {
   const [a, b] = modes.map((m) => (summary[m] as { top: [string, number][] }).top.map((x) => x.join(' ')));
   console.log(`merged top ${k} identical: ${JSON.stringify(a) === JSON.stringify(b)}`);
 }
-console.log(JSON.stringify(Object.fromEntries(modes.map((m) => [m, { ...(summary[m] as object), top: undefined }]))));
+console.log(
+  JSON.stringify(Object.fromEntries(modes.map((m) => [m, { ...(summary[m] as object), top: undefined }]))),
+);
