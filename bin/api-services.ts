@@ -138,6 +138,10 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
           threeD: deps.threeD,
           rerank: deps.shape?.rerank,
           fleet: deps.fleet && fleetLibraries(deps.fleet),
+          spaces: deps.spaces && {
+            ids: () => deps.spaces!.entries.map((e) => e.manifest.id),
+            notReady: (id) => search.notReady?.(id),
+          },
         });
         return deps.spaces
           ? withV2Spaces(base, deps.spaces.entries, deps.spaces.pool, deps.shape, {

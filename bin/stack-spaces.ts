@@ -12,6 +12,7 @@ import {
   ensureBundledSpaces,
   listSpaces,
   readBundledSpaces,
+  type BackgroundBuild,
 } from '../engine/synthons/bundled.ts';
 import type { SpaceManifest } from '../engine/synthons/format.ts';
 import { createSpacePool } from '../engine/synthons/space-pool.ts';
@@ -45,10 +46,14 @@ export async function openSynthonSpaces(opts: {
   // Read on every call by the search services: a background build pushes its space in when done.
   const spaceEntries = spaces.map((s) => entryOf(s.manifest));
   const defaultSpace = bundledSpaces.find((b) => b.default)?.id;
-  const search = await withSynthonSpaces(catalogSearch, spaceEntries, spacePool, { defaultSpace });
+  let spaceBuilds: BackgroundBuild[] = [];
+  const search = await withSynthonSpaces(catalogSearch, spaceEntries, spacePool, {
+    defaultSpace,
+    builds: () => spaceBuilds,
+  });
   log.info({ spaces: spaces.map((s) => s.manifest.id) }, 'synthon spaces loaded');
   // Large bundled spaces (the 10^9-product default) build after start; /health reports them.
-  const spaceBuilds = opts.ensure
+  spaceBuilds = opts.ensure
     ? bundledSpaces
         .filter((b) => b.background && !spaces.some((s) => s.manifest.id === b.id))
         .map((space) =>

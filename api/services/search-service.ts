@@ -85,6 +85,11 @@ export interface SimilarityResult {
 
 export interface SearchService {
   databases(): DatabaseInfo[];
+  /**
+   * Why database `id` is not in databases() yet, when it is coming (a synthon space still being
+   * built in the background, or whose build failed); undefined for a name nothing knows.
+   */
+  notReady?(id: string): string | undefined;
   /** The database searched when a client names none. */
   defaultDatabase(): string;
   availableFilters(): FilterName[];

@@ -126,6 +126,8 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
   /** The space a job runs on: db_name when it names one, else the largest space. */
   function spaceOf(dbName: string | undefined): string {
     const spaces = search.databases().filter((d) => d.kind === 'synthon');
+    const coming = dbName?.trim() ? search.notReady?.(dbName.trim()) : undefined;
+    if (coming) throw validationError(['query', 'db_name'], coming, 'value_error.not_ready');
     if (!spaces.length)
       throw new DomainError('capability_unavailable', 'no synthon space is installed on this server', {
         issues: [

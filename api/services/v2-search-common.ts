@@ -22,6 +22,11 @@ export interface V2SearchServiceDeps {
   rerank?: ShapeRerank;
   /** Catalogs the scan fleet answers (FLEET_SEARCH): `search` fans out, the rest is unavailable. */
   fleet?: FleetLibraries;
+  /**
+   * The synthon spaces (served by withV2Spaces before this service sees a request): named in the
+   * unknown-database 422, and a space still being built answers why it is not there yet.
+   */
+  spaces?: { ids(): string[]; notReady(id: string): string | undefined };
 }
 
 /** The interface's default shortlist multiplier (proposed rows = limit × multiplier). */

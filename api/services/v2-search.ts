@@ -47,9 +47,12 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
         'capability_unavailable',
         `${id} is held by the scan fleet: only POST /api/v2/search (Morgan/ECFP4) is fanned out to it`,
       );
+    const coming = deps.spaces?.notReady(id);
+    if (coming) throw validationError(loc, coming, 'value_error.not_ready');
     const ids = [
       ...(await deps.libraries.list()).map((l) => l.info.database_id),
       ...(deps.fleet?.list().map((i) => i.database_id) ?? []),
+      ...(deps.spaces?.ids() ?? []),
     ];
     throw validationError(
       loc,

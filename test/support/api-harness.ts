@@ -14,6 +14,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withSynthonSpaces } from '../../api/services/space-search.ts';
+import type { BackgroundBuild } from '../../engine/synthons/bundled.ts';
 import { createSpacePool } from '../../engine/synthons/space-pool.ts';
 import { readManifest } from '../../engine/synthons/format.ts';
 import { withV2Spaces } from '../../api/services/v2-space-search.ts';
@@ -53,6 +54,8 @@ export async function startApiHarness(
     defaultSpace?: string;
     /** Time budget of a legacy space search (default the service's 20 s). */
     spaceTimeoutMs?: number;
+    /** Background builds of spaces not served yet (their state as /health reports it). */
+    spaceBuilds?: BackgroundBuild[];
   } = {},
 ): Promise<ApiHarness> {
   const log = createLogger({ level: 'warn', pretty: false });
@@ -76,6 +79,7 @@ export async function startApiHarness(
     ? await withSynthonSpaces(catalogSearch, spaceEntries, spacePool, {
         defaultSpace: opts.defaultSpace,
         spaceTimeoutMs: opts.spaceTimeoutMs,
+        builds: () => opts.spaceBuilds ?? [],
       })
     : catalogSearch;
   const v2 =

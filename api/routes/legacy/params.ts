@@ -101,6 +101,8 @@ export function checkDatabases(
   const known = new Map(search.databases().map((d) => [d.id, d]));
   for (const name of names) {
     const db = known.get(name);
+    const coming = db ? undefined : search.notReady?.(name);
+    if (coming) throw validationError(['query', 'db_names'], coming, 'value_error.not_ready');
     if (!db)
       throw validationError(
         ['query', 'db_names'],

@@ -1,0 +1,103 @@
+// A synthon space still being built in the background (the 10^9-product default space for its
+// first minutes) is named as coming, with its progress, not as an unknown database: on the
+// legacy endpoints (db_names) and on v2 (database_id); a v2 unknown database lists the spaces.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spaceNotReady } from '../../../api/services/space-search.ts';
+import { createV2SearchService } from '../../../api/services/v2-search.ts';
+import { DomainError } from '../../../platform/errors.ts';
+import { staticRegistry } from '../../../engine/selection/index.ts';
+import { createSubstructureRunner } from '../../../engine/substructure/index.ts';
+import { buildSpace } from '../../../engine/synthons/build-space.ts';
+import type { BackgroundBuild } from '../../../engine/synthons/bundled.ts';
+import { startApiHarness, type ApiHarness } from '../../support/api-harness.ts';
+
+const SOURCES = new URL('../../../catalogs/spaces/sources/', import.meta.url).pathname;
+const building: BackgroundBuild = {
+  id: 'big_space',
+  status: 'building',
+  startedAt: '2026-11-24T13:00:00.000Z',
+  progress: { rows_done: 160_000, rows_total: 640_000, rejected: 0, rows_per_second: 4000, eta_seconds: 130 },
+};
+const failed: BackgroundBuild = {
+  id: 'broken_space',
+  status: 'failed',
+  startedAt: '2026-11-24T13:00:00.000Z',
+  error: 'no space left on device',
+};
+let root: string;
+let h: ApiHarness;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'space-not-ready-'));
+  await buildSpace({ input: join(SOURCES, 'amide_space.txt'), out: join(root, 'amide'), id: 'amide' });
+  h = await startApiHarness([], { spaceDirs: [join(root, 'amide')], spaceBuilds: [building, failed] });
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('spaceNotReady', () => {
+  it('says a building space is coming, with its progress and an estimate; a failed build, why', () => {
+    const b = spaceNotReady([building, failed], 'big_space')!;
+    expect(b).toMatch(/big_space is being built in the background since 2026-11-24T13:00:00.000Z/);
+    expect(b).toMatch(/25% of its 640000 synthon rows, about 3 min to go/);
+    expect(spaceNotReady([building, failed], 'broken_space')).toMatch(/could not be built \(no space left/);
+    expect(spaceNotReady([building, { ...building, id: 'done', status: 'ready' }], 'done')).toBeUndefined();
+    expect(spaceNotReady([building], 'nope')).toBeUndefined();
+  });
+});
+
+describe('legacy endpoints', () => {
+  it('answer 422 not_ready naming db_names for a space being built, and unknown for other names', async () => {
+    const get = (q: string) =>
+      h.app.inject({
+        method: 'GET',
+        url: `/molsearch?search_input=CCO&search_type=morgan&${q}`,
+        headers: { 'X-API-Key': h.key },
+      });
+    const res = await get('db_names=big_space');
+    expect(res.statusCode).toBe(422);
+    const d = res.json().detail[0];
+    expect(d).toMatchObject({ loc: ['query', 'db_names'], type: 'value_error.not_ready' });
+    expect(d.msg).toMatch(/being built.*25%/);
+    const unknown = (await get('db_names=nope')).json().detail[0];
+    expect(unknown.msg).toMatch(/unknown database "nope"; available: .*amide/);
+    expect((await get('db_names=amide')).statusCode).toBe(200);
+  });
+});
+
+describe('v2', () => {
+  const substructure = createSubstructureRunner({ threads: 1 });
+  afterAll(() => substructure.close());
+  const v2 = createV2SearchService({
+    libraries: staticRegistry([]),
+    substructure,
+    spaces: { ids: () => ['amide'], notReady: (id) => spaceNotReady([building], id) },
+  });
+  const req = (database_id: string) => ({
+    query_smiles: 'CCO',
+    database_id,
+    limit: 5,
+    include_synthons: false,
+    include_properties: false,
+  });
+
+  it('answers not_ready naming database_id for a space being built', async () => {
+    const err = await v2.search(req('big_space'), 'r1').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DomainError);
+    expect((err as DomainError).issues[0]).toMatchObject({
+      loc: ['body', 'database_id'],
+      type: 'value_error.not_ready',
+    });
+    expect((err as DomainError).message).toMatch(/big_space is being built/);
+  });
+
+  it('lists the synthon spaces among the available databases of an unknown one', async () => {
+    const err = (await v2.search(req('nope'), 'r2').catch((e: unknown) => e)) as DomainError;
+    expect(err.message).toMatch(/unknown database "nope"; available: amide/);
+  });
+});
