@@ -182,8 +182,10 @@ function parseKey(key: string, bound: number): TupleCandidate {
 
 /**
  * The k best scored products as hits (similarity descending, then product id, as
- * similaritySearch orders them), each assembled by RDKit for its SMILES; a product that does not
- * assemble is counted invalid and the next one taken.
+ * similaritySearch orders them), each assembled by RDKit for its SMILES, one per molecule: a
+ * product that does not assemble is counted invalid, one that repeats a molecule already taken
+ * (another route to it) is skipped, and the next one is taken — from a wider cut when the first
+ * 2k scored run out, so a budget-cut answer still holds k distinct molecules when it scored them.
  */
 function bestScored(
   rd: RDKitModule,
@@ -194,24 +196,31 @@ function bestScored(
 ): SpaceHit[] {
   const sims = validSims(scored).sort().reverse();
   if (sims.length === 0 || k <= 0) return [];
-  // Twice k leaves room for products that fail to assemble.
-  const cut = sims[Math.min(sims.length, 2 * k) - 1];
-  const best: Array<{ c: TupleCandidate; sim: number; id: string }> = [];
-  for (const [key, sim] of scored)
-    if (sim !== null && sim >= cut) {
-      const c = parseKey(key, sim);
-      best.push({ c, sim, id: tupleId(space, c) });
-    }
-  best.sort((x, y) => y.sim - x.sim || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
   const hits: SpaceHit[] = [];
-  for (const b of best) {
-    if (hits.length >= k) break;
-    const product = assembleProduct(rd, tupleSmiles(space, b.c));
-    if (!product) {
-      counts.invalid++;
-      continue;
+  const seen = new Set<string>();
+  // Each round takes the scored products below the last round's cut and at or above its own.
+  let above = Infinity;
+  for (let want = 2 * k; hits.length < k && above > sims[sims.length - 1]; want *= 4) {
+    const cut = sims[Math.min(sims.length, want) - 1];
+    const round: Array<{ c: TupleCandidate; sim: number; id: string }> = [];
+    for (const [key, sim] of scored)
+      if (sim !== null && sim >= cut && sim < above) {
+        const c = parseKey(key, sim);
+        round.push({ c, sim, id: tupleId(space, c) });
+      }
+    round.sort((x, y) => y.sim - x.sim || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    for (const b of round) {
+      if (hits.length >= k) break;
+      const product = assembleProduct(rd, tupleSmiles(space, b.c));
+      if (!product) {
+        counts.invalid++;
+        continue;
+      }
+      if (seen.has(product.smiles)) continue;
+      seen.add(product.smiles);
+      hits.push(hitOf(space, b.c, product.smiles, b.sim));
     }
-    hits.push(hitOf(space, b.c, product.smiles, b.sim));
+    above = cut;
   }
   return hits;
 }

@@ -21,6 +21,9 @@ interface Fixture {
 const SOURCE = new URL('../../../catalogs/spaces/sources/idorsia_toy_space_a.txt', import.meta.url).pathname;
 const FIXTURE = new URL('../../fixtures/synthons/idorsia-topk-reference.json', import.meta.url);
 const DISSIMILAR = new URL('../../fixtures/synthons/idorsia-dissimilar-reference.json', import.meta.url);
+// Two reactions make one product (scripts/reference/make_two_routes_fixture.py: RDKit's products).
+const TWO_ROUTES = new URL('../../fixtures/synthons/two_routes_space.txt', import.meta.url).pathname;
+const TWO_ROUTES_REF = new URL('../../fixtures/synthons/two-routes-reference.json', import.meta.url);
 let root: string;
 let rd: RDKitModule;
 let fixture: Fixture;
@@ -88,5 +91,40 @@ describe('similarityTopK with a query dissimilar to the space', () => {
       for (const h of res.hits) expect(scoreOf.get(h.smiles)).toBe(Number(h.similarity.toFixed(6)));
       expect(new Set(res.hits.map((h) => h.productId)).size).toBe(e.k);
     }
+  });
+});
+
+describe('similarityTopK cut short on a space where two routes make one molecule', () => {
+  it('answers each molecule it scored once, at its best route, as many as it scored', async () => {
+    const ref = JSON.parse(await readFile(TWO_ROUTES_REF, 'utf8')) as {
+      query: string;
+      tuples: Array<{ smiles: string; similarity: number }>;
+    };
+    const canon = (smi: string) => {
+      const m = rd.get_mol(smi)!;
+      const c = m.get_smiles();
+      m.delete();
+      return c;
+    };
+    const best = new Map<string, number>();
+    for (const t of ref.tuples)
+      best.set(canon(t.smiles), Math.max(best.get(canon(t.smiles)) ?? 0, t.similarity));
+    const k = best.size; // 5 molecules from 6 tuples
+    expect(k).toBeLessThan(ref.tuples.length);
+    const out = join(root, 'two');
+    await buildSpace({ input: TWO_ROUTES, out, id: 'two_routes' });
+    const two = await openSpace(out);
+    const q = rd.get_mol(ref.query)!;
+    const fp = new Uint8Array(q.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
+    q.delete();
+    // One candidate cannot prove a top 5: the answer is the budget-cut one (bestScored).
+    const res = similarityTopK(rd, two, fp, k, { maxCandidates: 1 });
+    expect(res.timedOut).toBe(true);
+    const smiles = res.hits.map((h) => h.smiles);
+    expect(new Set(smiles).size).toBe(smiles.length);
+    for (const h of res.hits) expect(h.similarity).toBeCloseTo(best.get(h.smiles)!, 6);
+    // Every scored product is in the answer but the one repeat (6 tuples, 5 molecules).
+    expect(res.hits.length).toBeGreaterThanOrEqual(Math.min(k, res.scoredProducts - 1));
+    expect(res.hits.length).toBeGreaterThanOrEqual(4);
   });
 });
