@@ -49,8 +49,11 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
       );
     const coming = deps.spaces?.notReady(id);
     if (coming) throw validationError(loc, coming, 'value_error.not_ready');
+    // Ids only: listing the libraries would open (load) every catalog just to name them.
     const ids = [
-      ...(await deps.libraries.list()).map((l) => l.info.database_id),
+      ...(deps.libraries.ids
+        ? await deps.libraries.ids()
+        : (await deps.libraries.list()).map((l) => l.info.database_id)),
       ...(deps.fleet?.list().map((i) => i.database_id) ?? []),
       ...(deps.spaces?.ids() ?? []),
     ];

@@ -10,13 +10,19 @@ export interface LibraryRegistry {
   get(databaseId: string): Promise<Library | undefined>;
   /** Every library served, sorted by id. */
   list(): Promise<Library[]>;
+  /** The ids list() would give, without opening any library (for error messages). */
+  ids?(): Promise<string[]>;
 }
 
 /** A registry of already-built libraries. */
 export function staticRegistry(libraries: Library[]): LibraryRegistry {
   const byId = new Map(libraries.map((l) => [l.info.database_id, l]));
   const sorted = [...libraries].sort((a, b) => a.info.database_id.localeCompare(b.info.database_id));
-  return { get: async (id) => byId.get(id), list: async () => sorted };
+  return {
+    get: async (id) => byId.get(id),
+    list: async () => sorted,
+    ids: async () => sorted.map((l) => l.info.database_id),
+  };
 }
 
 /**
@@ -54,5 +60,6 @@ export function catalogRegistry(
       const ids = [...(await index()).keys()].sort();
       return Promise.all(ids.map(async (id) => (await get(id))!));
     },
+    ids: async () => [...(await index()).keys()].sort(),
   };
 }
