@@ -15,6 +15,7 @@ import {
   type MapParams,
 } from '../engine/analysis/index.ts';
 import { csvCell } from '../engine/export/npy.ts';
+import { cancellationSignal } from './jobs.ts';
 import {
   analysisJobKeys as keys,
   INVALID_INPUT_FAILURE,
@@ -32,14 +33,6 @@ function beat(details?: unknown): void {
   }
 }
 
-function cancellation(): AbortSignal | undefined {
-  try {
-    return Context.current().cancellationSignal;
-  } catch {
-    return undefined; // not in an activity context
-  }
-}
-
 export type OnceRequest = Extract<AnalysisJobRequest, { op: 'cluster' | 'visualize_file' }>;
 
 /**
@@ -48,7 +41,7 @@ export type OnceRequest = Extract<AnalysisJobRequest, { op: 'cluster' | 'visuali
  */
 export async function analysisOnce(pool: AnalysisPool, req: OnceRequest): Promise<unknown> {
   // Cancelled (the job, or this worker shutting down): the thread's work stops, not finishes.
-  const ro = { signal: cancellation(), stopOnAbort: true };
+  const ro = { signal: cancellationSignal(), stopOnAbort: true };
   try {
     if (req.op === 'cluster')
       return await pool.run(

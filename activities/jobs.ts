@@ -125,6 +125,15 @@ export function beat(details?: unknown): void {
   }
 }
 
+/** The activity's cancellation signal (engine work given it stops on cancel); none outside an activity. */
+export function cancellationSignal(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}
+
 export function cancelled(): boolean {
   try {
     return Context.current().cancellationSignal.aborted;

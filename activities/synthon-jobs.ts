@@ -18,6 +18,7 @@ import { compareHits, queryMol, type SynthonJobSlice } from '../engine/synthons/
 import { createSynthonJobPool, type SynthonJobPool } from '../engine/synthons/job-pool.ts';
 import type { SpaceHit } from '../engine/synthons/similarity.ts';
 import { INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
+import { cancellationSignal } from './jobs.ts';
 
 export interface SynthonActivityDeps {
   log: Logger;
@@ -104,15 +105,6 @@ function beat(details?: unknown): void {
     Context.current().heartbeat(details);
   } catch {
     // not in an activity context (tests)
-  }
-}
-
-/** The activity's cancellation signal; none outside an activity (tests). */
-function cancellation(): AbortSignal | undefined {
-  try {
-    return Context.current().cancellationSignal;
-  } catch {
-    return undefined;
   }
 }
 
@@ -239,7 +231,7 @@ export function createSynthonJobActivities(deps: SynthonActivityDeps) {
       let part: SynthonPart;
       try {
         // Cancelled (the job, or this worker shutting down): stop the slice, not finish it.
-        part = await slicePool().run(input.space, input.slice, cancellation());
+        part = await slicePool().run(input.space, input.slice, cancellationSignal());
       } catch (err) {
         const msg = (err as Error).message ?? String(err);
         if (/^(search_input|smarts_prefilter_pattern_smarts):/.test(msg)) throw invalid(msg);

@@ -2,19 +2,17 @@
 // slices equal the best k over the whole space; the prefiltered top k equals filtering a wider
 // unfiltered top; results round-trip through the job result file with their synthon columns.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
 import { buildSpace } from '../../../engine/synthons/build-space.ts';
 import { openSpace, type OpenSpace } from '../../../engine/synthons/space.ts';
 import { compareHits, synthonJobSlice, type SynthonJobSlice } from '../../../engine/synthons/job-search.ts';
+import { TWO_ROUTES, twoRoutesReference } from './support/two-routes.ts';
 import { allocJobResult, decodeJobResult, encodeJobResult } from '../../../engine/export/index.ts';
 
 const SOURCE = new URL('../../../catalogs/spaces/sources/idorsia_toy_space_a.txt', import.meta.url).pathname;
-// Two reactions make one product (scripts/reference/make_two_routes_fixture.py: RDKit's products).
-const TWO_ROUTES = new URL('../../fixtures/synthons/two_routes_space.txt', import.meta.url).pathname;
-const TWO_ROUTES_REF = new URL('../../fixtures/synthons/two-routes-reference.json', import.meta.url).pathname;
 let root: string;
 let rd: RDKitModule;
 let space: OpenSpace;
@@ -108,21 +106,9 @@ describe('synthon job slices', () => {
   });
 
   it('lists a product two reactions make once, at its best route, and still k molecules', async () => {
-    const ref = JSON.parse(await readFile(TWO_ROUTES_REF, 'utf8')) as {
-      query: string;
-      tuples: Array<{ smiles: string; similarity: number }>;
-    };
-    const canon = (smi: string) => {
-      const m = rd.get_mol(smi)!;
-      const c = m.get_smiles();
-      m.delete();
-      return c;
-    };
-    const distinct = new Map<string, number>();
-    for (const t of ref.tuples)
-      distinct.set(canon(t.smiles), Math.max(distinct.get(canon(t.smiles)) ?? 0, t.similarity));
-    const best = [...distinct].sort((a, b) => b[1] - a[1]);
-    expect(best.length).toBeLessThan(ref.tuples.length); // the fixture really has a repeat
+    const ref = await twoRoutesReference(rd);
+    const best = [...ref.best].sort((a, b) => b[1] - a[1]);
+    expect(best.length).toBeLessThan(ref.tuples); // the fixture really has a repeat
     const reactions = twoRoutes.manifest.reactions.map((r) => r.id);
     for (const k of [2, best.length]) {
       const res = synthonJobSlice(rd, twoRoutes, base({ query: ref.query, reactions, k }));
