@@ -4,7 +4,7 @@ usage:
   python reference.py fixtures OUT_DIR         # test/fixtures/shape/{molecules,fixed,aligned}.json
   python reference.py sutherland FIXTURE_DIR   # test/fixtures/shape/sutherland.json (RDKit's RMSDs)
   python reference.py sutherland-embedded FIXTURE_DIR  # .../sutherland-embedded.json.gz (ETKDG poses)
-  python reference.py bench OUT_DIR [MOLS PAIRS NOISE]  # bench/out/shape: DUD-E molecules and pair scores
+  python reference.py bench OUT_DIR [MOLS PAIRS NOISE CONFS]  # bench/out/shape: DUD-E molecules and pair scores
 
 Run in the venv .tools/shapebench (see requirements.txt). Conformers: RDKit ETKDGv3 with hydrogens,
 fixed seeds; charges: Gasteiger (espsim's default). Coordinates are rounded to 1e-4 A before any
@@ -202,21 +202,21 @@ def load_dude(n, rng):
     return rows[: n * 2]
 
 
-def bench(out_dir, n_mols=1000, n_pairs=2000, n_noise=300):
-    """Molecules (3 conformers, seed 2342; a second embedding, seed 7, for the noise subset) and the
+def bench(out_dir, n_mols=1000, n_pairs=2000, n_noise=300, n_conf=3):
+    """Molecules (n_conf conformers, seed 2342; a second embedding, seed 7, for the noise subset) and the
     reference scores of random pairs: espsim's procedure and RDKit's shape alignment, timed."""
     rng = random.Random(11)
     mols, t0 = [], time.perf_counter()
     for smi, mid, target, active in load_dude(n_mols, rng):
-        e = embed(smi, 3, 2342)
+        e = embed(smi, n_conf, 2342)
         if e:
             mols.append((f"{target}:{mid}", smi, *e, target, active))
         if len(mols) == n_mols:
             break
     embed_s = time.perf_counter() - t0
-    meta = {"rdkit": rdBase.rdkitVersion, "script": "bench/shape/reference.py bench", "confs": 3,
+    meta = {"rdkit": rdBase.rdkitVersion, "script": "bench/shape/reference.py bench", "confs": n_conf,
             "source": "shared/data/vs_benchmarks/dude_subset20 (actives and decoys of 20 targets)",
-            "etkdg_ms_per_conformer": embed_s * 1000 / (3 * len(mols))}
+            "etkdg_ms_per_conformer": embed_s * 1000 / (n_conf * len(mols))}
     records = []
     for i, s, m, q, target, active in mols:
         r = record(m, q, i, s)
@@ -232,7 +232,7 @@ def bench(out_dir, n_mols=1000, n_pairs=2000, n_noise=300):
         shape, ms = best_rdkit_align(prb, ref, rd_grid)
         t1 = time.perf_counter()
         grid, esp = best_espsim(prb, qp, ref, qr, pose)
-        es_ms += (time.perf_counter() - t1) * 1000 / 9
+        es_ms += (time.perf_counter() - t1) * 1000 / n_conf**2
         rd_ms += ms
         row = {"probe": a, "ref": b, "rdkit_shape_align": shape,
                "espsim_grid_shape": grid, "espsim_esp_carbo": esp,
@@ -241,7 +241,7 @@ def bench(out_dir, n_mols=1000, n_pairs=2000, n_noise=300):
         if k < n_noise:  # the reference's own noise: the same pair with other conformers (seed 7)
             for idx in (a, b):
                 if idx not in second:
-                    second[idx] = embed(mols[idx][1], 3, 7)
+                    second[idx] = embed(mols[idx][1], n_conf, 7)
             if second[a] and second[b]:
                 g2, e2 = best_espsim(second[a][0], second[a][1], second[b][0], second[b][1])
                 row.update(espsim_grid_shape_seed7=g2, espsim_esp_carbo_seed7=e2)
@@ -345,6 +345,6 @@ if __name__ == "__main__":
     elif sys.argv[1] == "sutherland-embedded":
         sutherland_embedded(sys.argv[2])
     elif sys.argv[1] == "bench":
-        bench(sys.argv[2], *map(int, sys.argv[3:6]))
+        bench(sys.argv[2], *map(int, sys.argv[3:7]))
     else:
         sys.exit(__doc__)

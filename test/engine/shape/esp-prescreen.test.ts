@@ -50,11 +50,10 @@ describe('ESP pre-stage', () => {
 
   // 240 approved drugs from the catalog 3D stage (Python RDKit conformers and Gasteiger charges);
   // the truth is every row aligned and scored by the exact stage (its ESP is checked against espsim
-  // in the score tests). Queries: every 20th row, fixed before any result was seen. Measured: 0.875
-  // for both stages here — on 240 rows the pre-stage's gain does not show (on the 1,201 drugs it
-  // does: 0.908 against 0.844 within 400 rows, bench/shape/README.md), so this guards against a
-  // pre-stage that loses rows the charge grid keeps, not for the gain itself.
-  it('keeps at least as much of the exhaustive exact ESP top 10 within a quarter of the rows as the pose-aware charge grid alone', () => {
+  // in the score tests). Queries: every 10th row. Measured: 0.704 for the pre-stage against 0.583
+  // for the charge grid alone; within a quarter of the rows and with every 20th row as a query both
+  // kept 0.875, so the earlier form of this test passed with the old first stage too.
+  it('keeps clearly more of the exhaustive exact ESP top 10 within an eighth of the rows than the pose-aware charge grid alone', () => {
     const fixture = JSON.parse(
       gunzipSync(
         readFileSync(new URL('../../fixtures/shape/esp-recall.json.gz', import.meta.url)),
@@ -77,10 +76,10 @@ describe('ESP pre-stage', () => {
     }));
     const shard = asShard(sets);
     const tables = buildGridTables(shard);
-    const N = 60;
+    const N = 30;
     const K = 10;
     let [pre, old] = [0, 0];
-    const queries = Array.from({ length: 12 }, (_, i) => 20 * i);
+    const queries = Array.from({ length: 24 }, (_, i) => 10 * i);
     for (const q of queries) {
       const exact = scoreShortlist(sets[q], sets, { metric: 'esp', k: K });
       const truth = exact.map((h) => h.index);
@@ -91,7 +90,7 @@ describe('ESP pre-stage', () => {
       pre += truth.filter((r) => preRows.has(r)).length;
     }
     const [preRecall, oldRecall] = [pre / (K * queries.length), old / (K * queries.length)];
-    expect(preRecall).toBeGreaterThanOrEqual(0.85);
-    expect(preRecall).toBeGreaterThanOrEqual(oldRecall);
+    expect(preRecall).toBeGreaterThanOrEqual(0.65);
+    expect(preRecall).toBeGreaterThanOrEqual(oldRecall + 0.08);
   });
 });
