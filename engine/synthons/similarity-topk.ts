@@ -17,7 +17,7 @@
 import type { RDKitModule } from '../chem/rdkit.ts';
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import { assembleProduct } from './assemble.ts';
-import { hasJoinEnvs, scoreTuple } from './score-tuple.ts';
+import { hasJoinEnvs, scoreTuple, tupleKey } from './score-tuple.ts';
 import {
   hitOf,
   similaritySearch,
@@ -97,7 +97,12 @@ export function similarityTopK(
     });
     if (res.timedOut) break;
     if (res.hits.length >= k || threshold <= floor)
-      return { ...res, threshold, scoredProducts: validCount(scored) };
+      return {
+        ...res,
+        counts: overall(res.counts, scored, unscored),
+        threshold,
+        scoredProducts: validCount(scored),
+      };
     provenAbove = threshold;
     const next = ladder.find((t) => t < threshold) ?? floor;
     const jump = Math.max(next, kthBest(scored, k) ?? -Infinity);
@@ -143,16 +148,37 @@ export function similarityTopK(
     counts.assembled += fill.counts.assembled;
     counts.invalid += fill.counts.invalid;
   }
-  const hits = bestScored(rd, space, scored, k, counts);
+  // Scored from the synthon graphs but failing RDKit's assembly: invalid, not assembled.
+  const late = { invalid: 0 };
+  const hits = bestScored(rd, space, scored, k, late);
+  const total = overall(counts, scored, unscored);
+  total.assembled -= late.invalid;
+  total.invalid += late.invalid;
   return {
     hits,
-    counts,
+    counts: total,
     timedOut: true,
     timingMs: { proposal: res.timingMs.proposal, assembly: res.timingMs.assembly + performance.now() - t1 },
     threshold,
     provenAbove,
     scoredProducts: validCount(scored),
   };
+}
+
+/**
+ * Counts over the whole search rather than its last step: tuples proposed by any step (each once),
+ * and of them those scored (valid products) or found invalid. A step's own counts leave out what
+ * earlier steps scored, so a budget-cut answer reported fewer proposed than assembled (user trial).
+ */
+function overall(
+  counts: SimilarityResult['counts'],
+  scored: Map<string, number | null>,
+  unscored: TupleCandidate[],
+): SimilarityResult['counts'] {
+  const proposed = new Set(scored.keys());
+  for (const u of unscored) proposed.add(tupleKey(u));
+  const valid = validCount(scored);
+  return { ...counts, candidates: proposed.size, assembled: valid, invalid: scored.size - valid };
 }
 
 function validCount(scored: Map<string, number | null>): number {

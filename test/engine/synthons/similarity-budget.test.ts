@@ -83,6 +83,9 @@ describe('similarityTopK under a budget too small to finish', () => {
       expect(res.timedOut).toBe(true);
       expectExactHits(query, res.hits, 10);
       expect(res.scoredProducts).toBeGreaterThanOrEqual(10);
+      // Counts over the whole search: nothing is assembled that was not proposed.
+      expect(res.counts.assembled).toBe(res.scoredProducts);
+      expect(res.counts.assembled + res.counts.invalid).toBeLessThanOrEqual(res.counts.candidates);
     }
   });
 

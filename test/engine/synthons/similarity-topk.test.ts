@@ -88,6 +88,9 @@ describe('similarityTopK with a query dissimilar to the space', () => {
       const scoreOf = new Map(e.top.map(([smi, sim]) => [smi, sim]));
       for (const h of res.hits) expect(scoreOf.get(h.smiles)).toBe(Number(h.similarity.toFixed(6)));
       expect(new Set(res.hits.map((h) => h.productId)).size).toBe(e.k);
+      // Several threshold steps ran: the counts cover all of them, not the last one only.
+      expect(res.counts.assembled).toBe(res.scoredProducts);
+      expect(res.counts.assembled + res.counts.invalid).toBeLessThanOrEqual(res.counts.candidates);
     }
   });
 });
