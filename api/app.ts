@@ -9,7 +9,7 @@ import { registerAuth, type AccountsPort } from './plugins/auth.ts';
 import { normalizeLegacyQuery } from './plugins/legacy-query.ts';
 import { rejectNulBytes } from './plugins/input-guard.ts';
 import { registerValidators } from './plugins/validators.ts';
-import { documentAllStatuses } from './plugins/openapi-statuses.ts';
+import { documentAllStatuses, optionalDefaults } from './plugins/openapi-statuses.ts';
 import type { SearchService } from './services/search-service.ts';
 import type { JobService } from './services/jobs.ts';
 import type { DownloadService } from './services/jobs-downloads.ts';
@@ -123,6 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
       security: [{ APIKeyHeader: [] }],
     },
+    transformObject: (d) => ('openapiObject' in d ? optionalDefaults(d.openapiObject) : d.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   registerAuth(app, deps.accounts);

@@ -32,3 +32,30 @@ export function documentAllStatuses(app: FastifyInstance): void {
     route.schema = { ...schema, response };
   });
 }
+
+/**
+ * The OpenAPI document as clients read it: a body field with a default is optional to the client
+ * (the validator fills it in), so it leaves `required` there. TypeBox lists every non-Optional
+ * property as required, defaulted or not, and a client generator then demanded `limit`,
+ * `timeout_seconds` and `search_mode` of `search_substructure` (user trial). Only the document
+ * changes; validation keeps the route's own schema.
+ */
+export function optionalDefaults<T>(original: T): T {
+  // A copy: the generated document may share schema objects with the routes' validators.
+  const doc = structuredClone(original);
+  const seen = new Set<object>();
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object' || seen.has(node)) return;
+    seen.add(node);
+    if (Array.isArray(node)) return node.forEach(walk);
+    const o = node as { required?: unknown; properties?: Record<string, { default?: unknown }> };
+    if (Array.isArray(o.required) && o.properties) {
+      const props = o.properties;
+      o.required = o.required.filter((k) => !(typeof k === 'string' && props[k] && 'default' in props[k]));
+      if ((o.required as unknown[]).length === 0) delete o.required;
+    }
+    for (const v of Object.values(node)) walk(v);
+  };
+  walk(doc);
+  return doc;
+}

@@ -44,6 +44,18 @@ describe('v2 common behaviour', () => {
     expect(paths.some((p) => p.endsWith(':cancel'))).toBe(true);
   });
 
+  it('documents a body field with a default as optional, and still fills the default in', async () => {
+    const doc = (await call(h, 'GET', '/openapi.json', { key: null })).body!;
+    const sub = doc.paths['/api/v2/search_substructure'].post.requestBody.content['application/json'].schema;
+    // limit, timeout_seconds, search_mode and include_synthons have defaults: a client may leave them out.
+    expect(sub.required).toEqual(['database_id']);
+    expect(sub.properties.limit.default).toBe(50);
+    const r = await call(h, 'POST', '/api/v2/search_substructure', {
+      body: { database_id: 'drugs', query: { format: 'smarts', value: 'c1ccccc1' } },
+    });
+    expect(r.status).toBe(200);
+  });
+
   it('documents the run and selection documents as real schemas, and still answers field-precise 422s', async () => {
     const doc = (await call(h, 'GET', '/openapi.json', { key: null })).body!;
     const body = (path: string) => doc.paths[path].post.requestBody.content['application/json'].schema;
