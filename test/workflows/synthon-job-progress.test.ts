@@ -159,7 +159,8 @@ describe('synthon job progress and worker shutdowns', () => {
         sliceOf.set(String(e.eventId), arg.index);
       }
       const f = e.activityTaskFailedEventAttributes;
-      if (f?.failure?.applicationFailureInfo?.type === WORKER_SHUTDOWN_FAILURE) {
+      const type = f?.failure?.applicationFailureInfo?.type;
+      if (f && type && type === WORKER_SHUTDOWN_FAILURE) {
         const slice = sliceOf.get(String(f.scheduledEventId))!;
         stopped.set(slice, (stopped.get(slice) ?? 0) + 1);
       }
