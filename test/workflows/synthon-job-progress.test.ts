@@ -113,11 +113,13 @@ describe('synthon job progress and worker shutdowns', () => {
     }
   }, 400_000);
 
-  it('a slice stopped by worker shutdowns more often than its attempt limit still completes the job', async (ctx) => {
+  it('worker shutdowns spend none of a slice\'s attempts: with one attempt per slice the job still completes', async (ctx) => {
     if (!pgReachable) ctx.skip();
     const job = `job_shutdowns_${randomBytes(4).toString('hex')}`;
     const prefix = env.TASK_QUEUE_PREFIX;
-    // One slice at a time, each of ~5,000 toy-space products bounded to 6 s, 2 attempts a slice.
+    // One slice at a time, each of ~5,000 toy-space products bounded to 6 s, and ONE attempt per
+    // slice: a stop that spent an attempt would fail the job at once. (Which slice each stop hits
+    // depends on timing, so the test does not ask for one slice to be stopped several times.)
     const input: SynthonJobInput = {
       jobName: job,
       space: 'idorsia_toy_space',
@@ -128,7 +130,7 @@ describe('synthon job progress and worker shutdowns', () => {
       queues: { scan: taskQueue(prefix, 'scan'), export: taskQueue(prefix, 'export') },
       concurrency: 1,
       sliceTimeoutMs: 6_000,
-      sliceAttempts: 2,
+      sliceAttempts: 1,
     };
     const handle = await client.workflow.start('synthonJobWorkflow', {
       taskQueue: taskQueue(prefix, 'orchestration'),
@@ -147,8 +149,8 @@ describe('synthon job progress and worker shutdowns', () => {
     await spawnWorker();
     const result = await handle.result();
     expect(result.status).toBe('SUCCESS');
-    // Every stop stopped the one running slice and was seen as a shutdown, not a failure: the
-    // same slice was stopped more often than its 2 attempts would allow.
+    // The stops were seen as shutdowns, not failures (a stop may miss a slice that had just
+    // finished, so at least one and at most one per stop).
     const events = (await handle.fetchHistory()).events ?? [];
     const sliceOf = new Map<string, number>();
     const stopped = new Map<number, number>();
@@ -165,7 +167,8 @@ describe('synthon job progress and worker shutdowns', () => {
         stopped.set(slice, (stopped.get(slice) ?? 0) + 1);
       }
     }
-    expect([...stopped.values()].reduce((a, b) => a + b, 0)).toBe(stops);
-    expect(Math.max(...stopped.values())).toBeGreaterThan(input.sliceAttempts!);
+    const total = [...stopped.values()].reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThanOrEqual(1);
+    expect(total).toBeLessThanOrEqual(stops);
   }, 600_000);
 });
