@@ -63,7 +63,12 @@ export function createActivities(deps: ActivityDeps) {
       shards,
       shapePool: deps.shapePool,
     }),
-    ...createSynthonJobActivities({ log: deps.log, objects: deps.objects, spaceDir: deps.spaceDir }),
+    ...createSynthonJobActivities({
+      log: deps.log,
+      objects: deps.objects,
+      jobs: deps.store.jobs,
+      spaceDir: deps.spaceDir,
+    }),
     ...createSynthon3dActivities({ log: deps.log, objects: deps.objects, shapePool: deps.shapePool }),
     ...createAnalysisJobActivities({ log: deps.log, objects: deps.objects, shards }),
     ...createExportActivities({ log: deps.log, downloads: deps.store.downloads, objects: deps.objects }),

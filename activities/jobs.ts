@@ -5,7 +5,7 @@
  * else is thrown plainly so Temporal retries it.
  */
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
 import type { Jobs, JobUpdate } from '../store/jobs.ts';
@@ -16,7 +16,11 @@ import { createShardCache, decodePart, encodePart, type ShardCache } from './job
 import { joinResult, type MergePart } from './jobs-merge.ts';
 import { mergeBounded } from './jobs-merge-rows.ts';
 import { routeShard, type FleetMember } from '../engine/fleet/members.ts';
-import { CORRUPT_SHARD_FAILURE, INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
+import {
+  CORRUPT_SHARD_FAILURE,
+  INVALID_INPUT_FAILURE,
+  WORKER_SHUTDOWN_FAILURE,
+} from '../workflows/contracts.ts';
 
 export interface JobActivityDeps {
   log: Logger;
@@ -131,6 +135,27 @@ export function cancellationSignal(): AbortSignal | undefined {
     return Context.current().cancellationSignal;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The failure of an activity stopped because its worker is shutting down (not because the job was
+ * cancelled), or undefined: non-retryable, so Temporal spends no attempt on it, and typed, so the
+ * workflow can dispatch the work again (synthon slices do). Details: this attempt's number.
+ */
+export function shutdownFailure(): ApplicationFailure | undefined {
+  try {
+    const ctx = Context.current();
+    const reason: unknown = ctx.cancellationSignal.reason;
+    if (!(reason instanceof CancelledFailure) || reason.message !== 'WORKER_SHUTDOWN') return undefined;
+    return ApplicationFailure.create({
+      message: 'stopped by its worker shutting down',
+      type: WORKER_SHUTDOWN_FAILURE,
+      nonRetryable: true,
+      details: [ctx.info.attempt],
+    });
+  } catch {
+    return undefined; // not in an activity context
   }
 }
 

@@ -10,6 +10,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
+import type { Jobs } from '../store/jobs.ts';
 import { getRDKit, parseMolecule } from '../engine/chem/index.ts';
 import { DESCRIPTOR_NAMES } from '../engine/chem/descriptors.ts';
 import { allocJobResult, decodeJobResult, encodeJobResult, PROPERTY_KEYS } from '../engine/export/index.ts';
@@ -18,11 +19,16 @@ import { compareHits, queryMol, type SynthonJobSlice } from '../engine/synthons/
 import { createSynthonJobPool, type SynthonJobPool } from '../engine/synthons/job-pool.ts';
 import type { SpaceHit } from '../engine/synthons/similarity.ts';
 import { INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
-import { cancellationSignal } from './jobs.ts';
+import { cancellationSignal, shutdownFailure } from './jobs.ts';
+import { createSliceProgressWriter } from './synthon-progress.ts';
 
 export interface SynthonActivityDeps {
   log: Logger;
   objects: ObjectStore;
+  /** Where the running slices' progress is recorded (absent: only heartbeats carry it). */
+  jobs?: Pick<Jobs, 'sliceProgress'>;
+  /** Least time between two progress writes of one job by this worker (default 5 s). */
+  progressIntervalMs?: number;
   /** Directory of the built spaces (DATA_DIR/spaces), one directory per space id; none: no spaces. */
   spaceDir?: string;
   /** Slices run at once on this worker (threads). */
@@ -48,6 +54,8 @@ export interface SynthonScanInput {
   space: string;
   index: number;
   slice: SynthonJobSlice;
+  /** The job's slice count (for its recorded progress); absent in histories from before it. */
+  slices?: number;
 }
 export interface SynthonScanResult {
   key: string;
@@ -193,6 +201,7 @@ export function createSynthonJobActivities(deps: SynthonActivityDeps) {
   let pool: SynthonJobPool | undefined;
   const slicePool = () =>
     (pool ??= createSynthonJobPool({ spaceDir: deps.spaceDir ?? '.', threads: deps.threads }));
+  const progress = deps.jobs && createSliceProgressWriter(deps.jobs, deps.log, deps.progressIntervalMs);
 
   return {
     /** Checks the query, the prefilter and the space (all non-retryable) and slices the reactions. */
@@ -221,27 +230,48 @@ export function createSynthonJobActivities(deps: SynthonActivityDeps) {
     async synthonScan(input: SynthonScanInput): Promise<SynthonScanResult> {
       const key = synthonJobKeys.part(input.jobName, input.index);
       const store = deps.objects;
+      const slices = input.slices;
+      const done = async (r: SynthonScanResult) => {
+        if (slices) await progress?.finish(input.jobName, slices, input.index);
+        return r;
+      };
       beat({ stage: 'start' });
       if ((await store.head(key)) !== undefined) {
         const part = JSON.parse(new TextDecoder().decode(await store.getBytes(key))) as SynthonPart;
-        return scanResult(key, part, input.slice);
+        return done(scanResult(key, part, input.slice));
       }
+      // Cancelled (the job, or this worker shutting down): stop the slice, not finish it.
+      const run = slicePool().run(input.space, input.slice, cancellationSignal());
+      // How far the slice got: what the engine reports (structure modes) or, at least, the share
+      // of its time budget spent since its thread took it (it ends by then, so the rest of the
+      // budget bounds the time left). 0.99 at most: done is when the part is written.
+      let start: number | undefined;
+      const budget = input.slice.timeoutMs;
+      const fraction = () => {
+        const p = run.progress();
+        if (p.started) start ??= Date.now();
+        const spent = start !== undefined && budget ? (Date.now() - start) / budget : 0;
+        return Math.min(0.99, Math.max(p.fraction, spent));
+      };
       // The slice runs on a thread; this loop keeps the activity's heartbeat going meanwhile.
-      const timer = setInterval(() => beat({ stage: 'scanning' }), 2000);
+      const timer = setInterval(() => {
+        const f = fraction();
+        beat({ stage: 'scanning', fraction: f });
+        if (slices) progress?.report(input.jobName, slices, input.index, f);
+      }, 2000);
       let part: SynthonPart;
       try {
-        // Cancelled (the job, or this worker shutting down): stop the slice, not finish it.
-        part = await slicePool().run(input.space, input.slice, cancellationSignal());
+        part = await run;
       } catch (err) {
         const msg = (err as Error).message ?? String(err);
         if (/^(search_input|smarts_prefilter_pattern_smarts):/.test(msg)) throw invalid(msg);
-        throw err;
+        throw shutdownFailure() ?? err;
       } finally {
         clearInterval(timer);
       }
       await store.put(key, new TextEncoder().encode(JSON.stringify(part)), 'application/json');
       beat({ stage: 'written', hits: part.hits.length });
-      return scanResult(key, part, input.slice);
+      return done(scanResult(key, part, input.slice));
     },
 
     /** Best `k` hits over the parts (one per molecule) → result.arrow with the synthon columns. */

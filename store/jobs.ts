@@ -19,6 +19,12 @@ export interface JobProgress {
   rowsRejected?: number;
   /** A synthon job slice stopped at its limits (time or products): the hits are the best found. */
   timedOut?: boolean;
+  /**
+   * Synthon jobs: how far each slice got (slice index → 0..1, 1 = its part is written) and the
+   * slice count; written by the scan activities (Jobs.sliceProgress), so the job moves within slices.
+   */
+  slices?: Record<string, number>;
+  slicesTotal?: number;
 }
 
 export interface JobRecord {
@@ -69,6 +75,12 @@ export interface Jobs {
    * Returns the job as stored afterwards.
    */
   update(id: string, update: JobUpdate): Promise<JobRecord | undefined>;
+  /**
+   * Merges slice fractions (index → 0..1) into progress.slices of a job not yet final, in one
+   * statement, so slices reporting at once (other activities, other workers) never lose each
+   * other's values.
+   */
+  sliceProgress(id: string, slices: Record<string, number>, slicesTotal: number): Promise<void>;
 }
 
 export interface Uploads {
@@ -162,6 +174,16 @@ export function createJobs(db: Db): Jobs {
       );
       if (rows[0]) return toJob(rows[0]);
       return this.get(id);
+    },
+    async sliceProgress(id, slices, slicesTotal) {
+      await db.query(
+        `UPDATE jobs SET
+           progress = jsonb_set(progress, '{slices}', COALESCE(progress->'slices', '{}'::jsonb) || $2::jsonb)
+             || jsonb_build_object('slicesTotal', $3::int),
+           updated_at = now()
+         WHERE id = $1 AND status NOT IN ${FINAL_SQL}`,
+        [id, JSON.stringify(slices), slicesTotal],
+      );
     },
   };
 }

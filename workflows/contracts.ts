@@ -26,6 +26,13 @@ export const INVALID_INPUT_FAILURE = 'invalid_input';
 /** Type of the (non-retryable) failure of a scan whose shard fails its checksum in the object store. */
 export const CORRUPT_SHARD_FAILURE = 'corrupt_shard';
 
+/**
+ * Type of the (non-retryable) failure of a synthon slice stopped by its worker shutting down
+ * (details: [the attempt it was]): nothing was wrong with the slice, so the workflow dispatches
+ * it again without counting it as a failure (workflows/synthon-job-workflow.ts).
+ */
+export const WORKER_SHUTDOWN_FAILURE = 'worker_shutdown';
+
 /** The full queue name, namespaced by the deployment's prefix. */
 export function taskQueue(prefix: string, kind: TaskQueueKind): string {
   return `${prefix}-${TASK_QUEUES[kind]}`;
@@ -100,6 +107,8 @@ export interface SynthonJobInput {
   concurrency?: number;
   /** Per-slice time budget of structure scans (default 10 minutes). */
   sliceTimeoutMs?: number;
+  /** Attempts of a slice that really fail (not stopped by a worker shutdown) before the job fails (default 8). */
+  sliceAttempts?: number;
   /**
    * synthon_scorer shape or esp: the best `shortlist` products by Morgan are embedded by the
    * chem3d worker (`chem3dQueue` for the products, `queryQueue` for the query) and ranked by the

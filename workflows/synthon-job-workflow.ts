@@ -1,15 +1,30 @@
-import { proxyActivities } from '@temporalio/workflow';
-import type { SynthonJobActivities, SynthonScanResult } from '../activities/synthon-jobs.ts';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  proxyActivities,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type {
+  SynthonJobActivities,
+  SynthonScanInput,
+  SynthonScanResult,
+} from '../activities/synthon-jobs.ts';
 import type { JobActivities } from '../activities/jobs.ts';
-import { INVALID_INPUT_FAILURE, type MolsearchJobResult, type SynthonJobInput } from './contracts.ts';
+import {
+  INVALID_INPUT_FAILURE,
+  WORKER_SHUTDOWN_FAILURE,
+  type MolsearchJobResult,
+  type SynthonJobInput,
+} from './contracts.ts';
 import { forEachBounded, recordingEnd, succeed, type JobRecord } from './job-lifecycle.ts';
 import { runSynthon3d } from './synthon-job-3d.ts';
 
 /**
  * A synthon-space job (workflow id = job name): checks the query and the space, scans the space's
  * reactions in slices (bounded concurrency, one activity per slice, each writing its hits as a
- * small part to the object store; progress counts slices; Morgan similarity slices search down to
- * the best k-th score of the slices already finished), merges the parts into result.arrow and
+ * small part to the object store; progress counts slices, and the scans record how far each got;
+ * a slice stopped by a worker shutdown is dispatched again, uncounted; Morgan similarity slices
+ * search down to the best k-th score of the slices already finished), merges the parts into result.arrow and
  * records SUCCESS with the row count. An input error fails at once (FAILURE with the reason);
  * cancellation records REVOKED. Similarity with synthon_scorer shape or esp ends in the 3D stage
  * (synthon-job-3d.ts). Only keys, reaction ids and counts pass through history.
@@ -19,7 +34,7 @@ export async function synthonJobWorkflow(input: SynthonJobInput): Promise<Molsea
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 20 },
   });
-  const scan = proxyActivities<SynthonJobActivities>({
+  const scanOptions = (maximumAttempts: number): ActivityOptions => ({
     taskQueue: input.queues.scan,
     startToCloseTimeout: '30 minutes',
     heartbeatTimeout: '10 seconds',
@@ -27,10 +42,12 @@ export async function synthonJobWorkflow(input: SynthonJobInput): Promise<Molsea
       initialInterval: '1s',
       backoffCoefficient: 2,
       maximumInterval: '20s',
-      maximumAttempts: 8,
+      maximumAttempts,
       nonRetryableErrorTypes: [INVALID_INPUT_FAILURE],
     },
   });
+  // Prepare and merge keep the fixed limit; slices get theirs through scanSlice.
+  const scan = proxyActivities<SynthonJobActivities>(scanOptions(SLICE_ATTEMPTS));
   const record: JobRecord = (u) => book.jobRecord({ jobName: input.jobName, ...u });
   const base = {
     mode: input.mode,
@@ -54,7 +71,8 @@ export async function synthonJobWorkflow(input: SynthonJobInput): Promise<Molsea
     const floored = input.mode === 'similarity' && !input.threeD;
     await forEachBounded(total, input.concurrency ?? 4, async (i) => {
       const slice = { ...base, reactions: prep.slices[i], ...(floor > 0 ? { floor } : {}) };
-      results[i] = await scan.synthonScan({ jobName: input.jobName, space: input.space, index: i, slice });
+      const req = { jobName: input.jobName, space: input.space, index: i, slice, slices: total };
+      results[i] = await scanSlice(req, input.sliceAttempts ?? SLICE_ATTEMPTS, scanOptions);
       // Slightly below the k-th score: products tied with it may still outrank by product id.
       if (floored && results[i].kth !== undefined) floor = Math.max(floor, results[i].kth! - 1e-9);
       done++;
@@ -73,4 +91,41 @@ export async function synthonJobWorkflow(input: SynthonJobInput): Promise<Molsea
     });
     return succeed(record, merged);
   });
+}
+
+/** Attempts of a slice that really fail before the job fails (a worker shutdown is not one). */
+export const SLICE_ATTEMPTS = 8;
+/** Worker shutdowns a slice may see before the job fails (a bound, not a limit ever meant to be met). */
+export const MAX_SLICE_SHUTDOWNS = 1000;
+
+/**
+ * One slice's scan, dispatched again each time a worker shutdown stops it (WORKER_SHUTDOWN_FAILURE,
+ * non-retryable, so Temporal spent no attempt on it): a service stopped N times does not use up
+ * the slice's attempts. The failures before the stopped attempt (its number − 1) do count: the
+ * next dispatch gets the attempts left, so `attempts` bounds the real failures over all dispatches.
+ *
+ * Replay: without a shutdown failure this schedules exactly the one scan activity per slice it
+ * always did (same type, same order; the input has `slices` more, retry options as before), and
+ * only this activity code raises that failure, so no existing history takes the new branch: no
+ * patched() marker is needed.
+ */
+async function scanSlice(
+  req: SynthonScanInput,
+  attempts: number,
+  options: (maximumAttempts: number) => ActivityOptions,
+): Promise<SynthonScanResult> {
+  let failed = 0;
+  for (let shutdowns = 0; ; shutdowns++) {
+    const scan = proxyActivities<SynthonJobActivities>(options(attempts - failed));
+    try {
+      return await scan.synthonScan(req);
+    } catch (err) {
+      const cause = err instanceof ActivityFailure ? err.cause : undefined;
+      if (!(cause instanceof ApplicationFailure) || cause.type !== WORKER_SHUTDOWN_FAILURE) throw err;
+      if (shutdowns >= MAX_SLICE_SHUTDOWNS) throw err;
+      const attempt = Number((cause.details ?? [])[0]);
+      failed += Number.isInteger(attempt) && attempt > 1 ? attempt - 1 : 0;
+      failed = Math.min(failed, attempts - 1);
+    }
+  }
 }

@@ -74,7 +74,21 @@ export interface JobView {
     rows_rejected?: number;
     /** Synthon jobs: a slice stopped at its time or product limit. */
     timed_out?: boolean;
+    /**
+     * Synthon jobs: share of the slice scan done, 0..1 (each slice counts by how far it got, so
+     * it moves within slices; shards_done still counts whole slices). 1 once the slices are done.
+     */
+    fraction?: number;
   };
+}
+
+/** The synthon slice scan's share done: the mean of the slices' fractions (1 after SUCCESS). */
+function sliceFraction(j: JobRecord): number | undefined {
+  const { slices, slicesTotal } = j.progress;
+  if (!slices || !slicesTotal) return undefined;
+  if (j.status === 'SUCCESS') return 1;
+  const sum = Object.values(slices).reduce((n, f) => n + Math.min(1, Math.max(0, f)), 0);
+  return Math.round((1000 * sum) / slicesTotal) / 1000;
 }
 
 const toView = (j: JobRecord): JobView => ({
@@ -94,6 +108,7 @@ const toView = (j: JobRecord): JobView => ({
       ? { rows_scored: j.progress.rowsScored, rows_rejected: j.progress.rowsRejected ?? 0 }
       : {}),
     ...(j.progress.timedOut ? { timed_out: true } : {}),
+    ...(sliceFraction(j) !== undefined ? { fraction: sliceFraction(j) } : {}),
   },
 });
 

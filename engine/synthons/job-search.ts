@@ -72,11 +72,19 @@ function morgan(mol: RDKitMol): Uint8Array {
 
 const matchDetails = (exact: boolean) => JSON.stringify({ useChirality: exact });
 
+/**
+ * Told how far a slice got, 0..1 (structure modes: tuples visited of the slice's products), every
+ * 256 tuples: cheap enough to call from the inner loop. Similarity slices do not report (their
+ * threshold walk has no cheap measure of the work left).
+ */
+export type SliceProgress = (fraction: number) => void;
+
 /** Runs one slice; throws an Error naming the field when the query or the SMARTS does not parse. */
 export function synthonJobSlice(
   rd: RDKitModule,
   space: OpenSpace,
   req: SynthonJobSlice,
+  onProgress?: SliceProgress,
 ): SynthonJobSliceResult {
   const filter = req.prefilter?.smarts.trim() ? queryMol(rd, req.prefilter.smarts, true) : undefined;
   if (req.prefilter?.smarts.trim() && !filter)
@@ -91,7 +99,7 @@ export function synthonJobSlice(
   try {
     return req.mode === 'similarity'
       ? similaritySlice(rd, space, req, filter ? passes : undefined)
-      : structureSlice(rd, space, req, passes, details);
+      : structureSlice(rd, space, req, passes, details, onProgress);
   } finally {
     filter?.delete();
   }
@@ -159,6 +167,7 @@ function structureSlice(
   req: SynthonJobSlice,
   passes: (mol: RDKitMol) => boolean,
   details: string,
+  onProgress?: SliceProgress,
 ): SynthonJobSliceResult {
   const sub = req.mode === 'substructure';
   const q = queryMol(rd, req.query, sub);
@@ -175,12 +184,19 @@ function structureSlice(
   let invalid = 0;
   let prefiltered = 0;
   let timedOut = false;
+  // Tuples visited (pruned by size or not) of all the slice's products: the slice's progress.
+  const total = space.reactions.reduce(
+    (n, x) => n + (req.reactions.includes(x.info.id) ? x.info.products : 0),
+    0,
+  );
+  let visited = 0;
   try {
     outer: for (let r = 0; r < space.reactions.length; r++) {
       const reaction = space.reactions[r];
       if (!req.reactions.includes(reaction.info.id)) continue;
       const slots = reaction.slots;
       for (const t of reactionTuples(space, r)) {
+        if (onProgress && ++visited % 256 === 0) onProgress(visited / Math.max(1, total));
         const heavy = t.synthons.reduce((n, i, s) => n + slots[s].heavyAtoms[i], 0);
         if (sub ? heavy < qAtoms : heavy > qAtoms) continue;
         if (examined >= maxProducts || (examined % 256 === 0 && performance.now() > deadline)) {

@@ -22,7 +22,11 @@ serveThread<JobSliceRequest, JobSliceReply>(async (data) => {
   return {
     info: { spaceDir },
     async handle(req) {
-      return { result: synthonJobSlice(rd, await get(req.space), req.slice) };
+      const cell = req.progress ? new Int32Array(req.progress) : undefined;
+      const report = cell && ((f: number) => Atomics.store(cell, 0, Math.round(Math.min(1, f) * 1e6)));
+      const space = await get(req.space);
+      if (cell) Atomics.store(cell, 1, 1);
+      return { result: synthonJobSlice(rd, space, req.slice, report) };
     },
   };
 });

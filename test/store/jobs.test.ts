@@ -48,6 +48,27 @@ for (const backend of BACKENDS) {
       expect((await jobs.update('job_1', { status: 'SUCCESS', rows: 5 }))?.status).toBe('REVOKED');
     });
 
+    it('merges slice progress of concurrent slices into the job, keeps the other progress, and leaves a final job alone', async () => {
+      const jobs = createJobs(store.db);
+      await jobs.create({ id: 'job_s', accountId: a, kind: 'synthon', params: {} });
+      await jobs.update('job_s', { status: 'STARTED', progress: { shardsDone: 0, shardsTotal: 3 } });
+      await Promise.all([
+        jobs.sliceProgress('job_s', { '0': 0.25 }, 3),
+        jobs.sliceProgress('job_s', { '1': 0.5, '2': 0.125 }, 3),
+      ]);
+      await jobs.sliceProgress('job_s', { '0': 1 }, 3);
+      await jobs.update('job_s', { progress: { shardsDone: 1, shardsTotal: 3 } });
+      expect((await jobs.get('job_s'))?.progress).toEqual({
+        shardsDone: 1,
+        shardsTotal: 3,
+        slices: { '0': 1, '1': 0.5, '2': 0.125 },
+        slicesTotal: 3,
+      });
+      await jobs.update('job_s', { status: 'REVOKED' });
+      await jobs.sliceProgress('job_s', { '1': 0.75 }, 3);
+      expect((await jobs.get('job_s'))?.progress.slices).toEqual({ '0': 1, '1': 0.5, '2': 0.125 });
+    });
+
     it('records downloads with merged keys and uploads by path', async () => {
       const downloads = createDownloads(store.db);
       await downloads.create({

@@ -103,7 +103,7 @@ describe('synthon job fault tolerance', () => {
     expect(b.similarity).toEqual(a.similarity);
     expect(b.synthons).toEqual(a.synthons);
     const info = (await call(api, 'GET', `/job_info?job_name=${job}`, api.keyA)).body;
-    expect(info.progress).toEqual({ shards_done: 6, shards_total: 6 });
+    expect(info.progress).toEqual({ shards_done: 6, shards_total: 6, fraction: 1 });
   }, 600_000);
 
   it('a worker told to stop mid synthon job (SIGTERM) stops its running slices instead of finishing them, and exits', async (ctx) => {

@@ -150,7 +150,7 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
       const info = (await call(s, 'GET', `/job_info?job_name=${job}`, s.keyA)).body;
       expect(info).toMatchObject({ status: 'SUCCESS', kind: 'synthon', rows: ref.k });
       // One slice per reaction of the toy space (6), every one counted.
-      expect(info.progress).toEqual({ shards_done: 6, shards_total: 6 });
+      expect(info.progress).toEqual({ shards_done: 6, shards_total: 6, fraction: 1 });
       // Four slices run at once; the last two search only down to the k-th best score of the
       // slices finished before them (and the result above still equals brute force).
       const floors = await scanFloors(job);

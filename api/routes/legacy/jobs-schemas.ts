@@ -50,6 +50,14 @@ export const JobViewSchema = Type.Object({
     timed_out: Type.Optional(
       Type.Boolean({ description: 'Synthon jobs: a slice stopped at its time or product limit' }),
     ),
+    fraction: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          'Synthon jobs: share of the slice scan done (moves within slices; shards_done counts whole slices)',
+      }),
+    ),
   }),
 });
 
