@@ -113,7 +113,7 @@ describe('synthon job progress and worker shutdowns', () => {
     }
   }, 400_000);
 
-  it('worker shutdowns spend none of a slice\'s attempts: with one attempt per slice the job still completes', async (ctx) => {
+  it("worker shutdowns spend none of a slice's attempts: with one attempt per slice the job still completes", async (ctx) => {
     if (!pgReachable) ctx.skip();
     const job = `job_shutdowns_${randomBytes(4).toString('hex')}`;
     const prefix = env.TASK_QUEUE_PREFIX;
