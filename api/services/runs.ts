@@ -6,10 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type WorkflowClient } from '@temporalio/client';
-import { DomainError, notFound, validationError } from '../../platform/errors.ts';
+import { DomainError, jsonPath, notFound, validationError } from '../../platform/errors.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
 import {
   checkRunDocument,
+  runCapabilityIssue,
   runLimitViolation,
   type LibraryRegistry,
   type RunWork,
@@ -113,7 +114,8 @@ export function createRunsService(deps: RunsServiceDeps) {
     /** Whether a run document is admissible, and its work (422 when it is invalid). */
     async estimate(body: unknown): Promise<RunEstimate> {
       const checked = await checkRunDocument(body, deps.libraries);
-      const violation = runLimitViolation(checked);
+      const gap = runCapabilityIssue(checked);
+      const violation = gap ? `${jsonPath(gap.loc)}: ${gap.msg}` : runLimitViolation(checked);
       return {
         admissible: !violation,
         ...(violation ? { reason: violation } : {}),
@@ -140,6 +142,12 @@ export function createRunsService(deps: RunsServiceDeps) {
           'value_error.missing',
         );
       const checked = await checkRunDocument(body, deps.libraries);
+      // A run its items cannot execute (a 3D objective) is refused, not admitted to fail every item.
+      const gap = runCapabilityIssue(checked);
+      if (gap)
+        throw new DomainError('capability_unavailable', `${jsonPath(gap.loc)}: ${gap.msg}`, {
+          issues: [gap],
+        });
       const violation = runLimitViolation(checked);
       if (violation) throw new DomainError('payload_too_large', violation);
       const { run, created } = await deps.runs.createOrGet({

@@ -4,7 +4,7 @@
  * selection pool's threads. Larger selections belong to runs (413 pointing there).
  */
 import { randomUUID } from 'node:crypto';
-import { DomainError, validationError } from '../../platform/errors.ts';
+import { DomainError, jsonPath, validationError } from '../../platform/errors.ts';
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import {
   checkCapabilities,
@@ -14,6 +14,7 @@ import {
   METRIC_IDS,
   needsExternalScores,
   prepareSelection,
+  runItemObjectiveIssue,
   sampleRows,
   type ExternalObjectiveScores,
   type Library,
@@ -117,6 +118,13 @@ export function createSelectionsService(deps: SelectionsServiceDeps) {
       const warnings: Record<string, string>[] = [];
       try {
         checkCapabilities(selection, capable);
+        // Served here but not by run items: said now, since a run of this document is refused.
+        const runGap = runItemObjectiveIssue(selection, body);
+        if (runGap)
+          warnings.push({
+            code: 'capability_unavailable',
+            message: `${jsonPath(runGap.loc)}: ${runGap.msg} (a run of this selection is refused with 422)`,
+          });
       } catch (err) {
         warnings.push({ code: 'capability_unavailable', message: (err as Error).message });
       }

@@ -30,7 +30,14 @@ export { openCatalogLibrary, shardsLibrary, catalogLibraryInfo, type PoolKnn } f
 export { staticRegistry, catalogRegistry, type LibraryRegistry } from './registry.ts';
 export * from './run-document.ts';
 export { prepareSelection, type PreparedSelection } from './prepare.ts';
-export { checkRunDocument, runLimitViolation, type CheckedRun, type RunWork } from './run-check.ts';
+export {
+  checkRunDocument,
+  runCapabilityIssue,
+  runItemObjectiveIssue,
+  runLimitViolation,
+  type CheckedRun,
+  type RunWork,
+} from './run-check.ts';
 export { openScanLibrary } from './catalog-library.ts';
 export type { LibrarySource } from './library.ts';
 export {

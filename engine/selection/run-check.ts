@@ -7,6 +7,7 @@ import { documentHash } from './hash.ts';
 import { prepareSelection } from './prepare.ts';
 import type { LibraryRegistry } from './registry.ts';
 import { itemSelection, parseRunDocument, RUN_LIMITS, runItemIds, type RunDocument } from './run-document.ts';
+import { ENGINE_METRIC_IDS } from './execute.ts';
 import type { NormalizedSelection } from './spec.ts';
 
 export interface RunWork {
@@ -24,18 +25,16 @@ export interface CheckedRun {
   work: RunWork;
 }
 
+/** Where a field of item `index`'s selection (a path from its root) is in the run document the caller wrote. */
+function itemLoc(doc: RunDocument, index: number, loc: (string | number)[]): (string | number)[] {
+  if (doc.kind === 'selection') return ['body', 'selection', ...loc];
+  return loc[0] === 'references' ? ['body', 'items', index, ...loc] : ['body', 'selection_template', ...loc];
+}
+
 /** Moves issues of a template+item selection (reported from its root) to the field the caller wrote. */
 function relocate(err: unknown, doc: RunDocument, index: number): never {
   if (!(err instanceof DomainError) || !err.issues.length) throw err;
-  const issues: FieldIssue[] = err.issues.map((i) => ({
-    ...i,
-    loc:
-      doc.kind === 'selection'
-        ? ['body', 'selection', ...i.loc]
-        : i.loc[0] === 'references'
-          ? ['body', 'items', index, ...i.loc]
-          : ['body', 'selection_template', ...i.loc],
-  }));
+  const issues: FieldIssue[] = err.issues.map((i) => ({ ...i, loc: itemLoc(doc, index, i.loc) }));
   throw new DomainError(err.code, issues.map((i) => `${jsonPath(i.loc)}: ${i.msg}`).join('; '), { issues });
 }
 
@@ -68,6 +67,41 @@ export async function checkRunDocument(body: unknown, libraries: LibraryRegistry
     items: itemIds.map((id, i) => ({ id, selection: selections[i] })),
   });
   return { doc, itemIds, selections, specificationHash, work };
+}
+
+/**
+ * The first objective of a selection that a run item cannot score, at its field in `written` (the
+ * selection as the caller wrote it: normalization sorts the objectives). Run items execute on the
+ * scan worker's selection threads, which have no 3D embedding, conformers or shape pool, so only
+ * the engine's own metrics are served there; the 3D metric ids (cheese.shape, cheese.electrostatic)
+ * are scored by synchronous selections (POST /api/v2/selections) on 3D-ready catalogs.
+ */
+export function runItemObjectiveIssue(sel: NormalizedSelection, written: unknown): FieldIssue | undefined {
+  const gap = sel.objectives.find((o) => !ENGINE_METRIC_IDS.includes(o.metric_id));
+  if (!gap) return undefined;
+  const objectives = (written as { objectives?: unknown } | null)?.objectives;
+  const index = Array.isArray(objectives)
+    ? objectives.findIndex((o) => (o as { metric_id?: unknown } | null)?.metric_id === gap.metric_id)
+    : -1;
+  return {
+    loc: ['objectives', Math.max(index, 0), 'metric_id'],
+    msg:
+      `${gap.metric_id} is not scored by run items (they cannot embed 3D references or read conformers yet); ` +
+      `submit it as a synchronous selection (POST /api/v2/selections), or use ${ENGINE_METRIC_IDS.join(', ')} in a run`,
+    type: 'value_error.capability_unavailable',
+  };
+}
+
+/**
+ * The first objective of a run that its items cannot score, at the field the caller wrote, or
+ * undefined: such a run is refused up front instead of admitted to fail every item.
+ */
+export function runCapabilityIssue(run: CheckedRun): FieldIssue | undefined {
+  for (const [index, sel] of run.selections.entries()) {
+    const issue = runItemObjectiveIssue(sel, itemSelection(run.doc, index).selection);
+    if (issue) return { ...issue, loc: itemLoc(run.doc, index, issue.loc) };
+  }
+  return undefined;
 }
 
 /** Why a checked run is not admissible (limits), or undefined. */

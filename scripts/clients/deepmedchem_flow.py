@@ -16,6 +16,7 @@ import traceback
 import uuid
 
 from deepmedchem import Client
+from deepmedchem.client import DeepMedChemError
 from deepmedchem.selection import Run, Selection
 
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
@@ -119,22 +120,27 @@ def main() -> int:
         assert len(first["results"]) == 3, first
         facts["run_item_scores"] = {hit["product_id"]: hit["score"] for hit in first["results"]}
 
-    @step("failed_items_in_results")
-    def _failed():
-        # cheese.shape is admitted (validate warns) but this deployment cannot score it: every
-        # item fails at execution, and the failures are read back from items and results.
+    @step("run_with_3d_objective_refused")
+    def _refused():
+        # cheese.shape is served by synchronous selections on 3D-ready catalogs, not by run items:
+        # validate warns, the run estimate is not admissible and the run is refused with a 422 naming
+        # the objective (before, it was admitted and every item failed with capability_unavailable).
         shape = Selection.from_database(db).reference("q", smiles=ASPIRIN).maximize_similarity(
             "cheese.shape", reference="q"
         ).limit(2)
+        warnings = client.selections.validate(shape).warnings
+        assert any(w["code"] == "capability_unavailable" for w in warnings), warnings
         run = Run.selection_batch(template=shape, items={"x": {"q": ASPIRIN}})
-        created = client.runs.create(run, idempotency_key=f"flow-failed-{uuid.uuid4()}")
-        final = client.runs.wait(created.id, timeout=60, poll_interval=0.2)
-        assert final.status in {"completed_with_errors", "failed"}, final.status
-        failed = list(client.runs.iter_items(created.id, status="failed"))
-        assert [i.id for i in failed] == ["x"] and failed[0].error, failed
-        results = list(client.runs.iter_results(created.id))
-        assert [(r.id, r.status) for r in results] == [("x", "failed")], results
-        assert results[0].error["code"] == "capability_unavailable", results[0].error
+        estimate = client.runs.estimate(run)
+        assert estimate["admissible"] is False and "cheese.shape" in estimate["reason"], estimate
+        try:
+            client.runs.create(run, idempotency_key=f"flow-refused-{uuid.uuid4()}")
+        except DeepMedChemError as error:
+            assert (error.status_code, error.code) == (422, "capability_unavailable"), error
+            paths = [d["path"] for d in error.details or []]
+            assert paths == ["$.selection_template.objectives[0].metric_id"], error.details
+        else:
+            raise AssertionError("a run with a cheese.shape objective was admitted")
 
     @step("cancel")
     def _cancel():

@@ -80,7 +80,7 @@ describe('the official v2 Python client (deepmedchem 0.4.0b5), unmodified', () =
       'run_with_idempotency_key',
       'events_until_terminal',
       'items_and_results',
-      'failed_items_in_results',
+      'run_with_3d_objective_refused',
       'cancel',
       'usage',
     ]);

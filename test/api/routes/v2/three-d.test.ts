@@ -148,10 +148,46 @@ describe('POST /api/v2/selections with 3D metric ids', () => {
   });
   const post = (path: string, body: Record<string, unknown>) => call(t.s, 'POST', path, t.s.keyA, body);
 
-  it('validates cheese.shape without a capability warning', async () => {
-    const r = await post('/api/v2/selections:validate', selection([{ metric_id: 'cheese.shape' }]));
+  it('validates cheese.shape with one warning: run items cannot score it (the synchronous selection can)', async () => {
+    const doc = selection([{ metric_id: 'rdkit.ecfp4_tanimoto' }, { metric_id: 'cheese.shape' }]);
+    const r = await post('/api/v2/selections:validate', doc);
     expect(r.status, r.raw).toBe(200);
-    expect(r.body.warnings).toEqual([]);
+    expect(r.body.warnings).toHaveLength(1);
+    expect(r.body.warnings[0].code).toBe('capability_unavailable');
+    expect(r.body.warnings[0].message).toContain(
+      '$.objectives[1].metric_id: cheese.shape is not scored by run items',
+    );
+    expect((await post('/api/v2/selections', doc)).status).toBe(200);
+  });
+
+  it('refuses a run with a 3D objective up front: estimate not admissible, POST /runs 422 naming the objective', async () => {
+    const { references: _refs, ...template } = selection([
+      { metric_id: 'rdkit.ecfp4_tanimoto' },
+      { metric_id: 'cheese.electrostatic' },
+    ]);
+    const run = {
+      schema_version: 'run/1',
+      kind: 'selection_batch',
+      selection_template: template,
+      items: [{ id: 'x', references: [{ id: 'q', structure: { format: 'smiles', value: ASPIRIN } }] }],
+    };
+    const field = '$.selection_template.objectives[1].metric_id';
+    const estimate = await post('/api/v2/runs:estimate', run);
+    expect(estimate.status, estimate.raw).toBe(200);
+    expect(estimate.body.admissible).toBe(false);
+    expect(estimate.body.reason).toContain(`${field}: cheese.electrostatic is not scored by run items`);
+    const created = await t.s.stack.app.inject({
+      method: 'POST',
+      url: '/api/v2/runs',
+      headers: { 'x-api-key': t.s.keyA, 'content-type': 'application/json', 'idempotency-key': 'run-3d' },
+      payload: JSON.stringify(run),
+    });
+    expect(created.statusCode, created.body).toBe(422);
+    const error = created.json().error;
+    expect(error.code).toBe('capability_unavailable');
+    expect(error.details.map((d: { path: string }) => d.path)).toEqual([field]);
+    // Nothing was admitted: no run exists to fail its items.
+    expect((await call(t.s, 'GET', '/api/v2/runs', t.s.keyA)).body.data).toEqual([]);
   });
 
   it('ranks by cheese.shape with the scores of search_cheese for the same proposal', async () => {

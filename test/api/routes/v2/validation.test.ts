@@ -61,6 +61,23 @@ describe('one validation for selections:validate, POST /selections and POST /run
     expect(est.status).toBe(200);
   });
 
+  it('refuses a run whose objective run items cannot score (cheese.shape), naming the objective', async () => {
+    const selection = selectionDoc('CC(=O)Oc1ccccc1C(=O)O', 3, {
+      objectives: [
+        { type: 'similarity', direction: 'maximize', metric_id: 'cheese.shape', reference_id: 'q' },
+      ],
+    });
+    const doc = { schema_version: 'run/1', kind: 'selection', selection };
+    const est = await call(h, 'POST', '/api/v2/runs:estimate', { body: doc });
+    expect(est.status).toBe(200);
+    expect(est.body).toMatchObject({ admissible: false });
+    expect(est.body!.reason).toContain('$.selection.objectives[0].metric_id: cheese.shape');
+    const run = await submit(h, doc, 'shape-run');
+    expect(run.status).toBe(422);
+    expect(run.body!.error.code).toBe('capability_unavailable');
+    expect(paths(run.body)).toEqual(['$.selection.objectives[0].metric_id']);
+  });
+
   it('rejects a structure query that does not parse in validate as in execute', async () => {
     const doc = selectionDoc('CCO', 3, {
       constraints: {
