@@ -154,7 +154,8 @@ export async function writeExport(
         round5(result.similarity[i]),
         view.inRange[j] === 1,
       ];
-      if (t3) row.push(t3.shape[i], t3.esp[i]);
+      // Both 3D scores rounded as `similarity` is (the job pages show the same values).
+      if (t3) row.push(round5(t3.shape[i]), round5(t3.esp[i]));
       if (t3 && sdf) row.push(t3.queryConf[i]);
       if (includeProperties) for (const col of result.props) row.push(col[i]);
       if (syn) row.push(result.id[i], syn.reactionId[i], ...synthonCells(syn.synthons[i]));

@@ -1,21 +1,7 @@
 import type { Logger } from '../../platform/logger.ts';
 import { invalidSmiles } from '../../platform/errors.ts';
-import {
-  getRDKit,
-  parseMolecule,
-  tanimoto,
-  DESCRIPTOR_NAMES,
-  FP_BYTES,
-  type RDKitModule,
-} from '../../engine/chem/index.ts';
-import {
-  ADMET_NAMES,
-  ADMET_OOD_COLUMN,
-  rowRecord,
-  type Catalog,
-  type ShardData,
-} from '../../engine/catalog/index.ts';
-import { oodNames } from '../../engine/admet/predict.ts';
+import { getRDKit, parseMolecule, tanimoto, FP_BYTES, type RDKitModule } from '../../engine/chem/index.ts';
+import type { Catalog, ShardData } from '../../engine/catalog/index.ts';
 import {
   centroidTanimoto,
   prepareCentroid,
@@ -38,6 +24,7 @@ import {
 } from './search-service.ts';
 import { requestLimits } from './request-limits.ts';
 import { databaseInfo, propertyValues, randomRows } from './catalog-reads.ts';
+import { admetRemarks, rowColumns } from './row-properties.ts';
 
 export interface CatalogSearchDeps {
   catalogs: Catalog[];
@@ -79,23 +66,7 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
     score: (fp: Uint8Array, hit: Hit) => number,
     req: Pick<SimilarityRequest, 'descriptors' | 'properties'>,
   ): NeighborRow {
-    // Property keys in the client contract's order: the 22 ADMET columns, then the 11 descriptors.
-    const withAdmet = req.properties && Boolean(byId.get(hit.catalog)?.manifest.models);
-    const rec = rowRecord(shard, hit.row, [
-      'product_id',
-      'smiles',
-      ...(withAdmet ? ADMET_NAMES : []),
-      ...(req.descriptors ? DESCRIPTOR_NAMES : []),
-    ]);
-    if (req.properties) {
-      if (!withAdmet) for (const name of ADMET_NAMES) rec[name] = null;
-      // Endpoints whose applicability domain excludes this molecule: flagged, not silently served.
-      const ood =
-        withAdmet && shard.table.getChild(ADMET_OOD_COLUMN)
-          ? (shard.table.getChild(ADMET_OOD_COLUMN)!.get(hit.row) as number | null)
-          : null;
-      (rec as Record<string, unknown>).admet_out_of_domain = ood === null ? null : oodNames(ood);
-    }
+    const rec = rowColumns(shard, hit.row, req, Boolean(byId.get(hit.catalog)?.manifest.models));
     // The kernel scores in float32; recompute the exact double from the row's bits for the answer
     // (a Tanimoto pair, or a centroid's continuous Tanimoto): one pair, one score everywhere.
     const similarity = score(shard.fingerprints.subarray(hit.row * FP_BYTES, (hit.row + 1) * FP_BYTES), hit);
@@ -131,8 +102,7 @@ export async function createCatalogSearchService(deps: CatalogSearchDeps): Promi
           b.similarity - a.similarity || a.database.localeCompare(b.database) || a.id.localeCompare(b.id),
       );
     const { rows, remarks } = await filters.apply(candidates, req.filters, canonical, req.k);
-    if (req.properties && req.dbNames.some((d) => !byId.get(d)?.manifest.models))
-      remarks.push('Predicted ADMET properties are not available for this database release.');
+    remarks.push(...admetRemarks(req.properties, req.dbNames, (d) => Boolean(byId.get(d)?.manifest.models)));
     return { canonical, rows, remarks };
   }
 

@@ -141,8 +141,9 @@ export function buildPage(r: JobResult, req: PageRequest, view: ResultView = res
     page.similarity.push(round5(r.similarity[i]));
     page.in_prop_range.push(flags[j] === 1);
     if (r.threeD) {
-      page.Shapesim.push(r.threeD.shape[i]);
-      page.Espsim.push(r.threeD.esp[i]);
+      // Rounded as `similarity` is: one of them is the similarity of a shape or ESP job.
+      page.Shapesim.push(round5(r.threeD.shape[i]));
+      page.Espsim.push(round5(r.threeD.esp[i]));
     }
     for (const p of props) {
       const v = p.col[i];
@@ -214,9 +215,9 @@ export function pageJson(r: JobResult, req: PageRequest, view: ResultView = resu
   if (r.threeD)
     out +=
       ',"Shapesim":' +
-      numberColumn(r.threeD.shape, indices, false) +
+      numberColumn(r.threeD.shape, indices, true) +
       ',"Espsim":' +
-      numberColumn(r.threeD.esp, indices, false);
+      numberColumn(r.threeD.esp, indices, true);
   if (req.includeProperties)
     for (let k = 0; k < PROPERTY_KEYS.length; k++)
       out += ',' + PROPERTY_KEYS_JSON[k] + ':' + numberColumn(r.props[k], indices, false);

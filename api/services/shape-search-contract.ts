@@ -54,6 +54,8 @@ export interface ShapeSearchRequest {
   ordering?: OrderingName[];
   quality?: string;
   descriptors: boolean;
+  /** The 22 ADMET predictions and admet_out_of_domain, as the Morgan path adds them (default false). */
+  properties?: boolean;
   /** The legacy result filters, as on the Morgan path (docs/filters.md). */
   filters?: FilterName[];
   /** Where the query came from, for a 422 when it cannot be embedded (default query.search_input). */
@@ -117,5 +119,6 @@ export interface ShapeSearchService {
     dbNames: string[];
     k: number;
     descriptors: boolean;
+    properties?: boolean;
   }): Promise<SimilarityResult>;
 }

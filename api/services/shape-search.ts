@@ -1,5 +1,5 @@
-import { rowRecord, type Catalog } from '../../engine/catalog/index.ts';
-import { DESCRIPTOR_NAMES, getRDKit, parseMolecule } from '../../engine/chem/index.ts';
+import type { Catalog } from '../../engine/catalog/index.ts';
+import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import type { SearchPool } from '../../engine/search/index.ts';
 import {
   DESCRIPTOR_LENGTH,
@@ -25,6 +25,7 @@ import { createShapeRerank } from './shape-rerank.ts';
 import { createShapeObjectives } from './shape-objectives.ts';
 import type { ThreeDStatusService } from './three-d-status.ts';
 import { createCheckReady } from './three-d-ready.ts';
+import { admetRemarks, rowColumns, type RowColumnsRequest } from './row-properties.ts';
 import {
   MAX_CENTROID_3D_INPUTS,
   shortlistSize,
@@ -64,6 +65,8 @@ export function createShapeSearch(deps: {
   filters?: CatalogFilters;
 }): ShapeSearchService {
   const stages = createShapeStages(deps);
+  const models = new Set(deps.catalogs.filter((c) => c.manifest.models).map((c) => c.manifest.id));
+  const withModels = (db: string) => models.has(db);
 
   async function fingerprint(smiles: string, loc: (string | number)[]) {
     const p = parseMolecule(await getRDKit(), smiles);
@@ -75,14 +78,11 @@ export function createShapeSearch(deps: {
     ranked: RankedCandidate[],
     types: RankedType[],
     orderings: OrderingName[],
-    descriptors: boolean,
+    columns: RowColumnsRequest,
   ): NeighborRow[] {
     return ranked.map((c) => {
-      const rec = rowRecord(stages.shard(c), c.row, [
-        'product_id',
-        'smiles',
-        ...(descriptors ? DESCRIPTOR_NAMES : []),
-      ]);
+      // The Morgan path's property columns (row-properties.ts): same keys and values per molecule.
+      const rec = rowColumns(stages.shard(c), c.row, columns, withModels(c.db));
       const { product_id, smiles, ...rest } = rec;
       return {
         smiles: String(smiles),
@@ -165,7 +165,8 @@ export function createShapeSearch(deps: {
       const orderings = req.ordering ?? [];
       const top = topBy(scored, primary, k);
       const t3 = performance.now();
-      const rows = toRows(top, req.types, orderings, req.descriptors);
+      const columns = { descriptors: req.descriptors, properties: req.properties ?? false };
+      const rows = toRows(top, req.types, orderings, columns);
       const kept = filters.length
         ? await filtered(top, rows, filters, q.canonicalSmiles, req.k)
         : { pairs: top.map((c, i) => ({ c, row: rows[i] })), remarks: [] };
@@ -189,6 +190,7 @@ export function createShapeSearch(deps: {
               ]
             : []),
           ...kept.remarks,
+          ...admetRemarks(columns.properties, req.dbNames, withModels),
         ],
       };
     },
@@ -223,7 +225,7 @@ export function createShapeSearch(deps: {
       const t3 = performance.now();
       return {
         canonical: parsed.map((p) => p.canonicalSmiles).join('.'),
-        rows: toRows(ranked, [req.type], [], false),
+        rows: toRows(ranked, [req.type], [], { descriptors: false, properties: false }),
         remarks: [
           `3D centroid of ${queries.length} queries: each row scores the mean of its ${req.type} similarity to every query ` +
             `(Shapesim, Espsim and Morgan Tanimoto are means too). Queries embedded in ${ms(t0, t1)} ms; first stage ` +
@@ -262,12 +264,9 @@ export function createShapeSearch(deps: {
     async searchDescriptors(req) {
       const t0 = performance.now();
       const { candidates, rows } = await stages.descriptorStage(req.vector, req.dbNames, req.k);
+      const columns = { descriptors: req.descriptors, properties: req.properties ?? false };
       const out = candidates.map((c) => {
-        const rec = rowRecord(stages.shard(c), c.row, [
-          'product_id',
-          'smiles',
-          ...(req.descriptors ? DESCRIPTOR_NAMES : []),
-        ]);
+        const rec = rowColumns(stages.shard(c), c.row, columns, withModels(c.db));
         const { product_id, smiles, ...rest } = rec;
         return {
           smiles: String(smiles),
@@ -284,6 +283,7 @@ export function createShapeSearch(deps: {
         remarks: [
           `3D first stage by a given embedding (${req.vector.length / DESCRIPTOR_LENGTH} conformer(s)): ` +
             `${rows} rows screened in ${Math.round(performance.now() - t0)} ms; similarity is the first-stage score.`,
+          ...admetRemarks(columns.properties, req.dbNames, withModels),
         ],
       };
     },

@@ -38,9 +38,11 @@ export interface ThreeDStackOptions {
   flat?: { id: string; rows: string[][] };
   /** Rows per shard (default 20, so the catalogs have several shards; null: the builder's). */
   shardRows?: number | null;
+  /** Build the 3D catalog with its ADMET predictions (the shipped models; default false). */
+  admet?: boolean;
 }
 
-async function catalog(root: string, id: string, rows: string[][], shardRows: number | null) {
+async function catalog(root: string, id: string, rows: string[][], shardRows: number | null, admet = false) {
   const input = join(root, `${id}.tsv`);
   await writeFile(input, ['smiles\tid', ...rows.map((r) => r.join('\t'))].join('\n') + '\n');
   await buildCatalog({
@@ -54,6 +56,7 @@ async function catalog(root: string, id: string, rows: string[][], shardRows: nu
     threads: 1,
     progress: false,
     ...(shardRows === null ? {} : { shardRows }),
+    ...(admet ? { admet } : {}),
   });
 }
 
@@ -73,7 +76,13 @@ export async function startThreeDStack(
   const prefix = `${name}-${randomBytes(4).toString('hex')}`;
   const shardRows = opts.shardRows === undefined ? 20 : opts.shardRows;
   const flat = opts.flat ?? { id: 'flat', rows: DRUGS.slice(n3d, n3d + 10) };
-  await catalog(root, db3d, opts.rows3d ?? [[ASPIRIN, 'ASPIRIN'], ...DRUGS.slice(0, n3d)], shardRows);
+  await catalog(
+    root,
+    db3d,
+    opts.rows3d ?? [[ASPIRIN, 'ASPIRIN'], ...DRUGS.slice(0, n3d)],
+    shardRows,
+    opts.admet,
+  );
   await catalog(root, flat.id, flat.rows, shardRows);
   const py = await startTestChem3d(inject('temporalAddress'), prefix);
   const s = await startTestStack(

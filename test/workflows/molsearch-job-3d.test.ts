@@ -21,6 +21,7 @@ import { moleculeFromBase64 } from '../../engine/catalog/three-d-schema.ts';
 import { createSearchPool } from '../../engine/search/index.ts';
 import { createShapeStages } from '../../api/services/shape-stages.ts';
 import { gridShapeTanimoto } from '../../engine/shape/grid-tanimoto.ts';
+import { round5 } from '../../engine/export/result-view.ts';
 import type { Chem3dWorker } from '../../platform/chem3d/process.ts';
 import { createLocalObjectStore } from '../../platform/object-store/index.ts';
 import { createLogger } from '../../platform/logger.ts';
@@ -120,7 +121,8 @@ describe('3D molsearch jobs', () => {
     expect(p0.Shapesim[0]).toBeCloseTo(1, 3);
     for (const p of [p0, p1]) {
       for (const col of Object.values(p)) expect(col).toHaveLength(p.id.length);
-      p.similarity.forEach((v, i) => expect(v).toBe(Math.round(p.Shapesim[i] * 1e5) / 1e5));
+      // The score of the job's type is its similarity: both rounded to 5 decimals.
+      p.similarity.forEach((v, i) => expect(v).toBe(p.Shapesim[i]));
     }
     const all = [...p0.Shapesim, ...p1.Shapesim];
     expect([...all].sort((a, b) => b - a)).toEqual(all);
@@ -139,8 +141,8 @@ describe('3D molsearch jobs', () => {
     expect(p.id.slice(0, 10)).toEqual(rows.map((n) => n.id));
     for (const n of rows) {
       const i = p.id.indexOf(n.id);
-      expect(p.Shapesim[i]).toBe(n.Shapesim);
-      expect(p.Espsim[i]).toBe(n.Espsim);
+      expect(p.Shapesim[i]).toBe(round5(n.Shapesim));
+      expect(p.Espsim[i]).toBe(round5(n.Espsim));
     }
   });
 
@@ -169,6 +171,12 @@ describe('3D molsearch jobs', () => {
     const json = JSON.parse((await get('json')).body);
     expect(json[0]).toMatchObject({ id: 'ASPIRIN' });
     expect(json[0].Shapesim).toBeCloseTo(1, 3);
+    // Both scores rounded to 5 decimals, as similarity is (and as the pages show them).
+    for (const row of json) {
+      expect(row.Shapesim).toBe(round5(row.Shapesim));
+      expect(row.Espsim).toBe(round5(row.Espsim));
+    }
+    expect(json.some((row: { Espsim: number }) => String(row.Espsim).length > 3)).toBe(true);
     const xlsx = await get('xlsx');
     expect(xlsx.rawPayload.subarray(0, 2).toString()).toBe('PK');
     const sdfText = (await get('sdf')).body;
@@ -370,7 +378,7 @@ print(json.dumps({'n': len(mols), 'res': res}))`,
     const p = await page(r.body, 0, 30);
     expect(p.id).toHaveLength(5);
     expect(p.id[0]).toBe('ASPIRIN');
-    p.similarity.forEach((v, i) => expect(v).toBe(Math.round(p.Espsim[i] * 1e5) / 1e5));
+    p.similarity.forEach((v, i) => expect(v).toBe(p.Espsim[i]));
     expect([...p.Espsim].sort((a, b) => b - a)).toEqual(p.Espsim);
   }, 240_000);
 

@@ -193,6 +193,7 @@ export function registerArraySearchRoutes(
       db_names?: string[];
       n_neighbors: number;
       descriptors: boolean;
+      properties: boolean;
     },
     body: unknown,
   ) => {
@@ -213,7 +214,13 @@ export function registerArraySearchRoutes(
     const vector = threeDVector(embeddingVector(q, body));
     const types = [q.search_type as SearchType];
     const dbNames = await databases3d(search, shape, q.db_names, types);
-    const r = await shape.searchDescriptors({ vector, dbNames, k, descriptors: q.descriptors });
+    const r = await shape.searchDescriptors({
+      vector,
+      dbNames,
+      k,
+      descriptors: q.descriptors,
+      properties: q.properties,
+    });
     return searchPayload(r, types, dbNames);
   };
 

@@ -205,6 +205,7 @@ async function molsearch3d(
     ordering: requested as OrderingName[],
     quality: q.search_quality,
     descriptors: q.descriptors ?? false,
+    properties: q.properties ?? false,
     filters,
   });
   return searchPayload(result, searchTypes, dbNames, remark);

@@ -49,7 +49,11 @@ const CheeseBody = Open({
   smarts_prefilter_mode: Type.Union([Type.Literal('include'), Type.Literal('exclude')], {
     default: 'include',
   }),
-  include_properties: Type.Boolean({ default: false }),
+  // As /api/v2/search: the interface's reranking result entry lists `properties`.
+  include_properties: Type.Boolean({
+    default: true,
+    description: 'Each catalog hit carries properties and predicted_properties, as /api/v2/search',
+  }),
 });
 const Query = Type.Object(
   {

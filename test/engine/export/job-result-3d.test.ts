@@ -68,6 +68,19 @@ describe('3D job results', () => {
     expect(pageJson(r, req)).toBe(JSON.stringify(page));
   });
 
+  it('page Shapesim and Espsim rounded to 5 decimals, as similarity is', () => {
+    const r = result3d();
+    r.similarity = Float64Array.from([0.123456789, 0.8, 0.7]);
+    r.threeD!.shape = Float64Array.from([0.123456789, 0.8, 0.7]);
+    r.threeD!.esp = Float64Array.from([-0.987654321, 0.1, 0.2]);
+    const back = decodeJobResult(encodeJobResult(r));
+    const page = buildPage(back, req);
+    expect(page.similarity[0]).toBe(0.12346);
+    expect(page.Shapesim[0]).toBe(0.12346);
+    expect(page.Espsim[0]).toBe(-0.98765);
+    expect(pageJson(back, req)).toBe(JSON.stringify(page));
+  });
+
   it('leave Morgan results and pages as they were', () => {
     const r = result3d();
     delete r.threeD;
