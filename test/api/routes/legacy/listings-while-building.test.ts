@@ -154,7 +154,10 @@ describe('a catalog whose 3D stage is running', () => {
   });
 
   it('answers the 3D not-ready 422 with the listing numbers', async () => {
-    const err = await createCheckReady(threeD)(['wuxi']).catch((e: unknown) => e as Error);
+    const err = await createCheckReady(threeD)(['wuxi']).then(
+      () => new Error('not refused'),
+      (e: unknown) => e as Error,
+    );
     expect(err.message).toMatch(
       /its 3D stage is running: 26% \(3328 of 12800 molecules: 3300 embedded, 28 rejected\), about \d+ min to go/,
     );
