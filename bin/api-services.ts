@@ -146,6 +146,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
         return deps.spaces
           ? withV2Spaces(base, deps.spaces.entries, deps.spaces.pool, deps.shape, {
               space3dBudgetMs: config.chem3d.space3dBudgetMs,
+              pending: () => search.pending?.() ?? [],
             })
           : base;
       })(),

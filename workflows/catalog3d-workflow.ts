@@ -80,15 +80,22 @@ export async function catalog3dWorkflow(input: Catalog3dInput): Promise<Catalog3
       partRows: input.partRows ?? 256,
     });
     let next = 0;
+    // Counted per part, as moleculesDone, so the progress adds up while the shard is embedded
+    // (embedded + rejected = moleculesDone); the shard's assembly has the last word on its counts.
+    const inShard = { embedded: 0, rejected: 0 };
     const lane = async (): Promise<void> => {
       while (next < shardPlan.parts.length) {
         const part = shardPlan.parts[next++];
-        await py.chem3dEmbedPart({
+        const counts = await py.chem3dEmbedPart({
           inPath: part.inPath,
           outPath: part.outPath,
           ...embeddingParams(embedding),
         });
         progress.moleculesDone += part.rows;
+        progress.embedded += counts.embedded;
+        progress.rejected += counts.rejected;
+        inShard.embedded += counts.embedded;
+        inShard.rejected += counts.rejected;
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, input.concurrency ?? 2) }, lane));
@@ -100,8 +107,8 @@ export async function catalog3dWorkflow(input: Catalog3dInput): Promise<Catalog3
     });
     done.push(r);
     progress.shardsDone++;
-    progress.embedded += r.embedded;
-    progress.rejected += r.rejected;
+    progress.embedded += r.embedded - inShard.embedded;
+    progress.rejected += r.rejected - inShard.rejected;
     if (s + 1 < plan.shards.length && workflowInfo().continueAsNewSuggested)
       await continueAsNew<typeof catalog3dWorkflow>({ ...input, resume: { nextShard: s + 1, done } });
   }

@@ -2,6 +2,7 @@
  * The search capability as the HTTP layers see it. Legacy routes and v2 routes are thin adapters
  * over this one service; the implementation (catalog-search.ts) drives the engine.
  */
+import type { PendingDatabase } from './pending-databases.ts';
 
 export const SEARCH_TYPES = ['morgan', 'espsim_electrostatic', 'espsim_shape', 'synthongpt'] as const;
 export type SearchType = (typeof SEARCH_TYPES)[number];
@@ -90,6 +91,8 @@ export interface SearchService {
    * built in the background, or whose build failed); undefined for a name nothing knows.
    */
   notReady?(id: string): string | undefined;
+  /** The databases notReady names as coming, for the listings (not in databases() yet). */
+  pending?(): PendingDatabase[];
   /** The database searched when a client names none. */
   defaultDatabase(): string;
   availableFilters(): FilterName[];

@@ -12,6 +12,9 @@ import type { SpaceManifest } from '../../engine/synthons/format.ts';
 import type { BackgroundBuild } from '../../engine/synthons/bundled.ts';
 import type { TopKResult } from '../../engine/synthons/similarity-topk.ts';
 import type { DatabaseInfo, NeighborRow, SearchService, SimilarityResult } from './search-service.ts';
+import { pendingSpaces, spaceNotReady } from './pending-databases.ts';
+
+export { spaceNotReady } from './pending-databases.ts';
 
 export interface SpaceEntry {
   manifest: SpaceManifest;
@@ -68,22 +71,6 @@ export async function uniqueSpaceHits(
     // Twice the shortfall: the extra hits may repeat products too, and every round reruns the search.
     ask += 2 * (k - hits.length);
   }
-}
-
-/**
- * Why space `id` cannot be searched yet, from the background builds: still building (with its
- * progress and an estimate) or its build failed; undefined when no build names it.
- */
-export function spaceNotReady(builds: readonly BackgroundBuild[], id: string): string | undefined {
-  const b = builds.find((x) => x.id === id);
-  if (!b || b.status === 'ready') return undefined;
-  if (b.status === 'failed')
-    return `synthon space ${id} could not be built (${b.error ?? 'unknown error'}); see the service log`;
-  const p = b.progress;
-  const done = p
-    ? `: ${Math.floor((100 * p.rows_done) / Math.max(1, p.rows_total))}% of its ${p.rows_total} synthon rows, about ${Math.max(1, Math.ceil(p.eta_seconds / 60))} min to go`
-    : '';
-  return `synthon space ${id} is being built in the background since ${b.startedAt}${done}; retry when it is ready (GET /health shows the progress)`;
 }
 
 /** A 422 naming db_names: what a synthon space cannot serve (its products are never enumerated). */
@@ -153,6 +140,7 @@ export async function withSynthonSpaces(
     // Fresh per call: a catalog's 3D stage may complete while the service runs (its search types).
     databases: () => [...base.databases(), ...spaces.map(spaceInfo)],
     notReady: (id) => (ids.has(id) ? undefined : spaceNotReady(opts.builds?.() ?? [], id)),
+    pending: () => pendingSpaces(opts.builds?.() ?? [], ids.has),
     // The flagship space is the default (the interface's default database is a synthon space).
     defaultDatabase: () =>
       opts.defaultSpace && ids.has(opts.defaultSpace) ? opts.defaultSpace : base.defaultDatabase(),

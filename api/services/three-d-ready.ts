@@ -9,14 +9,11 @@ export function createCheckReady(threeD: ThreeDStatusService) {
       const s = await threeD.status(name);
       if (!s || s.status === 'ready') continue; // unknown names: the usual check names them
       const p = s.progress;
-      // Estimated from this run's own rate, once a part has completed.
-      const eta =
-        p && p.moleculesDone > 0 && p.moleculesDone < p.moleculesTotal
-          ? `, about ${Math.ceil((((Date.now() - p.startedAt) / p.moleculesDone) * (p.moleculesTotal - p.moleculesDone)) / 60_000)} min to go`
-          : '';
+      // The listing's numbers (the same ThreeDProgress), so a client sees one story.
+      const eta = p?.eta_seconds ? `, about ${Math.max(1, Math.ceil(p.eta_seconds / 60))} min to go` : '';
       const when =
         s.status === 'building' && p
-          ? `its 3D stage is running: ${p.moleculesDone} of ${p.moleculesTotal} molecules embedded${eta}; retry when it completes (GET /available_databases_full shows the progress)`
+          ? `its 3D stage is running: ${p.percent}% (${p.molecules_done} of ${p.molecules_total} molecules: ${p.embedded} embedded, ${p.rejected} rejected)${eta}; retry when it completes (GET /available_databases_full shows the progress)`
           : 'its 3D stage has not been run (molsearch start runs it for bundled catalogs; see docs/chem3d.md)';
       throw validationError(loc, `database ${name} is not 3D-ready yet: ${when}`, 'value_error.not_ready');
     }

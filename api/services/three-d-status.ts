@@ -19,7 +19,57 @@ export interface ThreeDStatus {
   /** Of those, the ones this service answers now. */
   search_types: string[];
   counts: { molecules: number; embedded: number; rejected: number; conformers: number } | null;
-  progress: Omit<Catalog3dProgress, 'state'> | null;
+  progress: ThreeDProgress | null;
+}
+
+/**
+ * A running 3D stage's progress, as the listings and the not-ready 422 give it (one query of the
+ * workflow, one computation, so both say the same). snake_case as the bodies; the camelCase keys
+ * of the workflow's query are kept beside them for clients that read them (deprecated).
+ */
+export interface ThreeDProgress {
+  state: Catalog3dProgress['state'];
+  /** Molecules through the chem3d worker (embedded or rejected) in this and earlier runs. */
+  molecules_done: number;
+  molecules_total: number;
+  percent: number;
+  /** Of molecules_done: embedded + rejected = molecules_done. */
+  embedded: number;
+  rejected: number;
+  shards_done: number;
+  shards_total: number;
+  started_at: string;
+  /** From this run's rate once a part has completed; null before, and once all are done. */
+  eta_seconds: number | null;
+  moleculesDone: number;
+  moleculesTotal: number;
+  shardsDone: number;
+  shardsTotal: number;
+  startedAt: number;
+}
+
+export function threeDProgress(p: Catalog3dProgress, now = Date.now()): ThreeDProgress {
+  const left = p.moleculesTotal - p.moleculesDone;
+  return {
+    state: p.state,
+    molecules_done: p.moleculesDone,
+    molecules_total: p.moleculesTotal,
+    percent: p.moleculesTotal > 0 ? Math.floor((100 * p.moleculesDone) / p.moleculesTotal) : 0,
+    embedded: p.embedded,
+    rejected: p.rejected,
+    shards_done: p.shardsDone,
+    shards_total: p.shardsTotal,
+    started_at: new Date(p.startedAt).toISOString(),
+    eta_seconds:
+      p.moleculesDone > 0 && left > 0
+        ? Math.ceil((((now - p.startedAt) / p.moleculesDone) * left) / 1000)
+        : null,
+    moleculesDone: p.moleculesDone,
+    moleculesTotal: p.moleculesTotal,
+    shardsDone: p.shardsDone,
+    shardsTotal: p.shardsTotal,
+    startedAt: p.startedAt,
+  };
 }
 
 export interface ThreeDStatusService {
@@ -68,8 +118,7 @@ export function createThreeDStatus(deps: {
         new Promise<null>((r) => setTimeout(() => r(null), 1000).unref()),
       ]).catch(() => null);
       if (!p) return { status: 'not_built', ...base };
-      const { state: _state, ...progress } = p;
-      return { status: 'building', ...base, progress };
+      return { status: 'building', ...base, progress: threeDProgress(p) };
     },
   };
 }

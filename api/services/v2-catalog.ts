@@ -1,6 +1,37 @@
 /** The v2 catalog listing: the libraries served, with their capabilities and pricing. */
 import type { LibraryInfo } from '../../engine/selection/index.ts';
 import type { V2SearchServiceDeps } from './v2-search-common.ts';
+import type { ThreeDStatus } from './three-d-status.ts';
+import type { BuildState } from './pending-databases.ts';
+
+/** One library of the listing; a database still being built has no release and no capability yet. */
+export interface CatalogLibrary {
+  database_id: string;
+  name: string;
+  vendor: string;
+  website: string;
+  contact: string;
+  kind: 'enumerated' | 'synthon';
+  release: string | null;
+  database_release: string | null;
+  product_count: number;
+  reaction_count?: number;
+  synthon_count?: number;
+  capabilities: {
+    search: boolean;
+    search_cheese: string[];
+    search_substructure: boolean;
+    sample: boolean;
+    selections: boolean;
+    predicted_properties: boolean;
+  };
+  pricing: { available: boolean; currency: string | null };
+  three_d: ThreeDStatus | null;
+  /** `ready` (searchable), or the state of a build (`building`, `failed`). */
+  status: 'ready' | BuildState['status'];
+  searchable: boolean;
+  build?: BuildState;
+}
 
 /** The libraries served, with capabilities and pricing availability. */
 export function createV2Catalog(deps: V2SearchServiceDeps) {
@@ -8,12 +39,12 @@ export function createV2Catalog(deps: V2SearchServiceDeps) {
   const cheeseScorers = (enumerated: boolean, ready: boolean): string[] =>
     enumerated && deps.rerank ? ['morgan', ...(ready ? ['shape', 'esp'] : [])] : [];
 
-  return async function catalog() {
+  return async function catalog(): Promise<{ libraries: CatalogLibrary[] }> {
     const libs = await deps.libraries.list();
     const threeD = await Promise.all(libs.map((l) => deps.threeD?.status(l.info.database_id) ?? null));
     return {
       libraries: [
-        ...libs.map((l, i) => {
+        ...libs.map((l, i): CatalogLibrary => {
           const enumerated = l.info.kind === 'enumerated';
           const priced = Array.from({ length: Math.min(l.size, 1000) }, (_, i) => l.price(i)).some(
             (p) => p !== null,
@@ -38,6 +69,8 @@ export function createV2Catalog(deps: V2SearchServiceDeps) {
             },
             pricing: { available: priced, currency: priced ? 'USD' : null },
             three_d: threeD[i] ?? null,
+            status: 'ready',
+            searchable: true,
           };
         }),
         ...(deps.fleet?.list() ?? []).map((info) => fleetEntry(info, deps.fleet!.priced(info.database_id))),
@@ -47,7 +80,7 @@ export function createV2Catalog(deps: V2SearchServiceDeps) {
 }
 
 /** A catalog the scan fleet answers: Morgan search only (the API holds none of its rows). */
-function fleetEntry(info: LibraryInfo, priced: boolean) {
+function fleetEntry(info: LibraryInfo, priced: boolean): CatalogLibrary {
   return {
     database_id: info.database_id,
     name: info.name,
@@ -68,5 +101,7 @@ function fleetEntry(info: LibraryInfo, priced: boolean) {
     },
     pricing: { available: priced, currency: priced ? 'USD' : null },
     three_d: null,
+    status: 'ready',
+    searchable: true,
   };
 }

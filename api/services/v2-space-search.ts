@@ -11,6 +11,8 @@ import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import type { SpacePool } from '../../engine/synthons/space-pool.ts';
 import { ENGINE_VERSION, type SampleRequest, type SearchRequest, type V2SearchService } from './v2-search.ts';
 import { uniqueSpaceHits, type SpaceEntry } from './space-search.ts';
+import type { PendingDatabase } from './pending-databases.ts';
+import type { CatalogLibrary } from './v2-catalog.ts';
 import { spaceCheese3d, type SpaceShape } from './v2-space-cheese-3d.ts';
 import {
   spaceCheese,
@@ -41,15 +43,19 @@ export function withV2Spaces(
   spaces: SpaceEntry[],
   pool: SpacePool,
   shape?: SpaceShape,
-  /** The 3D rerank's whole-request budget (default DEFAULT_SPACE_3D_BUDGET_MS). */
-  opts: { space3dBudgetMs?: number } = {},
+  opts: {
+    /** The 3D rerank's whole-request budget (default DEFAULT_SPACE_3D_BUDGET_MS). */
+    space3dBudgetMs?: number;
+    /** Spaces being built (listed, not searchable yet; read on every call). */
+    pending?: () => PendingDatabase[];
+  } = {},
 ): V2SearchService {
   const byId = { get: (id: string) => spaces.find((s) => s.manifest.id === id) };
   return {
     ...base,
     async catalog() {
       const out = await base.catalog();
-      const extra = spaces.map((s) => ({
+      const extra = spaces.map((s): CatalogLibrary => ({
         database_id: s.manifest.id,
         name: s.manifest.name,
         vendor: s.vendor,
@@ -69,10 +75,37 @@ export function withV2Spaces(
           selections: false,
           predicted_properties: false,
         },
-        pricing: { available: false, currency: null as 'USD' | null },
+        pricing: { available: false, currency: null },
         three_d: null,
+        status: 'ready',
+        searchable: true,
       }));
-      return { ...out, libraries: [...out.libraries, ...extra] };
+      // A space being built: listed with its state and no capability yet (search answers 422).
+      const coming = (opts.pending?.() ?? []).map((p): CatalogLibrary => ({
+        database_id: p.id,
+        name: p.name,
+        vendor: p.vendor,
+        website: p.website,
+        contact: p.website,
+        kind: p.kind,
+        release: null,
+        database_release: null,
+        product_count: p.molecules,
+        capabilities: {
+          search: false,
+          search_cheese: [],
+          search_substructure: false,
+          sample: false,
+          selections: false,
+          predicted_properties: false,
+        },
+        pricing: { available: false, currency: null },
+        three_d: null,
+        status: p.build.status,
+        searchable: false,
+        build: p.build,
+      }));
+      return { ...out, libraries: [...out.libraries, ...extra, ...coming] };
     },
 
     async search(b: SearchRequest, requestId: string) {

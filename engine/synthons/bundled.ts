@@ -25,6 +25,11 @@ export interface BundledSpace {
   background?: boolean;
   /** The default database of the legacy search endpoints once built. */
   default?: boolean;
+  /**
+   * Products of the built space (its manifest's count), so the listings can give the size of a
+   * space still being built in the background.
+   */
+  products?: number;
 }
 
 export async function readBundledSpaces(repoRoot: string): Promise<BundledSpace[]> {
@@ -104,6 +109,8 @@ export interface BackgroundBuild {
   error?: string;
   /** The build's last progress line, parsed (absent until the first one, ~5 s in). */
   progress?: BuildProgress;
+  /** What the listings show of the space while it builds (bundled.json). */
+  info?: Pick<BundledSpace, 'name' | 'vendor' | 'website' | 'license' | 'products'>;
 }
 
 export interface BuildProgress {
@@ -147,7 +154,12 @@ export function buildInBackground(opts: {
 }): BackgroundBuild {
   const { space: s } = opts;
   const dir = join(opts.spaceDir, s.id);
-  const state: BackgroundBuild = { id: s.id, status: 'building', startedAt: new Date().toISOString() };
+  const state: BackgroundBuild = {
+    id: s.id,
+    status: 'building',
+    startedAt: new Date().toISOString(),
+    info: { name: s.name, vendor: s.vendor, website: s.website, license: s.license, products: s.products },
+  };
   const args = [
     ...process.execArgv,
     CLI,

@@ -20,6 +20,7 @@ import { readManifest } from '../../engine/synthons/format.ts';
 import { withV2Spaces } from '../../api/services/v2-space-search.ts';
 import { withSpaceSelections } from '../../api/services/space-selections.ts';
 import type { V2Services } from '../../api/app.ts';
+import type { ThreeDStatusService } from '../../api/services/three-d-status.ts';
 
 /**
  * The v2 services of a spaces-only test: the catalog side, selections and runs are not under test
@@ -56,6 +57,8 @@ export async function startApiHarness(
     spaceTimeoutMs?: number;
     /** Background builds of spaces not served yet (their state as /health reports it). */
     spaceBuilds?: BackgroundBuild[];
+    /** 3D readiness per catalog (/available_databases_full's three_d). */
+    threeD?: ThreeDStatusService;
   } = {},
 ): Promise<ApiHarness> {
   const log = createLogger({ level: 'warn', pretty: false });
@@ -92,6 +95,8 @@ export async function startApiHarness(
             } as unknown as V2Services['search'],
             spaceEntries,
             spacePool,
+            undefined,
+            { pending: () => search.pending?.() ?? [] },
           ),
           selections: withSpaceSelections(
             V2_NOT_UNDER_TEST as unknown as V2Services['selections'],
@@ -121,6 +126,7 @@ export async function startApiHarness(
       ? createInstallationService({ installationId: 'test-installation' })
       : undefined,
     health: [{ name: 'catalogs', check: async () => {} }],
+    threeD: opts.threeD,
     v2,
   });
   const { key, accountId } = await store.accounts.createApiKey({

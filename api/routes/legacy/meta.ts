@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import type { SearchService } from '../../services/search-service.ts';
+import type { PendingDatabase } from '../../services/pending-databases.ts';
 import { INT32_MAX } from './params.ts';
 
 /**
@@ -37,6 +38,23 @@ const HealthSchema = Type.Object({
     }),
   ),
 });
+
+/**
+ * A database that cannot be searched yet (a synthon space being built): listed with its state, so
+ * a client sees it coming; a search naming it answers 422 value_error.not_ready.
+ */
+function pendingSummary(p: PendingDatabase) {
+  return {
+    vendor: p.vendor,
+    vendor_web_page: p.website,
+    number_of_molecules: p.molecules,
+    quotation_contact: p.website,
+    name: p.name,
+    status: p.build.status,
+    searchable: false,
+    build: p.build,
+  };
+}
 
 async function runChecks(checks: HealthCheck[]) {
   const results = await Promise.all(
@@ -108,8 +126,8 @@ export function registerMetaRoutes(
         response: { 200: Type.Record(Type.String(), DatabaseSummary) },
       },
     },
-    async () =>
-      Object.fromEntries(
+    async () => ({
+      ...Object.fromEntries(
         search.databases().map((d) => [
           d.id,
           {
@@ -118,9 +136,13 @@ export function registerMetaRoutes(
             number_of_molecules: d.molecules,
             quotation_contact: d.contact,
             name: d.name,
+            status: 'ready',
+            searchable: true,
           },
         ]),
       ),
+      ...Object.fromEntries((search.pending?.() ?? []).map((p) => [p.id, pendingSummary(p)])),
+    }),
   );
   app.get(
     '/available_databases_full',
@@ -135,8 +157,8 @@ export function registerMetaRoutes(
       const dbs = search.databases();
       // 3D readiness changes while the service runs (a 3D stage completes): read it per request.
       const threeD = await Promise.all(dbs.map((d) => deps.threeD?.status(d.id) ?? null));
-      return Object.fromEntries(
-        dbs.map((d, i) => [
+      return Object.fromEntries([
+        ...dbs.map((d, i) => [
           d.id,
           {
             vendor: d.vendor,
@@ -152,9 +174,25 @@ export function registerMetaRoutes(
             license: d.license ?? null,
             source: d.source ?? null,
             default: d.id === search.defaultDatabase(),
+            status: 'ready',
+            searchable: true,
           },
         ]),
-      );
+        ...(search.pending?.() ?? []).map((p) => [
+          p.id,
+          {
+            ...pendingSummary(p),
+            release: null,
+            kind: p.kind,
+            search_types: [],
+            three_d: null,
+            predicted_properties: false,
+            license: p.license ?? null,
+            source: null,
+            default: false,
+          },
+        ]),
+      ]);
     },
   );
   app.get(

@@ -51,6 +51,16 @@ describe('capabilities read from the service', () => {
     expect(caps.visualise).toBeUndefined();
   });
 
+  it('does not offer a database that is still being built (searchable: false)', () => {
+    const full = {
+      ready: { name: 'Ready', search_types: ['morgan'], searchable: true },
+      coming: { name: 'Coming', search_types: [], searchable: false, status: 'building' },
+      older: { name: 'Older service', search_types: ['morgan'] },
+    };
+    const caps = capabilitiesFrom({}, full, { libraries: [] });
+    expect(caps.databases.map((d) => d.id).sort()).toEqual(['older', 'ready']);
+  });
+
   it('finds a visualise operation when the document lists one', () => {
     const doc = {
       paths: {

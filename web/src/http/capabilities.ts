@@ -1,7 +1,7 @@
 /**
  * What the service can do, read from the service itself so new search types, qualities, filters,
  * formats and databases appear in the pages without a change here:
- * - databases, their kinds and search types: GET /available_databases_full;
+ * - databases, their kinds and search types: GET /available_databases_full (those searchable now);
  * - v2 capabilities per library (substructure, shape/esp scorers): GET /api/v2/catalog;
  * - closed sets (search types, qualities, filters, orderings, export formats) and optional
  *   operations (a visualise endpoint): GET /openapi.json. A parameter's values come from its
@@ -102,7 +102,9 @@ export function findVisualise(doc: Json): Operation | undefined {
 
 export function capabilitiesFrom(doc: Json, full: Json, catalog: Json): Capabilities {
   const libs = new Map<string, Json>((catalog.libraries ?? []).map((l: Json) => [l.database_id, l]));
-  const databases: Database[] = Object.entries<Json>(full).map(([id, d]) => {
+  // A database still being built (`searchable: false`) is not offered: a search would answer 422.
+  const entries = Object.entries<Json>(full).filter(([, d]) => d.searchable !== false);
+  const databases: Database[] = entries.map(([id, d]) => {
     const lib = libs.get(id);
     return {
       id,
