@@ -20,6 +20,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -29,7 +30,7 @@ from temporalio import activity
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from embed import DEFAULT_CONFS, DEFAULT_SEED, RDKIT_VERSION, EmbedError, embed_mol
+from embed import DEFAULT_CONFS, DEFAULT_SEED, RDKIT_VERSION, EmbedError, check_query, describe, embed_mol
 from partfile import MAGIC, embed_part, read_smiles
 
 MAX_BATCH = 256
@@ -90,8 +91,34 @@ def embed_batch(req: dict) -> dict:
 
 @activity.defn(name="chem3dEmbedQuery")
 def embed_query(req: dict) -> dict:
-    """Embeds one query SMILES; RDKit's embedding timeout bounds it by req.timeoutSeconds."""
-    return {"rdkitVersion": RDKIT_VERSION, "molecule": _one(str(req["smiles"]), req, QUERY_THREADS)}
+    """Embeds one query SMILES, answering within req.budgetSeconds (when given) either way.
+
+    A query that is not done by then answers `ok: false, timedOut: true` with its size and
+    flexibility: the worker did take it, so the caller can tell "this molecule is too slow to embed"
+    (a 422) from "no worker took it" (Temporal's schedule-to-start timeout, a 503) without guessing
+    from a start-to-close timeout. RDKit cannot be interrupted: the embedding thread runs on until
+    RDKit's own per-attempt timeout (timeoutSeconds, set to the budget) gives up, its result unused.
+    """
+    smiles = str(req["smiles"])
+    try:
+        check_query(smiles)
+    except EmbedError as err:
+        return {"rdkitVersion": RDKIT_VERSION, "molecule": {"ok": False, "reason": str(err)}}
+    budget = float(req.get("budgetSeconds", 0))
+    if budget <= 0:
+        return {"rdkitVersion": RDKIT_VERSION, "molecule": _one(smiles, req, QUERY_THREADS)}
+    box: list[dict] = []
+    run = threading.Thread(
+        target=lambda: box.append(_one(smiles, {**req, "timeoutSeconds": budget}, QUERY_THREADS)),
+        name="chem3d-query",
+        daemon=True,
+    )
+    run.start()
+    run.join(budget)
+    if box:
+        return {"rdkitVersion": RDKIT_VERSION, "molecule": box[0]}
+    reason = f"could not be embedded in 3D within {budget:g} s ({describe(smiles)})"
+    return {"rdkitVersion": RDKIT_VERSION, "molecule": {"ok": False, "reason": reason, "timedOut": True}}
 
 
 def _part_counts(path: str) -> dict:
