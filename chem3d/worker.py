@@ -97,7 +97,8 @@ def embed_query(req: dict) -> dict:
     flexibility: the worker did take it, so the caller can tell "this molecule is too slow to embed"
     (a 422) from "no worker took it" (Temporal's schedule-to-start timeout, a 503) without guessing
     from a start-to-close timeout. RDKit cannot be interrupted: the embedding thread runs on until
-    RDKit's own per-attempt timeout (timeoutSeconds, set to the budget) gives up, its result unused.
+    RDKit's own per-attempt timeout (timeoutSeconds, set to the budget) gives up; the same query
+    asked again meanwhile waits for that thread rather than starting another (_embedding).
     """
     smiles = str(req["smiles"])
     try:
@@ -107,18 +108,38 @@ def embed_query(req: dict) -> dict:
     budget = float(req.get("budgetSeconds", 0))
     if budget <= 0:
         return {"rdkitVersion": RDKIT_VERSION, "molecule": _one(smiles, req, QUERY_THREADS)}
-    box: list[dict] = []
-    run = threading.Thread(
-        target=lambda: box.append(_one(smiles, {**req, "timeoutSeconds": budget}, QUERY_THREADS)),
-        name="chem3d-query",
-        daemon=True,
-    )
-    run.start()
+    run, box = _embedding(smiles, {**req, "timeoutSeconds": budget})
     run.join(budget)
     if box:
         return {"rdkitVersion": RDKIT_VERSION, "molecule": box[0]}
     reason = f"could not be embedded in 3D within {budget:g} s ({describe(smiles)})"
     return {"rdkitVersion": RDKIT_VERSION, "molecule": {"ok": False, "reason": reason, "timedOut": True}}
+
+
+# Query embeddings still running, by SMILES and recipe: a repeated slow query waits for the one
+# already running (and may get its result) instead of starting another that cannot be stopped.
+_running: dict[tuple, tuple[threading.Thread, list[dict]]] = {}
+_running_lock = threading.Lock()
+
+
+def _embedding(smiles: str, req: dict) -> tuple[threading.Thread, list[dict]]:
+    key = (smiles, req.get("confs"), req.get("seed"), bool(req.get("mmff")))
+    with _running_lock:
+        if key in _running:
+            return _running[key]
+        box: list[dict] = []
+
+        def work() -> None:
+            try:
+                box.append(_one(smiles, req, QUERY_THREADS))
+            finally:
+                with _running_lock:
+                    _running.pop(key, None)
+
+        run = threading.Thread(target=work, name="chem3d-query", daemon=True)
+        _running[key] = (run, box)
+        run.start()
+        return run, box
 
 
 def _part_counts(path: str) -> dict:
