@@ -25,6 +25,10 @@ DEFAULT_SEED = 42
 MAX_HEAVY_ATOMS = 100
 MAX_CONFS = 50
 COMMON_ELEMENTS = {"H", "C", "N", "O", "F", "P", "S", "Cl", "Br", "I"}
+# The elements a query may have: those with a Bondi radius in the reference's shape model
+# (bench/shape/refscores.py BONDI) and Gasteiger parameters. Anything else (U, metals) got a
+# carbon-sized sphere and charge 0 and was ranked silently; Se has no Gasteiger charge.
+QUERY_ELEMENTS = {"H", "B", "C", "N", "O", "F", "Si", "P", "S", "Cl", "Br", "I"}
 
 
 class EmbedError(Exception):
@@ -75,6 +79,35 @@ def prepare(smiles: str) -> Chem.Mol:
     if heavy > MAX_HEAVY_ATOMS:
         raise EmbedError(f"too large for 3D: {heavy} heavy atoms (at most {MAX_HEAVY_ATOMS})")
     return Chem.AddHs(mol)
+
+
+def check_query(smiles: str) -> None:
+    """Rejects a query with nothing 3D to compare (EmbedError): monatomic ions only, or an element
+    outside QUERY_ELEMENTS in the fragment that would be embedded. Catalog rows are not checked."""
+    mol = Chem.MolFromSmiles(smiles) if smiles and smiles.strip() else None
+    if mol is None:
+        return  # prepare() names the reason
+    frags = Chem.GetMolFrags(mol, asMols=True)
+    if all(f.GetNumAtoms() == 1 and f.GetAtomWithIdx(0).GetFormalCharge() != 0 for f in frags):
+        ions = ", ".join(Chem.MolToSmiles(f) for f in frags)
+        raise EmbedError(f"only monatomic ions ({ions}): no molecular shape or charge distribution to compare in 3D")
+    odd = sorted({a.GetSymbol() for a in largest_fragment(mol).GetAtoms()} - QUERY_ELEMENTS)
+    if odd:
+        raise EmbedError(
+            f"element(s) {', '.join(odd)} not supported in 3D (no shape radius or Gasteiger charge; "
+            f"supported: {', '.join(sorted(QUERY_ELEMENTS))})"
+        )
+
+
+def describe(smiles: str) -> str:
+    """Size and flexibility of the fragment that is embedded, for a reason that explains a timeout."""
+    from rdkit.Chem import rdMolDescriptors
+
+    try:
+        mol = largest_fragment(Chem.MolFromSmiles(smiles))
+        return f"{mol.GetNumHeavyAtoms()} heavy atoms, {rdMolDescriptors.CalcNumRotatableBonds(mol)} rotatable bonds"
+    except Exception:  # only a description: the timeout is the reason
+        return "size unknown"
 
 
 def embed_mol(

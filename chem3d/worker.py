@@ -20,6 +20,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -29,7 +30,7 @@ from temporalio import activity
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from embed import DEFAULT_CONFS, DEFAULT_SEED, RDKIT_VERSION, EmbedError, embed_mol
+from embed import DEFAULT_CONFS, DEFAULT_SEED, RDKIT_VERSION, EmbedError, check_query, describe, embed_mol
 from partfile import MAGIC, embed_part, read_smiles
 
 MAX_BATCH = 256
@@ -90,8 +91,55 @@ def embed_batch(req: dict) -> dict:
 
 @activity.defn(name="chem3dEmbedQuery")
 def embed_query(req: dict) -> dict:
-    """Embeds one query SMILES; RDKit's embedding timeout bounds it by req.timeoutSeconds."""
-    return {"rdkitVersion": RDKIT_VERSION, "molecule": _one(str(req["smiles"]), req, QUERY_THREADS)}
+    """Embeds one query SMILES, answering within req.budgetSeconds (when given) either way.
+
+    A query that is not done by then answers `ok: false, timedOut: true` with its size and
+    flexibility: the worker did take it, so the caller can tell "this molecule is too slow to embed"
+    (a 422) from "no worker took it" (Temporal's schedule-to-start timeout, a 503) without guessing
+    from a start-to-close timeout. RDKit cannot be interrupted: the embedding thread runs on until
+    RDKit's own per-attempt timeout (timeoutSeconds, set to the budget) gives up; the same query
+    asked again meanwhile waits for that thread rather than starting another (_embedding).
+    """
+    smiles = str(req["smiles"])
+    try:
+        check_query(smiles)
+    except EmbedError as err:
+        return {"rdkitVersion": RDKIT_VERSION, "molecule": {"ok": False, "reason": str(err)}}
+    budget = float(req.get("budgetSeconds", 0))
+    if budget <= 0:
+        return {"rdkitVersion": RDKIT_VERSION, "molecule": _one(smiles, req, QUERY_THREADS)}
+    run, box = _embedding(smiles, {**req, "timeoutSeconds": budget})
+    run.join(budget)
+    if box:
+        return {"rdkitVersion": RDKIT_VERSION, "molecule": box[0]}
+    reason = f"could not be embedded in 3D within {budget:g} s ({describe(smiles)})"
+    return {"rdkitVersion": RDKIT_VERSION, "molecule": {"ok": False, "reason": reason, "timedOut": True}}
+
+
+# Query embeddings still running, by SMILES and recipe: a repeated slow query waits for the one
+# already running (and may get its result) instead of starting another that cannot be stopped.
+_running: dict[tuple, tuple[threading.Thread, list[dict]]] = {}
+_running_lock = threading.Lock()
+
+
+def _embedding(smiles: str, req: dict) -> tuple[threading.Thread, list[dict]]:
+    key = (smiles, req.get("confs"), req.get("seed"), bool(req.get("mmff")))
+    with _running_lock:
+        if key in _running:
+            return _running[key]
+        box: list[dict] = []
+
+        def work() -> None:
+            try:
+                box.append(_one(smiles, req, QUERY_THREADS))
+            finally:
+                with _running_lock:
+                    _running.pop(key, None)
+
+        run = threading.Thread(target=work, name="chem3d-query", daemon=True)
+        _running[key] = (run, box)
+        run.start()
+        return run, box
 
 
 def _part_counts(path: str) -> dict:

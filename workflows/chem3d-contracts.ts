@@ -36,7 +36,12 @@ export type EmbeddedWire =
       /** float32, confCount × atomCount × 3 (conformer-major). */
       coords: string;
     }
-  | { ok: false; reason: string };
+  | {
+      ok: false;
+      reason: string;
+      /** The worker took the query but it was not embedded within `budgetSeconds` (chem3dEmbedQuery). */
+      timedOut?: boolean;
+    };
 
 export interface EmbedBatchInput extends EmbedParams {
   smiles: string[];
@@ -52,6 +57,12 @@ export interface EmbedBatchResult {
 
 export interface EmbedQueryInput extends EmbedParams {
   smiles: string;
+  /**
+   * Seconds the worker gives the embedding (0 or absent: none). Past it the worker answers
+   * `{ok: false, timedOut: true, reason}` itself, so a slow molecule is told apart from a worker
+   * that never took the task (docs/chem3d.md).
+   */
+  budgetSeconds?: number;
 }
 export interface EmbedQueryResult {
   rdkitVersion: string;

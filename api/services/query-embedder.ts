@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError, type WorkflowClient } from '@temporalio/client';
+import {
+  ActivityFailure,
+  TimeoutFailure,
+  WorkflowFailedError,
+  type WorkflowClient,
+} from '@temporalio/client';
 import { DomainError, validationError } from '../../platform/errors.ts';
 import { moleculeFromBase64, type Molecule3d } from '../../engine/catalog/three-d-schema.ts';
 import {
@@ -49,8 +54,24 @@ function unavailable(why: string, cause?: unknown): DomainError {
   });
 }
 
-/** What one SMILES embeds to: the molecule, or the reason it cannot be embedded (a 422). */
-type Outcome = { molecule: Molecule3d } | { reason: string };
+/**
+ * What one SMILES embeds to: the molecule, or the reason it cannot be embedded (a 422). `transient`
+ * (it did not embed within its time) is not kept: on a less busy machine it may embed.
+ */
+type Outcome = { molecule: Molecule3d } | { reason: string; transient?: boolean };
+
+/**
+ * Whether the workflow failed because the worker took the embedding and did not finish it in time
+ * (start-to-close, heartbeat timeout): a 422 for the molecule, not a 503. A task no worker took
+ * (schedule-to-start) or any other failure is the worker's unavailability. The worker answers a slow molecule itself (`timedOut`); this catches a worker whose own
+ * budget was overrun (e.g. stalled in RDKit beyond it).
+ */
+function embeddingTimeout(err: WorkflowFailedError): boolean {
+  const act = err.cause;
+  if (!(act instanceof ActivityFailure) || !(act.cause instanceof TimeoutFailure)) return false;
+  const t = act.cause.timeoutType;
+  return t === 'START_TO_CLOSE' || t === 'HEARTBEAT';
+}
 
 /**
  * Embeds query SMILES on the Python chem3d worker through embedQueryWorkflow, within `deadlineMs`.
@@ -70,6 +91,8 @@ export function createQueryEmbedder(deps: {
   namespace: string;
   prefix: string;
   deadlineMs?: number;
+  /** Seconds the worker may spend embedding (default: the deadline less its pickup quarter, less 1 s). */
+  embedBudgetSeconds?: number;
   cacheEntries?: number;
 }): QueryEmbedder {
   const queue = chem3dQueue(deps.prefix, 'query');
@@ -107,17 +130,21 @@ export function createQueryEmbedder(deps: {
             deadlineMs,
             confs: QUERY_CONFS,
             seed: QUERY_SEED,
+            ...(deps.embedBudgetSeconds ? { budgetSeconds: deps.embedBudgetSeconds } : {}),
           } satisfies EmbedQueryWorkflowInput,
         ],
         workflowExecutionTimeout: deadlineMs + 5_000,
       })) as EmbedQueryResult;
     } catch (err) {
       // A late answer may have been the worker's stall, not the molecule's: say so, and do not keep it.
+      if (err instanceof WorkflowFailedError && embeddingTimeout(err))
+        return { reason: 'the 3D embedding did not finish within its time limit', transient: true };
       aliveUntil = 0;
       if (err instanceof WorkflowFailedError) throw unavailable('the 3D worker did not answer in time', err);
       throw err;
     }
-    return res.molecule.ok ? { molecule: moleculeFromBase64(res.molecule) } : { reason: res.molecule.reason };
+    const m = res.molecule;
+    return m.ok ? { molecule: moleculeFromBase64(m) } : { reason: m.reason, transient: m.timedOut === true };
   }
   async function outcomeOf(smiles: string): Promise<Outcome> {
     const key = `${QUERY_CONFS}/${QUERY_SEED}/${smiles}`;
@@ -133,7 +160,7 @@ export function createQueryEmbedder(deps: {
       inFlight.set(key, pending);
     }
     const outcome = await pending;
-    if (cacheEntries > 0 && !cache.has(key)) {
+    if (cacheEntries > 0 && !cache.has(key) && !('transient' in outcome && outcome.transient)) {
       cache.set(key, outcome);
       if (cache.size > cacheEntries) cache.delete(cache.keys().next().value!);
     }

@@ -35,7 +35,8 @@ export function reciprocalRankFusion(lists: readonly ArrayLike<number>[], k = RR
     for (let c = 0; c < n; c++) out[c] += 1 / (k + rank[c]);
   }
   const top = lists.length / (k + 1);
-  for (let c = 0; c < n; c++) out[c] /= top;
+  // 1 exactly for a candidate first in every list: the division may land an ulp past it.
+  for (let c = 0; c < n; c++) out[c] = Math.min(1, out[c] / top);
   return out;
 }
 

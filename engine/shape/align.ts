@@ -9,7 +9,7 @@
 import { espSimilarity, type EspMetric } from './esp.ts';
 import { conformerCoords } from './conformers.ts';
 import { espSelfOf, type PreparedShape } from './frame.ts';
-import { pairTable } from './gaussian.ts';
+import { pairTable, unitTanimoto } from './gaussian.ts';
 import { gridShapeTanimoto } from './grid-tanimoto.ts';
 import { optimizePose, overlapAt, rotationOf, workspace } from './optimize.ts';
 
@@ -138,7 +138,7 @@ export function alignShapes(ref: PreparedShape, probe: PreparedShape, opts: Alig
     const selfR = ref.confs[c.rc].self;
     const selfP = probe.confs[c.pc].self;
     return {
-      shape: c.overlap / (selfR + selfP - c.overlap),
+      shape: unitTanimoto(c.overlap, selfR, selfP),
       overlap: c.overlap,
       refConf: c.rc,
       probeConf: c.pc,

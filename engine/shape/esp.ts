@@ -74,5 +74,8 @@ export function espSimilarity(
   const ab = espIntegral(xa, qa, xb, qb);
   // A molecule without charges has no potential: nothing to compare (espsim would divide by zero).
   if (selfA <= 0 || selfB <= 0) return 0;
-  return metric === 'carbo' ? ab / Math.sqrt(selfA * selfB) : ab / (selfA + selfB - ab);
+  // A self-pair's ⟨AB⟩ and √(⟨AA⟩⟨BB⟩) differ in the last bits (1.0000000000000049 was served):
+  // clamp to the index's range so no score past 1 reaches a response.
+  const s = metric === 'carbo' ? ab / Math.sqrt(selfA * selfB) : ab / (selfA + selfB - ab);
+  return Math.min(1, Math.max(metric === 'carbo' ? -1 : -1 / 3, s));
 }

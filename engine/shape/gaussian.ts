@@ -52,6 +52,15 @@ export const BONDI_RADII: Readonly<Record<number, number>> = {
   56: 2.68,
 };
 
+/**
+ * Tanimoto of overlap volumes ab / (aa + bb − ab), clamped to [0, 1]: rounding puts a self-overlap
+ * a few ulps past the self-volumes, and a similarity past 1 must not reach a response.
+ */
+export function unitTanimoto(ab: number, aa: number, bb: number): number {
+  const t = ab / (aa + bb - ab);
+  return t > 1 ? 1 : t < 0 ? 0 : t;
+}
+
 export const radiusOf = (z: number): number => BONDI_RADII[z] ?? BONDI_RADII[6];
 
 /** The atoms that carry Gaussians: heavy atoms, and hydrogens when asked for. */
@@ -130,7 +139,7 @@ export function shapeTanimotoAt(
   const ab = overlapVolume(pairTable(alA, alB), xa, xb);
   const aa = overlapVolume(pairTable(alA, alA), xa, xa);
   const bb = overlapVolume(pairTable(alB, alB), xb, xb);
-  return ab / (aa + bb - ab);
+  return unitTanimoto(ab, aa, bb);
 }
 
 /** Flat xyz (float64) of `atoms` of one conformer; `direct` means `coords` holds that conformer only. */

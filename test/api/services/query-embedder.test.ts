@@ -20,13 +20,27 @@ function countingClient(): WorkflowClient {
   return counting;
 }
 
-const embedder = (cacheEntries?: number) =>
+const embedder = (cacheEntries?: number, embedBudgetSeconds?: number) =>
   createQueryEmbedder({
     workflows: countingClient(),
     namespace: 'default',
     prefix: stack.prefix,
     cacheEntries,
+    embedBudgetSeconds,
   });
+
+/** Cyclosporin A: 85 heavy atoms (under the 100 limit), a flexible macrocycle, seconds to embed. */
+const CYCLOSPORIN =
+  'CC[C@H]1C(=O)N(CC(=O)N([C@H](C(=O)N[C@H](C(=O)N([C@H](C(=O)N[C@H](C(=O)N[C@@H](C(=O)N([C@H](C(=O)N([C@H](C(=O)N([C@H](C(=O)N([C@H](C(=O)N1)[C@@H]([C@H](C)C/C=C/C)O)C)C(C)C)C)CC(C)C)C)CC(C)C)C)C)C)CC(C)C)C)C(C)C)CC(C)C)C)C';
+
+/** The 422 `embed` throws for `smiles`, asserted to name search_input; its message. */
+async function rejection(e: ReturnType<typeof embedder>, smiles: string): Promise<string> {
+  const err = await e.embed(smiles).catch((x: unknown) => x);
+  expect(err).toBeInstanceOf(DomainError);
+  expect((err as DomainError).code).toBe('validation_error');
+  expect((err as DomainError).issues[0].loc).toEqual(['query', 'search_input']);
+  return (err as DomainError).issues[0].msg;
+}
 
 beforeAll(async () => {
   stack = await startChem3dStack('qemb');
@@ -84,6 +98,31 @@ describe('query embedder: cache of query embeddings', () => {
     expect(started).toBe(3);
     await e.embed('CCN');
     expect(started).toBe(4);
+  });
+
+  it('is a 422 naming search_input, not a 503, when the worker took the query but could not embed it in time', async () => {
+    // An embedding budget far below cyclosporin's embedding time: the worker answers the timeout itself.
+    const e = embedder(undefined, 0.05);
+    started = 0;
+    const msg = await rejection(e, CYCLOSPORIN);
+    expect(msg).toMatch(/could not be embedded in 3D within 0\.05 s \(85 heavy atoms, 15 rotatable bonds\)/);
+    // Not kept: on a less busy worker the same query may embed, so the next request tries again.
+    await rejection(e, CYCLOSPORIN);
+    expect(started).toBe(2);
+  }, 60_000);
+
+  it('rejects a query element with no shape radius or Gasteiger charge, naming the element', async () => {
+    const e = embedder();
+    expect(await rejection(e, '[U]')).toMatch(/element\(s\) U not supported in 3D/);
+    expect(await rejection(e, 'C[Se]c1ccccc1')).toMatch(/element\(s\) Se not supported in 3D/);
+    // A counter-ion is not embedded (largest fragment), so it does not make a salt unsupported.
+    expect((await e.embed('CC(=O)[O-].[Na+]')).atomCount).toBe(7);
+  });
+
+  it('rejects a query of monatomic ions only: nothing 3D to compare', async () => {
+    const e = embedder();
+    expect(await rejection(e, '[K+].[Cl-]')).toMatch(/only monatomic ions \(\[K\+\], \[Cl-\]\)/);
+    expect(await rejection(e, '[Na+]')).toMatch(/only monatomic ions/);
   });
 
   it('answers a cached query with the worker down; an uncached one is a 503 (unavailable)', async () => {

@@ -1,6 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createShapePool } from '../../../engine/shape/pool.ts';
 import { scoreShortlist } from '../../../engine/shape/score.ts';
+import { espIntegral, espSimilarity } from '../../../engine/shape/esp.ts';
+import { unitTanimoto } from '../../../engine/shape/gaussian.ts';
+import { reciprocalRankFusion } from '../../../engine/search/fusion.ts';
 import { alignedPairs, molecules } from './support/fixtures.ts';
 import { pearson } from './support/stats.ts';
 
@@ -40,6 +43,34 @@ describe('scoreShortlist', () => {
     const gaps = scored.map((s, i) => s.shape - espsim[i]);
     expect(gaps.reduce((a, b) => a + b, 0) / gaps.length).toBeGreaterThan(0);
     for (const g of gaps) expect(g).toBeGreaterThan(-0.03);
+  });
+
+  it('never scores a self-pair past 1: shape, Gaussian shape and ESP stay in their ranges', () => {
+    // A self-pair's overlap and self-volumes differ in the last bits (1.0000000000000049 was served).
+    for (const [i, m] of mols.entries()) {
+      const [self] = scoreShortlist(m, [m], { metric: 'esp', k: 1 });
+      expect(self.shape, `molecule ${i}`).toBeLessThanOrEqual(1);
+      expect(self.gaussian, `molecule ${i}`).toBeLessThanOrEqual(1);
+      expect(self.esp, `molecule ${i}`).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('clamps the score functions: Carbo and Tanimoto at most 1, shape Tanimoto in [0, 1], fusion at most 1', () => {
+    // Two charged atoms; cached self integrals a few ulps below ⟨AB⟩, as rounding leaves them.
+    const x = [0, 0, 0, 1.2, 0, 0];
+    const q = [0.4, -0.4];
+    const self = espIntegral(x, q, x, q) * (1 - 4e-16);
+    expect(espSimilarity(x, q, x, q, 'carbo', self, self)).toBe(1);
+    expect(espSimilarity(x, q, x, q, 'tanimoto', self, self)).toBe(1);
+    expect(espSimilarity(x, q, x, [-0.4, 0.4], 'carbo', self, self)).toBe(-1);
+    expect(unitTanimoto(1 + 1e-15, 1, 1)).toBe(1);
+    expect(unitTanimoto(-1e-18, 1, 1)).toBe(0);
+    for (const v of reciprocalRankFusion([
+      [3, 2, 1],
+      [3, 1, 2],
+      [3, 2, 2],
+    ]))
+      expect(v).toBeLessThanOrEqual(1);
   });
 
   it("orders by ESP for metric 'esp'", () => {

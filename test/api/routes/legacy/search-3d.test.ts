@@ -103,6 +103,42 @@ describe('GET /molsearch with 3D search types', () => {
     expect(r.body.detail[0].msg).toMatch(/too large for 3D: 130 heavy atoms/);
   });
 
+  it('is a 422 naming search_input and the element for a query element 3D cannot score (was a 200 of ties at 0)', async () => {
+    for (const type of ['espsim_electrostatic', 'espsim_shape']) {
+      const r = await call(
+        s,
+        'GET',
+        `/molsearch?search_input=[U]&search_type=${type}&db_names=drugs3d`,
+        s.keyA,
+      );
+      expect(r.status, r.raw).toBe(422);
+      expect(r.body.detail[0].loc).toEqual(['query', 'search_input']);
+      expect(r.body.detail[0].msg).toMatch(/element\(s\) U not supported in 3D/);
+    }
+  });
+
+  it('is a 422 naming search_input for a salt of monatomic ions only (was a shape ranking of KCl at 0.84)', async () => {
+    for (const q of ['[K+].[Cl-]', '[Na+]']) {
+      const r = await call(
+        s,
+        'GET',
+        `/molsearch?search_input=${encodeURIComponent(q)}&db_names=drugs3d`,
+        s.keyA,
+      );
+      expect(r.status, r.raw).toBe(422);
+      expect(r.body.detail[0].loc).toEqual(['query', 'search_input']);
+      expect(r.body.detail[0].msg).toMatch(/only monatomic ions/);
+    }
+    const b = await call(
+      s,
+      'GET',
+      `/batch_search?search_input=${encodeURIComponent(ASPIRIN)}&search_input=${encodeURIComponent('[K+].[Cl-]')}&search_type=espsim_shape&search_mode=batch`,
+      s.keyA,
+    );
+    expect(b.status, b.raw).toBe(422);
+    expect(b.body.detail[0].loc).toEqual(['query', 'search_input', 1]);
+  });
+
   it('fails fast with 503 and Retry-After when the 3D worker is down, while morgan keeps working', async () => {
     await py.stop();
     const t0 = Date.now();

@@ -91,6 +91,21 @@ describe('POST /api/v2/search_cheese on a catalog', () => {
     const hits: Hit[] = r.body.results;
     expect(hits[0].product_id).toBe('ASPIRIN');
     expect(hits.every((h) => h.score === h.scores.esp)).toBe(true);
+    // Scores are clamped where computed: the self-match is 1 at most (1.0000000000000049 was served).
+    for (const h of hits)
+      for (const v of [h.score, h.scores.esp, h.scores.shape]) expect(v).toBeLessThanOrEqual(1);
+  });
+
+  it('answers 422 naming query_smiles for a query 3D cannot score: an unsupported element, monatomic ions only', async () => {
+    for (const [q, why] of [
+      ['[U]', /element\(s\) U not supported in 3D/],
+      ['[K+].[Cl-]', /only monatomic ions/],
+    ] as const) {
+      const r = await cheese({ query_smiles: q, database_id: DB, scorer: 'esp' });
+      expect(r.status, r.raw).toBe(422);
+      expect(r.body.error.message).toMatch(why);
+      expect(JSON.stringify(r.body)).toContain('query_smiles');
+    }
   });
 
   it('reranks by Morgan Tanimoto with scorer morgan: the rows and scores of /api/v2/search, 3D data or not', async () => {
@@ -252,6 +267,17 @@ describe('POST /api/v2/selections with 3D metric ids', () => {
     }
     // A sampled row's shape score differs from its ECFP4 score: the 3D objective really scored it.
     expect(hits.some((h, i) => h.score !== ecfp.body.results[i].score)).toBe(true);
+  });
+
+  it('answers 422 for a 3D objective whose reference has an element 3D cannot score', async () => {
+    const r = await post(
+      '/api/v2/selections',
+      selection([{ metric_id: 'cheese.electrostatic' }], {
+        references: [{ id: 'q', structure: { format: 'smiles', value: '[U]' } }],
+      }),
+    );
+    expect(r.status, r.raw).toBe(422);
+    expect(r.body.error.message).toMatch(/element\(s\) U not supported in 3D/);
   });
 
   it('answers 422 naming the database when it is not 3D-ready, and 413 past the 3D alignment budget', async () => {
