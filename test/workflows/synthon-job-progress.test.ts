@@ -1,40 +1,19 @@
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import type { ChildProcess } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { writeSyntheticCatalog } from '../../testkit/synthetic-catalog.ts';
 import { taskQueue, WORKER_SHUTDOWN_FAILURE, type SynthonJobInput } from '../../workflows/contracts.ts';
-import { buildTestSpaces } from './support/spaces.ts';
-import { pgAdmin, spawnWorkerProcess } from './support/worker-process.ts';
-import { call, stackEnv, startTestStack, tempDir, type TestStack } from './support/stack.ts';
+import { call } from './support/stack.ts';
+import { useSynthonWorkerStack } from './support/synthon-worker-stack.ts';
 
-// Progress within slices and slices stopped by worker shutdowns: PostgreSQL shared by the API (in
-// this process, no worker) and `molsearch worker` child processes, the shared Temporal dev server,
-// a local object store, the Idorsia toy space and the FreedomSpace sample in one data directory.
-const adminUrl = inject('databaseUrl');
-const dbName = `molsearch_syn_pr_${process.pid}_${randomBytes(3).toString('hex')}`;
-let pgReachable = true;
-let env: Record<string, string>;
-let dataDir: string;
-let api: TestStack;
+// Progress within slices and slices stopped by worker shutdowns (support/synthon-worker-stack.ts:
+// PostgreSQL shared by the API in this process and `molsearch worker` children, the shared Temporal
+// dev server, a local object store, the Idorsia toy space and the FreedomSpace sample).
+const s = useSynthonWorkerStack('syn_pr', 'synthon job progress');
 let connection: Connection;
 let client: Client;
-const workers: ChildProcess[] = [];
 
 /** temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED */
 const STARTED = 2;
-const admin = (sql: string) => pgAdmin(adminUrl, sql);
-const spawnWorker = (extra: Record<string, string> = {}) => spawnWorkerProcess({ ...env, ...extra }, workers);
-
-async function partsOf(job: string): Promise<number> {
-  try {
-    return (await readdir(join(dataDir, 'objects', 'jobs', job, 'parts'))).length;
-  } catch {
-    return 0;
-  }
-}
 
 /** Waits until a synthonScan of the job runs on a worker. */
 async function scanRunning(job: string): Promise<void> {
@@ -51,46 +30,24 @@ async function scanRunning(job: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  try {
-    await admin(`CREATE DATABASE ${dbName}`);
-  } catch (err) {
-    pgReachable = false;
-    console.warn(
-      `\n\u26a0\ufe0f  PostgreSQL unreachable at ${adminUrl} (${(err as Error).message}): the synthon job progress test is SKIPPED.\n`,
-    );
-    return;
-  }
-  const dir = await tempDir('synthon-progress');
-  dataDir = join(dir, 'data');
-  const catalogDir = join(dir, 'catalogs');
-  await writeSyntheticCatalog(catalogDir, 'small', 1_000, 1_000);
-  await buildTestSpaces(dataDir, ['idorsia_toy_space', 'chemspace_freedom_sample']);
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
-  env = stackEnv(dataDir, catalogDir, inject('temporalAddress'), `spr-${randomBytes(4).toString('hex')}`, {
-    DATABASE_URL: url.toString(),
-  });
-  api = await startTestStack(env, { worker: false });
-  connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
+  if (!s.reachable) return;
+  connection = await Connection.connect({ address: s.env.TEMPORAL_ADDRESS });
   client = new Client({ connection });
-}, 300_000);
+});
 
 afterAll(async () => {
-  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
   await connection?.close();
-  await api?.stack.stop();
-  if (pgReachable) await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
 });
 
 describe('synthon job progress and worker shutdowns', () => {
   it('job_info progress.fraction moves while the first slice is still running (shards_done still 0)', async (ctx) => {
-    if (!pgReachable) ctx.skip();
+    if (!s.reachable) ctx.skip();
     // Selenium is in no synthon of the FreedomSpace sample: each slice assembles and matches its
     // ~100,000 products in vain, minutes of work per slice, never a hit.
     const q = `/submit_synthongpt_job?search_input=${encodeURIComponent('[Se]')}&db_name=chemspace_freedom_sample&search_mode=substructure`;
-    const worker = await spawnWorker();
-    const job = (await call(api, 'POST', q, api.keyA, {})).body as string;
-    const info = async () => (await call(api, 'GET', `/job_info?job_name=${job}`, api.keyA)).body;
+    const worker = await s.spawnWorker();
+    const job = (await call(s.api, 'POST', q, s.api.keyA, {})).body as string;
+    const info = async () => (await call(s.api, 'GET', `/job_info?job_name=${job}`, s.api.keyA)).body;
     try {
       const seen: number[] = [];
       await vi.waitFor(
@@ -102,7 +59,7 @@ describe('synthon job progress and worker shutdowns', () => {
         { timeout: 240_000, interval: 500 },
       );
       const p = (await info()).progress;
-      expect(await partsOf(job)).toBe(0);
+      expect(await s.partsOf(job)).toBe(0);
       expect(p.shards_done).toBe(0);
       expect(p.shards_total).toBeGreaterThan(1);
       expect(p.fraction).toBeLessThan(1);
@@ -114,9 +71,9 @@ describe('synthon job progress and worker shutdowns', () => {
   }, 400_000);
 
   it("worker shutdowns spend none of a slice's attempts: with one attempt per slice the job still completes", async (ctx) => {
-    if (!pgReachable) ctx.skip();
+    if (!s.reachable) ctx.skip();
     const job = `job_shutdowns_${randomBytes(4).toString('hex')}`;
-    const prefix = env.TASK_QUEUE_PREFIX;
+    const prefix = s.env.TASK_QUEUE_PREFIX;
     // One slice at a time, each of ~5,000 toy-space products bounded to 6 s, and ONE attempt per
     // slice: a stop that spent an attempt would fail the job at once. (Which slice each stop hits
     // depends on timing, so the test does not ask for one slice to be stopped several times.)
@@ -140,13 +97,13 @@ describe('synthon job progress and worker shutdowns', () => {
     const stops = 3;
     for (let n = 0; n < stops; n++) {
       // No grace: the running slice is stopped at once.
-      const worker = await spawnWorker({ SHUTDOWN_GRACE_MS: '0' });
+      const worker = await s.spawnWorker({ SHUTDOWN_GRACE_MS: '0' });
       await scanRunning(job);
       const exited = new Promise<number | null>((ok) => worker.once('exit', (code) => ok(code)));
       worker.kill('SIGTERM');
       expect(await exited).toBe(0);
     }
-    await spawnWorker();
+    await s.spawnWorker();
     const result = await handle.result();
     expect(result.status).toBe('SUCCESS');
     // The stops were seen as shutdowns, not failures (a stop may miss a slice that had just

@@ -67,7 +67,7 @@ describe('chem3d worker: query embedding', () => {
     const cases: [string, RegExp][] = [
       ['C1CC', /unparsable/],
       ['C'.repeat(150), /too large for 3D: 150 heavy atoms/],
-      ['CC[Se]C', /no Gasteiger charge for element\(s\) Se/],
+      ['CC[Se]C', /element\(s\) Se not supported in 3D \(no shape radius or Gasteiger charge/],
     ];
     for (const [smiles, reason] of cases) {
       const res = await embed(smiles);
