@@ -3,7 +3,6 @@
  * computation over every molecule on an analysis thread, heartbeating meanwhile, and the files it
  * leaves (the stored clustering and clusters.json, or the coordinates CSV).
  */
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { DomainError } from '../platform/errors.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
@@ -15,7 +14,7 @@ import {
   type MapParams,
 } from '../engine/analysis/index.ts';
 import { csvCell } from '../engine/export/npy.ts';
-import { cancellationSignal } from './jobs.ts';
+import { beat, cancellationSignal } from './jobs.ts';
 import {
   analysisJobKeys as keys,
   INVALID_INPUT_FAILURE,
@@ -24,14 +23,6 @@ import {
 
 const invalid = (msg: string) =>
   ApplicationFailure.create({ message: msg, type: INVALID_INPUT_FAILURE, nonRetryable: true });
-
-function beat(details?: unknown): void {
-  try {
-    Context.current().heartbeat(details);
-  } catch {
-    // not in an activity context
-  }
-}
 
 export type OnceRequest = Extract<AnalysisJobRequest, { op: 'cluster' | 'visualize_file' }>;
 

@@ -4,7 +4,6 @@
  * so a retry after a worker restart overwrites its own part), finish (assemble the parts into the
  * result files and the summary). The request is read from the object store, never from history.
  */
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
@@ -29,17 +28,10 @@ import {
 } from '../workflows/contracts.ts';
 import type { ShardCache } from './jobs-shards.ts';
 import { analysisOnce, finishOnce, whileBeating } from './analysis-jobs-once.ts';
+import { beat } from './jobs.ts';
 
 const invalid = (msg: string) =>
   ApplicationFailure.create({ message: msg, type: INVALID_INPUT_FAILURE, nonRetryable: true });
-
-function beat(details?: unknown): void {
-  try {
-    Context.current().heartbeat(details);
-  } catch {
-    // not in an activity context (tests call the functions directly)
-  }
-}
 
 /** The shards, heartbeating before each is scanned (a long chunk shows it is alive per shard). */
 function* beating<T>(shards: readonly T[]): Generator<T> {

@@ -6,7 +6,6 @@
  * thrown plainly so Temporal retries it (a retried scan reuses a part already written).
  */
 import { join } from 'node:path';
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/object-store/index.ts';
@@ -19,7 +18,7 @@ import { compareHits, queryMol, type SynthonJobSlice } from '../engine/synthons/
 import { createSynthonJobPool, type SynthonJobPool } from '../engine/synthons/job-pool.ts';
 import type { SpaceHit } from '../engine/synthons/similarity.ts';
 import { INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
-import { cancellationSignal, shutdownFailure } from './jobs.ts';
+import { beat, cancellationSignal, shutdownFailure } from './jobs.ts';
 import { createSliceProgressWriter } from './synthon-progress.ts';
 
 export interface SynthonActivityDeps {
@@ -107,14 +106,6 @@ export const synthonJobKeys = {
 
 const invalid = (msg: string) =>
   ApplicationFailure.create({ message: msg, type: INVALID_INPUT_FAILURE, nonRetryable: true });
-
-function beat(details?: unknown): void {
-  try {
-    Context.current().heartbeat(details);
-  } catch {
-    // not in an activity context (tests)
-  }
-}
 
 /** Splits reactions into at most `max` slices of similar product counts (largest first, greedy). */
 export function sliceReactions(manifest: SpaceManifest, max = MAX_SYNTHON_SLICES): string[][] {
