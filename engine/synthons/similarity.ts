@@ -46,6 +46,11 @@ export interface SimilarityOptions {
   unscored?: TupleCandidate[];
   /** Per reaction index, the slot terms of this query (filled and reused across searches). */
   terms?: Map<number, SlotTerms[]>;
+  /**
+   * A walk cut short (time or `maxCandidates`) scores nothing and returns at once: the caller
+   * spends the time on candidates of its own (similarityTopK's estimate stage).
+   */
+  abandonIfCut?: boolean;
 }
 
 export interface SpaceHit {
@@ -206,6 +211,8 @@ export function similaritySearch(
     queue = cut;
   }
   const t1 = performance.now();
+  if (timedOut && opts.abandonIfCut)
+    return { hits: [], counts, timedOut, timingMs: { proposal: t1 - t0, assembly: 0 } };
   // A walk cut short proves nothing, so its candidates are scored cheapest first (join bits take
   // microseconds, RDKit assembly of a ring-closing product milliseconds, and the weak bounds of
   // the latter rank them first): more exact scores in the time left. Otherwise best bound first.

@@ -97,4 +97,23 @@ describe('join walk on an AutoGrow4 sample', () => {
       if (scores[24] >= res.threshold) expect(res.hits.length).toBe(25);
     }
   });
+
+  it(
+    'top 25 under an ample budget (estimate stage, then both exact stages) equals brute force',
+    {
+      timeout: 600_000,
+    },
+    () => {
+      for (const smiles of queries().slice(0, 6)) {
+        const q = fpOf(smiles);
+        const scores = products.map((p) => tanimoto(q, p.fp)).sort((x, y) => y - x);
+        const res = similarityTopK(rd, space, q, 25, { timeoutMs: 600_000 });
+        expect(res.timedOut, smiles).toBe(false);
+        expect(
+          res.hits.map((h) => h.similarity.toFixed(9)),
+          smiles,
+        ).toEqual(scores.slice(0, 25).map((s) => s.toFixed(9)));
+      }
+    },
+  );
 });

@@ -1,0 +1,100 @@
+/**
+ * The map every step of a top-k search shares (tuple key → exact Tanimoto, null = invalid
+ * assembly) and what is read off it: counts over the whole search, the k-th best score, and the
+ * k best products as hits.
+ */
+import type { RDKitModule } from '../chem/rdkit.ts';
+import { assembleProduct } from './assemble.ts';
+import { tupleKey } from './score-tuple.ts';
+import { hitOf, type SimilarityResult, type SpaceHit, type TupleCandidate } from './similarity.ts';
+import { tupleId, tupleSmiles, type OpenSpace } from './space.ts';
+
+/**
+ * Counts over the whole search rather than its last step: tuples proposed by any step (each once),
+ * and of them those scored (valid products) or found invalid. A step's own counts leave out what
+ * earlier steps scored, so a budget-cut answer reported fewer proposed than assembled (user trial).
+ */
+export function overall(
+  counts: SimilarityResult['counts'],
+  scored: Map<string, number | null>,
+  unscored: TupleCandidate[],
+): SimilarityResult['counts'] {
+  const proposed = new Set(scored.keys());
+  for (const u of unscored) proposed.add(tupleKey(u));
+  const valid = validCount(scored);
+  return { ...counts, candidates: proposed.size, assembled: valid, invalid: scored.size - valid };
+}
+
+export function validCount(scored: Map<string, number | null>): number {
+  let n = 0;
+  for (const v of scored.values()) if (v !== null) n++;
+  return n;
+}
+
+/** The k-th best score among the scored products, or undefined with fewer than k. */
+export function kthBest(scored: Map<string, number | null>, k: number): number | undefined {
+  const sims = validSims(scored);
+  if (sims.length < k) return undefined;
+  return sims.sort()[sims.length - k];
+}
+
+function validSims(scored: Map<string, number | null>): Float64Array {
+  const sims = new Float64Array(scored.size);
+  let n = 0;
+  for (const v of scored.values()) if (v !== null) sims[n++] = v;
+  return sims.subarray(0, n);
+}
+
+function parseKey(key: string, bound: number): TupleCandidate {
+  const [r, list] = key.split(':');
+  return { reaction: Number(r), synthons: list.split(',').map(Number), bound };
+}
+
+/**
+ * The k best scored products as hits (similarity descending, then product id, as
+ * similaritySearch orders them), each assembled by RDKit for its SMILES, one per molecule: a
+ * product that does not assemble is counted invalid, one that repeats a molecule already taken
+ * (another route to it) is skipped, and the next one is taken — from a wider cut when the first
+ * 2k scored run out, so a budget-cut answer still holds k distinct molecules when it scored them.
+ * With `routes`, every tuple is a hit of its own (two routes to one molecule are two hits), as
+ * similaritySearch answers: an exact answer whose callers keep each molecule once and ask for
+ * more when routes leave fewer than they want (job-search.ts, space-search.ts).
+ */
+export function bestScored(
+  rd: RDKitModule,
+  space: OpenSpace,
+  scored: Map<string, number | null>,
+  k: number,
+  counts: { invalid: number },
+  routes = false,
+): SpaceHit[] {
+  const sims = validSims(scored).sort().reverse();
+  if (sims.length === 0 || k <= 0) return [];
+  const hits: SpaceHit[] = [];
+  const seen = new Set<string>();
+  // Each round takes the scored products below the last round's cut and at or above its own.
+  let above = Infinity;
+  for (let want = 2 * k; hits.length < k && above > sims[sims.length - 1]; want *= 4) {
+    const cut = sims[Math.min(sims.length, want) - 1];
+    const round: Array<{ c: TupleCandidate; sim: number; id: string }> = [];
+    for (const [key, sim] of scored)
+      if (sim !== null && sim >= cut && sim < above) {
+        const c = parseKey(key, sim);
+        round.push({ c, sim, id: tupleId(space, c) });
+      }
+    round.sort((x, y) => y.sim - x.sim || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    for (const b of round) {
+      if (hits.length >= k) break;
+      const product = assembleProduct(rd, tupleSmiles(space, b.c));
+      if (!product) {
+        counts.invalid++;
+        continue;
+      }
+      if (!routes && seen.has(product.smiles)) continue;
+      seen.add(product.smiles);
+      hits.push(hitOf(space, b.c, product.smiles, b.sim));
+    }
+    above = cut;
+  }
+  return hits;
+}
