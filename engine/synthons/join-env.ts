@@ -107,11 +107,19 @@ export function crossCodes(x: JoinEnv, y: JoinEnv): number[] {
   const out: number[] = [];
   nearCodes(x, y.c0, out);
   nearCodes(y, x.c0, out);
-  const c1A = out[0];
-  const c1B = out[x.outer.length + 1];
-  out.push(fold(combine(1, c1A), [...x.outer.map((o): [number, number] => [o.bt, o.c1]), [JOIN_BOND, c1B]]));
-  out.push(fold(combine(1, c1B), [...y.outer.map((o): [number, number] => [o.bt, o.c1]), [JOIN_BOND, c1A]]));
+  out.push(...acrossCodes(x, y, out[0], out[x.outer.length + 1]));
   return out;
+}
+
+/**
+ * The (A,2) and (B,2) codes of the product of x and y, from the code1s of A and B in it (the first
+ * of `nearCodes(x, y.c0)` and of `nearCodes(y, x.c0)`): crossCodes' last two.
+ */
+export function acrossCodes(x: JoinEnv, y: JoinEnv, c1A: number, c1B: number): [number, number] {
+  return [
+    fold(combine(1, c1A), [...x.outer.map((o): [number, number] => [o.bt, o.c1]), [JOIN_BOND, c1B]]),
+    fold(combine(1, c1B), [...y.outer.map((o): [number, number] => [o.bt, o.c1]), [JOIN_BOND, c1A]]),
+  ];
 }
 
 /** Whether two of A's other neighbours are bonded or share a neighbour (a 3- or 4-ring at A). */

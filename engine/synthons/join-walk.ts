@@ -12,7 +12,7 @@
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import type { SlotColumns } from './format.ts';
 import { guaranteedRow, type SlotTerms } from './bounds.ts';
-import { crossCodes, decodeJoinEnv, exactCrossCodes, nearCodes, type JoinEnv } from './join-env.ts';
+import { acrossCodes, decodeJoinEnv, exactCrossCodes, nearCodes, type JoinEnv } from './join-env.ts';
 
 const NBITS = FP_BYTES * 8;
 const WORDS = FP_BYTES / 4;
@@ -86,6 +86,23 @@ function nearInQ(q: Uint32Array, x: JoinEnv, partnerC0: number): number {
 }
 
 /**
+ * Per query and reaction (keyed by its slot terms, which similarityTopK's threshold steps share):
+ * each attachment-invariant pair's synthon terms and orders. They depend on the query only, and
+ * recomputing them (the near codes of every synthon) was most of a step's time on the 10^9 space.
+ */
+const groupMemo = new WeakMap<readonly SlotTerms[], { x: Int32Array[]; groups: Map<string, GroupTerms> }>();
+
+interface GroupTerms {
+  wa: Int32Array;
+  wb: Int32Array;
+  oa: Int32Array;
+  ob: Int32Array;
+  /** Near codes of the synthons the walk reached (by position in the group), filled as needed. */
+  nearA: Array<number[] | undefined>;
+  nearB: Array<number[] | undefined>;
+}
+
+/**
  * Walks the reaction's tuples whose bound reaches t, calling `push(i, j, bound)`; `push` returns
  * false to stop (then so does the walk, returning false, as when `expired()` turns true).
  * `terms` are bounds.ts's slot terms.
@@ -101,15 +118,25 @@ export function joinWalk(
   push: (i: number, j: number, bound: number) => boolean,
   expired: () => boolean,
 ): boolean {
-  const x = terms.map((ts, s) => Int32Array.from(ts.w, (w, i) => w - slots[s].unstableEnvs[i]));
+  let memo = groupMemo.get(terms);
+  if (!memo) groupMemo.set(terms, (memo = { x: [], groups: new Map() }));
+  const x = memo.x.length
+    ? memo.x
+    : (memo.x = terms.map((ts, s) => Int32Array.from(ts.w, (w, i) => w - slots[s].unstableEnvs[i])));
   const [ga, gb] = envs.map(byAttachment);
   const scratch = new Uint32Array(WORDS);
   for (const [ka, ia] of ga)
     for (const [kb, jb] of gb) {
-      const wa = Int32Array.from(ia, (i) => x[0][i] + nearInQ(q, envs[0][i], kb));
-      const wb = Int32Array.from(jb, (j) => x[1][j] + nearInQ(q, envs[1][j], ka));
-      const oa = Int32Array.from(ia.keys()).sort((p, r) => wa[r] - wa[p]);
-      const ob = Int32Array.from(jb.keys()).sort((p, r) => wb[r] - wb[p]);
+      const key = `${ka}:${kb}`;
+      let group = memo.groups.get(key);
+      if (!group) {
+        const wa = Int32Array.from(ia, (i) => x[0][i] + nearInQ(q, envs[0][i], kb));
+        const wb = Int32Array.from(jb, (j) => x[1][j] + nearInQ(q, envs[1][j], ka));
+        const oa = Int32Array.from(ia.keys()).sort((p, r) => wa[r] - wa[p]);
+        const ob = Int32Array.from(jb.keys()).sort((p, r) => wb[r] - wb[p]);
+        memo.groups.set(key, (group = { wa, wb, oa, ob, nearA: [], nearB: [] }));
+      }
+      const { wa, wb, oa, ob, nearA, nearB } = group;
       const wbMax = wb[ob[0]];
       for (const pa of oa) {
         const i = ia[pa];
@@ -122,7 +149,17 @@ export function joinWalk(
           if (w < t * (a + di)) break;
           if (w < t * (a + Math.max(di, terms[1].d[j]))) continue;
           if (++counts.screened % 4096 === 0 && expired()) return false;
-          const bound = orBound(q, a, slots, i, j, envs, scratch);
+          const na = (nearA[pa] ??= nearCodes(envs[0][i], kb));
+          const nb = (nearB[pb] ??= nearCodes(envs[1][j], ka));
+          const bound = orBound(
+            q,
+            a,
+            slots,
+            i,
+            j,
+            [na, nb, acrossCodes(envs[0][i], envs[1][j], na[0], nb[0])],
+            scratch,
+          );
           if (bound + 1e-9 >= t && !push(i, j, bound)) return false;
         }
       }
@@ -137,7 +174,7 @@ function orBound(
   slots: readonly SlotColumns[],
   i: number,
   j: number,
-  envs: readonly [readonly JoinEnv[], readonly JoinEnv[]],
+  cross: readonly (readonly number[])[],
   g: Uint32Array,
 ): number {
   const ra = guaranteedRow(slots[0].guaranteed, i);
@@ -151,10 +188,12 @@ function orBound(
     common += pop32(v & q[k]);
   }
   const extra = new Set<number>();
-  for (const c of crossCodes(envs[0][i], envs[1][j])) {
-    const bit = c % NBITS;
-    if (inQ(q, bit) && ((g[bit >>> 5] >>> (bit & 31)) & 1) === 0) extra.add(bit);
-  }
+  // The tuple's cross codes (crossCodes of join-env.ts, in parts).
+  for (const codes of cross)
+    for (const c of codes) {
+      const bit = c % NBITS;
+      if (inQ(q, bit) && ((g[bit >>> 5] >>> (bit & 31)) & 1) === 0) extra.add(bit);
+    }
   const den = a + all - common;
   return den <= 0 ? 1 : Math.min(a, common + extra.size) / den;
 }
