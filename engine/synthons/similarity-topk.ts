@@ -122,7 +122,8 @@ export function similarityTopK(
   for (let held = validCount(scored); held < k && next < proposed.length && performance.now() < grace;)
     if (scoreTuple(rd, space, queryFp, proposed[next++], fpBuf, scored)) held = validCount(scored);
   const late = { invalid: 0 };
-  const hits = bestScored(rd, space, scored, k, late, exact);
+  // Only products at or above the floor (a job's similarity threshold), as the ladder answers.
+  const hits = bestScored(rd, space, scored, k, late, exact).filter((h) => h.similarity >= floor);
   const unscored = proposed.slice(next).filter((c) => !scored.has(tupleKey(c)));
   const counts = overall(
     { screened, candidates: 0, assembled: 0, invalid: 0, aboveThreshold: 0 },

@@ -69,6 +69,22 @@ describe('similarityTopK on the Idorsia toy space', () => {
   });
 });
 
+describe('similarityTopK under a budget on a space of weak-bound reactions only', () => {
+  it('is exact (estimate stage, then the exact pass) and keeps to the floor', { timeout: 300_000 }, () => {
+    for (const e of fixture.entries) {
+      const want = e.top.slice(0, fixture.k);
+      const res = similarityTopK(rd, space, fpOf(e.query), fixture.k, { timeoutMs: 120_000 });
+      expect(res.timedOut).toBe(false);
+      expect(res.hits.map((h) => Number(h.similarity.toFixed(6)))).toEqual(want.map((x) => x[1]));
+      // A floor between the 3rd and the k-th score: only the products at or above it.
+      const floor = (want[2][1] + want[fixture.k - 1][1]) / 2;
+      const above = want.filter((x) => x[1] >= floor);
+      const cut = similarityTopK(rd, space, fpOf(e.query), fixture.k, { timeoutMs: 120_000, floor });
+      expect(cut.hits.map((h) => Number(h.similarity.toFixed(6)))).toEqual(above.map((x) => x[1]));
+    }
+  });
+});
+
 // The user-trial defect: a query dissimilar to the whole space (best Tanimoto 0.15 and 0.05) got 0
 // hits because the top-k search stopped at a 0.25 floor. The k best must come back, exactly.
 describe('similarityTopK with a query dissimilar to the space', () => {
