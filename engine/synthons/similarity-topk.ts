@@ -119,8 +119,11 @@ export function similarityTopK(
   // Never empty when it could answer: past the deadline, scoring goes on while fewer than k
   // products are held, for at most GRACE_SHARE of the budget (at least GRACE_MIN_MS).
   const grace = start + budget + Math.max(budget * GRACE_SHARE, GRACE_MIN_MS);
-  for (let held = validCount(scored); held < k && next < proposed.length && performance.now() < grace;)
-    if (scoreTuple(rd, space, queryFp, proposed[next++], fpBuf, scored)) held = validCount(scored);
+  let held = validCount(scored);
+  while (held < k && next < proposed.length && performance.now() < grace) {
+    const c = proposed[next++];
+    if (!scored.has(tupleKey(c)) && scoreTuple(rd, space, queryFp, c, fpBuf, scored)) held++;
+  }
   const late = { invalid: 0 };
   // Only products at or above the floor (a job's similarity threshold), as the ladder answers.
   const hits = bestScored(rd, space, scored, k, late, exact).filter((h) => h.similarity >= floor);
