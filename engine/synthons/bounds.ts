@@ -13,7 +13,8 @@ import { FP_BYTES } from '../chem/fingerprint.ts';
 
 const WORDS = FP_BYTES / 4;
 
-function pop32(v: number): number {
+/** Set bits of a 32-bit word. */
+export function pop32(v: number): number {
   v = v - ((v >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
   return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;

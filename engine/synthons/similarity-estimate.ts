@@ -18,7 +18,7 @@
  * Pure: typed arrays only.
  */
 import { FP_BYTES } from '../chem/fingerprint.ts';
-import { guaranteedRow, popcountWords, tupleBound } from './bounds.ts';
+import { guaranteedRow, pop32, popcountWords, tupleBound } from './bounds.ts';
 import type { TupleCandidate } from './similarity.ts';
 import type { OpenSpace } from './space.ts';
 
@@ -35,12 +35,6 @@ interface SlotGains {
   order: Int32Array;
   min: number;
   max: number;
-}
-
-function pop32(v: number): number {
-  v = v - ((v >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 function slotGains(q: Uint32Array, fps: Uint8Array, n: number): SlotGains {

@@ -21,7 +21,7 @@
 import type { RDKitModule } from '../chem/rdkit.ts';
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import { hasJoinEnvs, scoreTuple, tupleKey } from './score-tuple.ts';
-import { similaritySearch, type SimilarityResult } from './similarity.ts';
+import { searchableReactions, similaritySearch, type SimilarityResult } from './similarity.ts';
 import { estimateCandidates } from './similarity-estimate.ts';
 import { ladderTopK, type TopKOptions, type TopKResult } from './similarity-ladder.ts';
 import { bestScored, kthBest, overall, validCount } from './similarity-scored.ts';
@@ -43,13 +43,7 @@ export function similarityTopK(
   k: number,
   opts: TopKOptions = {},
 ): TopKResult {
-  const searched = space.reactions
-    .map((_, r) => r)
-    .filter((r) => {
-      const reaction = space.reactions[r];
-      if (opts.reactions && !opts.reactions.includes(reaction.info.id)) return false;
-      return reaction.slots.every((s) => s.synthonIds.length > 0);
-    });
+  const searched = searchableReactions(space, opts.reactions);
   const weak = searched.filter((r) => !hasJoinEnvs(space.reactions[r]));
   if (opts.timeoutMs === undefined || weak.length === 0 || k <= 0)
     return ladderTopK(rd, space, queryFp, k, opts);

@@ -109,13 +109,7 @@ export function similaritySearch(
   const scratch = new Uint32Array(q.length);
   // Every reaction gets a fair share of what is left of the proposal time and of the candidate
   // limit, so a budgeted search sees every reaction instead of spending it all on the first ones.
-  const todo = space.reactions
-    .map((_, r) => r)
-    .filter((r) => {
-      const reaction = space.reactions[r];
-      if (opts.reactions && !opts.reactions.includes(reaction.info.id)) return false;
-      return reaction.slots.every((s) => s.synthonIds.length > 0);
-    });
+  const todo = searchableReactions(space, opts.reactions);
   // A reaction cut off at its share is walked again afterwards with what the others left unused.
   // It keeps the candidates of its first walk: the walk is deterministic, so the second skips the
   // first `emitted[r]` it proposes instead of throwing them away and proposing them again.
@@ -262,6 +256,17 @@ export function similaritySearch(
     timedOut,
     timingMs: { proposal: t1 - t0, assembly: performance.now() - t1 },
   };
+}
+
+/** Indices of the reactions to search: those named (all when none are), without empty slots. */
+export function searchableReactions(space: OpenSpace, ids?: readonly string[]): number[] {
+  return space.reactions
+    .map((_, r) => r)
+    .filter((r) => {
+      const reaction = space.reactions[r];
+      if (ids && !ids.includes(reaction.info.id)) return false;
+      return reaction.slots.every((s) => s.synthonIds.length > 0);
+    });
 }
 
 export function hitOf(space: OpenSpace, c: Candidate, smiles: string, similarity: number): SpaceHit {
