@@ -9,6 +9,7 @@
  *     --queries q.json [--peer peer.json] [--k 100] [--cutoff 0.5] [--max-hits 100] [--timeout-s 60]
  *     [--reactions join|other]   (only the reactions searched with join environments, or the others)
  *     [--sss-passes 2]   (the substructure queries run twice: cold, then warm)
+ *     [--warm-up DIR]    (first the space thread's warm-up (warm-up.ts) on the small space in DIR)
  *     (--cutoff none: the top k only)
  */
 import { readFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { openSpace } from '../../engine/synthons/space.ts';
 import { similaritySearch } from '../../engine/synthons/similarity.ts';
 import { similarityTopK } from '../../engine/synthons/similarity-topk.ts';
 import { substructureSearch } from '../../engine/synthons/substructure.ts';
+import { warmUp } from '../../engine/synthons/warm-up.ts';
 import { joinable } from '../../engine/synthons/join-bits.ts';
 import { slotJoinEnvs } from '../../engine/synthons/join-walk.ts';
 
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     'timeout-s': { type: 'string', default: '60' },
     reactions: { type: 'string' },
     'sss-passes': { type: 'string', default: '1' },
+    'warm-up': { type: 'string' },
   },
 });
 const timeoutMs = Number(values['timeout-s']) * 1000;
@@ -45,6 +48,12 @@ console.log(
   `${space.manifest.id}: ${c.reactions} reactions, ${c.synthons} synthons, ${c.products} products; ` +
     `open ${((performance.now() - t) / 1000).toFixed(1)} s, heap ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB rss`,
 );
+// --warm-up DIR: what the service's space thread does before its first search, on another space
+// (so the measured space's columns stay cold).
+if (values['warm-up']) {
+  const w = warmUp(rd, [await openSpace(values['warm-up'])]);
+  console.log(`warm-up on ${w?.space}: ${w?.ms} ms`);
+}
 // --reactions join | other: only the reactions searched with join environments (two synthons,
 // one single-bond join, no ring closed: join-walk.ts), or only the others.
 const withJoinEnvs = (r: (typeof space.reactions)[number]): boolean =>

@@ -6,6 +6,7 @@ import { similarityTopK } from './similarity-topk.ts';
 import { sampleSpace } from './sample.ts';
 import { rerankMorgan } from './rerank.ts';
 import { substructureSearch } from './substructure.ts';
+import { warmUp } from './warm-up.ts';
 import type { SpaceReply, SpaceRequest } from './space-pool.ts';
 
 serveThread<SpaceRequest, SpaceReply>(async (data) => {
@@ -15,13 +16,14 @@ serveThread<SpaceRequest, SpaceReply>(async (data) => {
     const s = await openSpace(dir);
     spaces.set(s.manifest.id, s);
   }
+  const warm = warmUp(rd, [...spaces.values()]);
   const get = (id: string): OpenSpace => {
     const s = spaces.get(id);
     if (!s) throw new Error(`space ${id} is not loaded`);
     return s;
   };
   return {
-    info: { spaces: [...spaces.keys()] },
+    info: { spaces: [...spaces.keys()], warmUp: warm },
     async handle(req) {
       // A space built after this thread started arrives with its directory.
       if (!spaces.has(req.space) && req.dir) {

@@ -20,6 +20,7 @@ import { mayContain, skeletonNeeds, smilesElementCounts } from './element-counts
 import type { SlotColumns } from './format.ts';
 import { fragmentScreen, screenPasses } from './sss-screen.ts';
 import { containsSkeleton, parseSkeletonSmarts, smilesSkeleton } from './skeleton-match.ts';
+import { excludedAtLeast, lazyList, lazyTuples, type LazyList } from './lazy-box.ts';
 import type { OpenSpace } from './space.ts';
 import {
   createVerifier,
@@ -135,41 +136,37 @@ export function substructureSearch(
     for (let r = 0; r < space.reactions.length && !timedOut && !full; r++) {
       const reaction = space.reactions[r];
       const slots = reaction.slots;
-      // Which synthons of slot s contain fragment `smarts` (substructure) or fit the query (super).
-      const passCache = new Map<string, number[]>();
-      const passing = (s: number, smarts: string | null): number[] => {
+      // Which synthons of slot s contain fragment `smarts` (substructure) or fit the query (super),
+      // screened as far as the walk asks (lazy-box.ts).
+      const passCache = new Map<string, LazyList>();
+      const passing = (s: number, smarts: string | null): LazyList => {
         const key = `${s}\n${smarts ?? ''}`;
         let out = passCache.get(key);
         if (out) return out;
-        out = [];
         const needs = smarts === null || mode !== 'substructure' ? null : skeletonNeeds(smarts);
         const counts = needs ? slotElementCounts(slots[s]) : null;
         // The build-time screen (format v2); spaces of format v1 have none.
         const screens = needs ? slots[s].screen : undefined;
         const fragScreen = screens ? fragmentScreenOf(smarts!) : undefined;
         const fragmentGraph = needs && !needs.has(1) ? parseSkeletonSmarts(smarts!) : undefined;
-        for (let i = 0; i < slots[s].smiles.length; i++) {
-          if (smarts === null) out.push(i);
-          else if (mode === 'substructure') {
+        out = lazyList(slots[s].smiles.length, (i) => {
+          if (smarts === null) return true;
+          if (mode === 'substructure') {
             // The stored screen first: it needs no reading of the SMILES.
-            if (fragScreen && !screenPasses(screens!, i, fragScreen)) continue;
-            if (!mayContain(countsOf(counts!, slots[s], i), needs!)) continue;
+            if (fragScreen && !screenPasses(screens!, i, fragScreen)) return false;
+            if (!mayContain(countsOf(counts!, slots[s], i), needs!)) return false;
             fragmentMatches++;
             // The synthon's SMILES text decides the match without an RDKit parse where it can.
             const tg = fragmentGraph ? smilesSkeleton(slots[s].smiles[i]) : undefined;
-            if (tg) {
-              if (containsSkeleton(fragmentGraph!, tg)) out.push(i);
-              continue;
-            }
+            if (tg) return containsSkeleton(fragmentGraph!, tg);
             const m = mols.get(r, s, i);
-            if (m && (JSON.parse(m.get_substruct_match(pattern(smarts))) as Match).atoms?.length) out.push(i);
-          } else {
-            const m = mols.get(r, s, i);
-            const sk = m ? querySkeleton(m) : null;
-            const p = sk ? pattern(skeletonSmarts(sk.z, sk.bonds)) : null;
-            if (p && (JSON.parse(q.get_substruct_match(p)) as Match).atoms?.length) out.push(i);
+            return !!(m && (JSON.parse(m.get_substruct_match(pattern(smarts))) as Match).atoms?.length);
           }
-        }
+          const m = mols.get(r, s, i);
+          const sk = m ? querySkeleton(m) : null;
+          const p = sk ? pattern(skeletonSmarts(sk.z, sk.bonds)) : null;
+          return !!(p && (JSON.parse(q.get_substruct_match(p)) as Match).atoms?.length);
+        });
         passCache.set(key, out);
         return out;
       };
@@ -184,13 +181,12 @@ export function substructureSearch(
         .map((split) =>
           split.map((f, s) => (mode === 'superstructure' ? passing(s, 'super') : passing(s, f))),
         )
-        .filter((box) => box.every((b) => b.length > 0));
-      const boxTotal = boxes.reduce((n, box) => n + box.reduce((p, b) => p * b.length, 1), 0);
+        .filter((box) => box.every((l) => l.has(0)));
       const seen = boxes.length > 1 ? new Set<string>() : null;
       let verified = 0;
       let light = 0; // ruled out by heavy-atom count alone
       walk: for (const box of boxes)
-        for (const synthons of tuplesOf(box)) {
+        for (const synthons of lazyTuples(box)) {
           if (seen) {
             const key = synthons.join(',');
             if (seen.has(key)) continue;
@@ -217,8 +213,8 @@ export function substructureSearch(
             }
           }
         }
-      // Boxes may overlap, so only a finished walk knows the distinct candidates exactly.
-      if (timedOut || full) decided += Math.max(0, reaction.info.products - boxTotal) + verified;
+      // Boxes may overlap and a stopped walk leaves lists unscreened: count what is sure.
+      if (timedOut || full) decided += excludedAtLeast(reaction.info.products, boxes) + verified;
       else {
         screened += reaction.info.products - verified + light;
         decided += reaction.info.products;
@@ -274,15 +270,4 @@ function countsOf(
 ): Map<number, number> | undefined {
   if (list[i] === undefined) list[i] = smilesElementCounts(slot.smiles[i]) ?? null;
   return list[i] ?? undefined;
-}
-
-/** Every tuple of a box (one index list per slot), last slot fastest. */
-function* tuplesOf(box: number[][]): Generator<number[]> {
-  const idx = box.map(() => 0);
-  for (;;) {
-    yield idx.map((k, s) => box[s][k]);
-    let s = box.length - 1;
-    while (s >= 0 && ++idx[s] === box[s].length) idx[s--] = 0;
-    if (s < 0) return;
-  }
 }

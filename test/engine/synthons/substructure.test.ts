@@ -117,6 +117,18 @@ describe('substructureSearch (fragments matched against synthon sets, then verif
     for (const h of res.hits) expect(want.has(h.smiles), h.smiles).toBe(true);
   });
 
+  it('a search stopped at maxHits screens only the synthons its walk reached, same first hits', () => {
+    const space = spaces.get('idorsia_toy_space_a')!;
+    const all = substructureSearch(rd, space, 'C(=O)N', ALL);
+    const first = substructureSearch(rd, space, 'C(=O)N', { maxHits: 10 });
+    expect(all.hits.length).toBeGreaterThan(10);
+    expect(first.hits.map((h) => h.productId)).toEqual(all.hits.slice(0, 10).map((h) => h.productId));
+    expect(first.fragmentMatches).toBeLessThan(all.fragmentMatches / 10); // 250 synthons match
+    // Coverage counts only products decided: the ten verified, not the space's unscreened rest.
+    expect(first.coverage).toBeGreaterThanOrEqual(10 / 29200);
+    expect(first.coverage).toBeLessThan(all.coverage);
+  });
+
   it('a deadline already passed stops before any assembly', () => {
     const res = substructureSearch(rd, spaces.get('idorsia_toy_space_a')!, 'C', { deadline: Date.now() - 1 });
     expect(res.timedOut).toBe(true);
