@@ -30,7 +30,7 @@ import type { OpenSpace } from './space.ts';
 export { RESERVE_FRACTION, TOPK_THRESHOLDS, type TopKOptions, type TopKResult } from './similarity-ladder.ts';
 
 /** Share of the budget for scoring the weak reactions' best-estimated tuples (stage 1). */
-export const ESTIMATE_SHARE = 0.3;
+export const ESTIMATE_SHARE = 0.15;
 /** Stages 1 and 2 end by this share of the budget; stage 3 has the rest. */
 export const STRONG_SHARE = 0.7;
 const GRACE_SHARE = 0.1;
