@@ -19,7 +19,7 @@ import type { SlotColumns } from './format.ts';
 
 const CONNECTOR = /\[(\d)\*\]/g;
 const NON_CANONICAL = JSON.stringify({ canonical: false });
-/** Synthon molecules kept per thread; all are freed when the count passes this (~3 KB each). */
+/** Synthon molecules kept per thread; all are freed when the count reaches this (~3 KB each). */
 const MAX_MOLS = 20_000;
 
 let held = 0;
@@ -30,10 +30,6 @@ function synthonMol(rd: RDKitModule, slot: SlotColumns, i: number): RDKitMol | n
   if (!mols) slots.set(slot, (mols = new Map()));
   let m = mols.get(i);
   if (m !== undefined) return m;
-  if (held >= MAX_MOLS) {
-    clearSynthonMols();
-    return synthonMol(rd, slot, i);
-  }
   const smiles = slot.smiles[i];
   m = null;
   if (!smiles.includes(':')) {
@@ -53,12 +49,21 @@ export function clearSynthonMols(): void {
   held = 0;
 }
 
-/** The product's Morgan fingerprint, or undefined when assemble.ts must decide. */
+/** Synthon molecules kept now. */
+export const keptSynthonMols = (): number => held;
+
+/**
+ * The product's Morgan fingerprint, or undefined when assemble.ts must decide. `cap`: the kept
+ * molecules' bound (a test sets a small one).
+ */
 export function zipFingerprint(
   rd: RDKitModule,
   tupleSlots: readonly SlotColumns[],
   synthons: readonly number[],
+  cap = MAX_MOLS,
 ): Uint8Array | undefined {
+  // Only here, before any molecule of this tuple is taken: a clear frees them all.
+  if (held >= cap) clearSynthonMols();
   const parts: RDKitMol[] = [];
   for (let s = 0; s < synthons.length; s++) {
     const m = synthonMol(rd, tupleSlots[s], synthons[s]);

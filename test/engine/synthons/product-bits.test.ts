@@ -11,7 +11,11 @@ import { FP_BYTES, popcount } from '../../../engine/chem/fingerprint.ts';
 import { buildSpace } from '../../../engine/synthons/build-space.ts';
 import { assembleProduct } from '../../../engine/synthons/assemble.ts';
 import { tupleFingerprint } from '../../../engine/synthons/graph-zip.ts';
-import { clearSynthonMols, zipFingerprint } from '../../../engine/synthons/zip-fingerprint.ts';
+import {
+  clearSynthonMols,
+  keptSynthonMols,
+  zipFingerprint,
+} from '../../../engine/synthons/zip-fingerprint.ts';
 import { writeAutogrow4Sample } from './ag4-sample.ts';
 import { openSpace, reactionTuples, tupleSmiles, type OpenSpace } from '../../../engine/synthons/space.ts';
 
@@ -90,6 +94,22 @@ describe('product bits', () => {
       else expect(res.graphPath).toBe(0); // ring-closing: RDKit only
       expect(res.zipPath).toBe(res.products);
     });
+
+  it('kept synthon molecules stay bounded and are never freed under a tuple being zipped', async () => {
+    clearSynthonMols();
+    let n = 0;
+    for (const sp of [await space('triazole_space'), await space('doebner_miller_space')])
+      for (let r = 0; r < sp.reactions.length; r++)
+        for (const t of reactionTuples(sp, r)) {
+          const want = assembleProduct(rd, tupleSmiles(sp, t), true)!.fp!;
+          // A cap of 3 clears the kept molecules before nearly every tuple.
+          const got = zipFingerprint(rd, sp.reactions[r].slots, t.synthons, 3);
+          expect(got && [...got], `${t.synthons}`).toEqual([...want]);
+          expect(keptSynthonMols()).toBeLessThanOrEqual(3 + t.synthons.length);
+          n++;
+        }
+    expect(n).toBeGreaterThan(10);
+  });
 
   it(
     'AutoGrow4 sample, every reaction (21 ring-closing): the kept-molecule zip equals RDKit',
