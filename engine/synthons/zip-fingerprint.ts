@@ -19,8 +19,8 @@ import type { SlotColumns } from './format.ts';
 
 const CONNECTOR = /\[(\d)\*\]/g;
 const NON_CANONICAL = JSON.stringify({ canonical: false });
-/** Synthon molecules kept per thread; all are freed when the count reaches this (~3 KB each). */
-const MAX_MOLS = 20_000;
+/** Synthon molecules kept per thread (~15 KB each); all are freed when the count reaches this. */
+const MAX_MOLS = 10_000;
 
 let held = 0;
 let slots = new Map<SlotColumns, Map<number, RDKitMol | null>>();
