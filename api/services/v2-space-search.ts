@@ -215,7 +215,7 @@ export function withV2Spaces(
         metric: 'sample',
         scorer: 'sample',
         sampling_method: 'route_product_tuple',
-        sampling_version: 1,
+        sampling_version: '1', // a string: the released v2 SDK rejects an integer
         seed,
         requested: b.count,
         returned: results.length,

@@ -9,7 +9,7 @@ import { DomainError, invalidSmiles, validationError } from '../../platform/erro
 import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
 import { functionalGroups } from '../../engine/filters/functional-groups.ts';
 import type { SpacePool } from '../../engine/synthons/space-pool.ts';
-import { parseQuery, type StructureMode } from '../../engine/synthons/substructure.ts';
+import { parseQuery, SUBSTRUCTURE_LIMITS, type StructureMode } from '../../engine/synthons/substructure.ts';
 import type { Prefilter } from '../../engine/synthons/rerank.ts';
 import { ENGINE_VERSION, type CheeseRequest, type SubstructureRequest } from './v2-search.ts';
 import { NO_PROPERTY_DROPS } from './v2-search-common.ts';
@@ -137,7 +137,11 @@ export async function spaceSubstructure(
   if (r.timedOut)
     warnings.push({
       code: 'timed_out',
-      message: `stopped at the ${b.timeout_seconds} s deadline (queueing included) or the bound of ${r.examined} assembled candidates, having decided ${Math.round(r.coverage * products)} of ${products} products; results are partial`,
+      message:
+        (r.examined >= SUBSTRUCTURE_LIMITS.maxProducts
+          ? `stopped at the bound of ${SUBSTRUCTURE_LIMITS.maxProducts} assembled candidates`
+          : `stopped at the ${b.timeout_seconds} s deadline (queueing included)`) +
+        `, having decided ${Math.round(r.coverage * products)} of ${products} products; results are partial`,
     });
   if (deprecated)
     warnings.push({

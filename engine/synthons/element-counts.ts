@@ -73,3 +73,20 @@ export function mayContain(counts: Map<number, number> | undefined, needs: Map<n
   for (const [z, n] of needs) if ((counts.get(z) ?? 0) < n) return false;
   return true;
 }
+
+/**
+ * False only when the synthon surely cannot fit in the query (superstructure): each of its atoms
+ * but connectors and hydrogens maps onto a distinct query atom of the same element.
+ */
+export function mayFitIn(counts: Map<number, number> | undefined, query: Map<number, number>): boolean {
+  if (!counts) return true;
+  for (const [z, n] of counts) if (z > 1 && (query.get(z) ?? 0) < n) return false;
+  return true;
+}
+
+/** Element → count of a skeleton's atoms (`z` per atom). */
+export function zCounts(z: ArrayLike<number>): Map<number, number> {
+  const out = new Map<number, number>();
+  for (let i = 0; i < z.length; i++) out.set(z[i], (out.get(z[i]) ?? 0) + 1);
+  return out;
+}

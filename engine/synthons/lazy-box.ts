@@ -28,7 +28,13 @@ export function lazyList(n: number, passes: (i: number) => boolean): LazyList {
   return {
     n,
     has(k) {
-      while (items.length <= k && next < n) if (passes(next++)) items.push(next - 1);
+      // `next` moves only once the test answered: a test that throws (a deadline) leaves the
+      // synthon unscreened, not counted as failed.
+      while (items.length <= k && next < n) {
+        const ok = passes(next);
+        if (ok) items.push(next);
+        next++;
+      }
       return k < items.length;
     },
     at: (k) => items[k],

@@ -16,7 +16,7 @@
 import { DomainError } from '../../platform/errors.ts';
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 import { querySkeleton, skeletonQuery, skeletonSmarts, splitQuery, type Split } from './fragments.ts';
-import { mayContain, skeletonNeeds, smilesElementCounts } from './element-counts.ts';
+import { mayContain, mayFitIn, skeletonNeeds, smilesElementCounts, zCounts } from './element-counts.ts';
 import type { SlotColumns } from './format.ts';
 import { fragmentScreen, screenPasses } from './sss-screen.ts';
 import { containsSkeleton, parseSkeletonSmarts, smilesSkeleton } from './skeleton-match.ts';
@@ -103,6 +103,9 @@ export function parseQuery(
 
 type Match = { atoms?: number[]; bonds?: number[] };
 
+/** Thrown by a slot's screen past the deadline; the search stops and says it timed out. */
+const TIME_UP = new Error('substructure search: deadline');
+
 export function substructureSearch(
   rd: RDKitModule,
   space: OpenSpace,
@@ -116,6 +119,11 @@ export function substructureSearch(
   const q = parseQuery(rd, query, 'query', opts.format, mode);
   const qAtoms = q.get_num_atoms();
   const skeleton = querySkeleton(q);
+  // Superstructure: a synthon with more atoms of an element than the query cannot fit in it.
+  const qz = skeleton.z;
+  const qCounts =
+    mode === 'superstructure' && qz.every((z) => z !== null) ? zCounts(qz as number[]) : undefined;
+  let screenedSynthons = 0;
   const mols = synthonMols(rd, space);
   const verifier = createVerifier(rd, space, q, mode, mols);
   const patterns = new Map<string, RDKitMol>();
@@ -149,8 +157,11 @@ export function substructureSearch(
         const screens = needs ? slots[s].screen : undefined;
         const fragScreen = screens ? fragmentScreenOf(smarts!) : undefined;
         const fragmentGraph = needs && !needs.has(1) ? parseSkeletonSmarts(smarts!) : undefined;
+        const superCounts = qCounts ? slotElementCounts(slots[s]) : null;
         out = lazyList(slots[s].smiles.length, (i) => {
           if (smarts === null) return true;
+          // Screening a large slot takes seconds: the deadline holds here too.
+          if ((++screenedSynthons & 63) === 0 && Date.now() > deadline) throw TIME_UP;
           if (mode === 'substructure') {
             // The stored screen first: it needs no reading of the SMILES.
             if (fragScreen && !screenPasses(screens!, i, fragScreen)) return false;
@@ -162,6 +173,8 @@ export function substructureSearch(
             const m = mols.get(r, s, i);
             return !!(m && (JSON.parse(m.get_substruct_match(pattern(smarts))) as Match).atoms?.length);
           }
+          if (slots[s].heavyAtoms[i] > qAtoms) return false;
+          if (qCounts && !mayFitIn(countsOf(superCounts!, slots[s], i), qCounts)) return false;
           const m = mols.get(r, s, i);
           const sk = m ? querySkeleton(m) : null;
           const p = sk ? pattern(skeletonSmarts(sk.z, sk.bonds)) : null;
@@ -177,44 +190,48 @@ export function substructureSearch(
         unsplit++;
         splits = [slots.map(() => null)];
       }
-      const boxes = splits
-        .map((split) =>
-          split.map((f, s) => (mode === 'superstructure' ? passing(s, 'super') : passing(s, f))),
-        )
-        .filter((box) => box.every((l) => l.has(0)));
-      const seen = boxes.length > 1 ? new Set<string>() : null;
+      const allBoxes = splits.map((split) =>
+        split.map((f, s) => (mode === 'superstructure' ? passing(s, 'super') : passing(s, f))),
+      );
       let verified = 0;
       let light = 0; // ruled out by heavy-atom count alone
-      walk: for (const box of boxes)
-        for (const synthons of lazyTuples(box)) {
-          if (seen) {
-            const key = synthons.join(',');
-            if (seen.has(key)) continue;
-            seen.add(key);
-          }
-          verified++;
-          const heavy = synthons.reduce((n, i, s) => n + slots[s].heavyAtoms[i], 0);
-          if (mode === 'substructure' ? heavy < qAtoms : heavy > qAtoms) {
-            light++;
-            continue;
-          }
-          if (examined >= maxProducts || Date.now() > deadline) {
-            timedOut = true;
-            break walk;
-          }
-          examined++;
-          const hit = verifier.verify({ reaction: r, synthons });
-          if (hit === undefined) invalid++;
-          else if (hit) {
-            hits.push(hit);
-            if (hits.length >= maxHits) {
-              full = true;
+      try {
+        const boxes = allBoxes.filter((box) => box.every((l) => l.has(0)));
+        const seen = boxes.length > 1 ? new Set<string>() : null;
+        walk: for (const box of boxes)
+          for (const synthons of lazyTuples(box)) {
+            if (seen) {
+              const key = synthons.join(',');
+              if (seen.has(key)) continue;
+              seen.add(key);
+            }
+            verified++;
+            const heavy = synthons.reduce((n, i, s) => n + slots[s].heavyAtoms[i], 0);
+            if (mode === 'substructure' ? heavy < qAtoms : heavy > qAtoms) {
+              light++;
+              continue;
+            }
+            if (examined >= maxProducts || Date.now() > deadline) {
+              timedOut = true;
               break walk;
             }
+            examined++;
+            const hit = verifier.verify({ reaction: r, synthons });
+            if (hit === undefined) invalid++;
+            else if (hit) {
+              hits.push(hit);
+              if (hits.length >= maxHits) {
+                full = true;
+                break walk;
+              }
+            }
           }
-        }
+      } catch (e) {
+        if (e !== TIME_UP) throw e;
+        timedOut = true;
+      }
       // Boxes may overlap and a stopped walk leaves lists unscreened: count what is sure.
-      if (timedOut || full) decided += excludedAtLeast(reaction.info.products, boxes) + verified;
+      if (timedOut || full) decided += excludedAtLeast(reaction.info.products, allBoxes) + verified;
       else {
         screened += reaction.info.products - verified + light;
         decided += reaction.info.products;

@@ -96,10 +96,12 @@ describe('v2 on synthon spaces', () => {
     };
     const a = (await v2.sample(req, 's1')) as unknown as {
       sampling_method: string;
+      sampling_version: unknown;
       results: Array<{ product_id: string; reaction_id: string }>;
     };
     const b = (await v2.sample(req, 's2')) as unknown as typeof a;
     expect(a.sampling_method).toBe('route_product_tuple');
+    expect(a.sampling_version).toBe('1'); // a string: the released v2 SDK rejects an integer
     expect(a.results).toHaveLength(20);
     expect(a.results.map((r) => r.product_id)).toEqual(b.results.map((r) => r.product_id));
     expect(a.results.every((r) => r.product_id.startsWith(`${r.reaction_id};`))).toBe(true);

@@ -3,7 +3,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
-import { mayContain, skeletonNeeds, smilesElementCounts } from '../../../engine/synthons/element-counts.ts';
+import {
+  mayContain,
+  mayFitIn,
+  skeletonNeeds,
+  smilesElementCounts,
+  zCounts,
+} from '../../../engine/synthons/element-counts.ts';
 
 const SOURCES = new URL('../../../catalogs/spaces/sources/', import.meta.url).pathname;
 let rd: RDKitModule;
@@ -58,5 +64,23 @@ describe('smilesElementCounts', () => {
     expect(mayContain(smilesElementCounts('FC(F)c1ccccc1[1*]'), needs)).toBe(false);
     expect(mayContain(undefined, needs)).toBe(true);
     expect(mayContain(smilesElementCounts('CC'), skeletonNeeds('[#1]~[#6]'))).toBe(true);
+  });
+
+  it('superstructure: rules out a synthon only when the query lacks atoms of its elements', () => {
+    const query = zCounts([6, 6, 6, 8, 7, 7]); // C3 N2 O1
+    expect(query).toEqual(
+      new Map([
+        [6, 3],
+        [8, 1],
+        [7, 2],
+      ]),
+    );
+    // Connectors (z 0) and hydrogens map to any query atom and are not counted.
+    expect(mayFitIn(smilesElementCounts('[1*]C(=O)N[2*]'), query)).toBe(true);
+    expect(mayFitIn(smilesElementCounts('[1*]CC([2H])C'), query)).toBe(true);
+    expect(mayFitIn(smilesElementCounts('[1*]C(=O)CO'), query)).toBe(false);
+    expect(mayFitIn(smilesElementCounts('[1*]CCCC'), query)).toBe(false);
+    expect(mayFitIn(smilesElementCounts('[1*]Cl'), query)).toBe(false);
+    expect(mayFitIn(undefined, query)).toBe(true);
   });
 });

@@ -35,6 +35,18 @@ describe('lazy candidate boxes', () => {
     expect(excludedAtLeast(1000 * 1000, [[first, last]])).toBe(1000 * 1000 - 1000 * (1000 - last.failed));
   });
 
+  it('a test that throws (a deadline) leaves its synthon unscreened, not failed', () => {
+    const stop = new Error('deadline');
+    const list = lazyList(10, (i) => {
+      if (i === 4) throw stop;
+      return i % 2 === 0;
+    });
+    expect(() => list.has(5)).toThrow(stop);
+    expect([list.scanned, list.failed, list.done]).toEqual([4, 2, false]);
+    // Synthons 4..9 may still hold products: only 1 and 3 are excluded.
+    expect(excludedAtLeast(10 * 10, [[list, lazyList(10, () => true)]])).toBe(2 * 10);
+  });
+
   it('an empty slot gives no tuples', () => {
     const box = [lazyList(4, () => true), lazyList(3, () => false)];
     expect([...lazyTuples(box)]).toEqual([]);

@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
 import { canonicalize } from '../../../engine/chem/molecule.ts';
 import { buildSpace } from '../../../engine/synthons/build-space.ts';
-import { enumerateSpace, openSpace, type OpenSpace } from '../../../engine/synthons/space.ts';
+import { assembleProduct } from '../../../engine/synthons/assemble.ts';
+import {
+  enumerateSpace,
+  openSpace,
+  reactionTuples,
+  tupleSmiles,
+  type OpenSpace,
+} from '../../../engine/synthons/space.ts';
 import { substructureSearch } from '../../../engine/synthons/substructure.ts';
 
 const SOURCES = new URL('../../../catalogs/spaces/sources/', import.meta.url).pathname;
@@ -133,6 +140,16 @@ describe('substructureSearch (fragments matched against synthon sets, then verif
     const res = substructureSearch(rd, spaces.get('idorsia_toy_space_a')!, 'C', { deadline: Date.now() - 1 });
     expect(res.timedOut).toBe(true);
     expect(res.examined).toBe(0);
+  });
+
+  it('superstructure: a passed deadline stops the synthon screen itself', () => {
+    const space = spaces.get('idorsia_toy_space_a')!;
+    const query = assembleProduct(rd, tupleSmiles(space, reactionTuples(space, 0).next().value!))!.smiles;
+    const res = substructureSearch(rd, space, query, { mode: 'superstructure', deadline: Date.now() - 1 });
+    expect(res.timedOut).toBe(true);
+    expect(res.examined).toBe(0);
+    expect(res.hits).toEqual([]);
+    expect(res.coverage).toBeLessThan(1);
   });
 
   it('an invalid query is a validation error naming the field', () => {

@@ -52,5 +52,7 @@ describe('substructure deadlines and lanes', () => {
     expect(r.body!.timed_out).toBe(true);
     expect(r.body!.coverage_fraction).toBeLessThan(1);
     expect(r.body!.warnings[0]).toMatchObject({ code: 'timed_out' });
+    // It names the deadline, not the assembly bound it did not reach.
+    expect(r.body!.warnings[0].message).toMatch(/^stopped at the 0.05 s deadline/);
   }, 60_000);
 });
