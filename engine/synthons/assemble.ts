@@ -10,6 +10,7 @@ import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 import { ID_SEPARATOR } from './parse.ts';
 
 const ZIP_DETAILS = JSON.stringify({ Label: 'Isotope' });
+const CONNECTOR = /\[(\d)\*\]/g;
 
 export interface Product {
   /** Canonical SMILES of the sanitised product. */
@@ -39,7 +40,7 @@ export function assembleWith<T>(
     zipped = rd.molzip(joined, empty, ZIP_DETAILS);
     if (!zipped?.is_valid()) return undefined;
     // A connector no other slot carries stays a dummy, written [*:n] as RDKit's enumerations do.
-    const raw = zipped.get_smiles().replace(/\[(\d)\*\]/g, '[*:$1]');
+    const raw = zipped.get_smiles().replace(CONNECTOR, '[*:$1]');
     // A second fragment means the synthons did not fit together.
     if (raw.includes('.')) return undefined;
     product = rd.get_mol(raw);
@@ -53,6 +54,18 @@ export function assembleWith<T>(
     zipped?.delete();
     product?.delete();
   }
+}
+
+/**
+ * A synthon molecule with its connectors `[n*]` written as atom maps `[*:n]` (molzip's default
+ * label, and the form a connector no partner takes keeps in a product); null when RDKit cannot
+ * read it.
+ */
+export function mappedSynthonMol(rd: RDKitModule, smiles: string): RDKitMol | null {
+  const m = rd.get_mol(smiles.replace(CONNECTOR, '[*:$1]'));
+  if (m?.is_valid()) return m;
+  m?.delete();
+  return null;
 }
 
 /** The canonical product (and its fingerprint with `withFp`), or undefined when invalid. */

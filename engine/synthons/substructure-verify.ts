@@ -24,7 +24,7 @@
  * Anything unexpected (molzip fails, RDKit throws) goes through the exact path.
  */
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
-import { assembleWith } from './assemble.ts';
+import { assembleWith, mappedSynthonMol } from './assemble.ts';
 import { synthonGraph } from './graph-zip.ts';
 import { smilesBonds } from './smiles-bonds.ts';
 import { smilesConnectors } from './skeleton-match.ts';
@@ -42,8 +42,6 @@ export interface SubstructureHit {
   matchedBonds: number[];
 }
 
-const CONNECTOR = /\[(\d)\*\]/g;
-
 type Match = { atoms?: number[]; bonds?: number[] };
 
 /** Per reaction and slot, synthon molecules parsed on first use and freed at the end. */
@@ -53,9 +51,7 @@ export function synthonMols(rd: RDKitModule, space: OpenSpace) {
     get(r: number, s: number, i: number): RDKitMol | null {
       const key = `${r}/${s}/${i}`;
       if (!mols.has(key)) {
-        // Connectors as atom maps: molzip's default label, and the exact path's unpaired form.
-        const m = rd.get_mol(space.reactions[r].slots[s].smiles[i].replace(CONNECTOR, '[*:$1]'));
-        mols.set(key, m?.is_valid() ? m : null);
+        mols.set(key, mappedSynthonMol(rd, space.reactions[r].slots[s].smiles[i]));
       }
       return mols.get(key)!;
     },

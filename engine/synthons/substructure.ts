@@ -152,12 +152,11 @@ export function substructureSearch(
         let out = passCache.get(key);
         if (out) return out;
         const needs = smarts === null || mode !== 'substructure' ? null : skeletonNeeds(smarts);
-        const counts = needs ? slotElementCounts(slots[s]) : null;
+        const counts = needs || qCounts ? slotElementCounts(slots[s]) : null;
         // The build-time screen (format v2); spaces of format v1 have none.
         const screens = needs ? slots[s].screen : undefined;
         const fragScreen = screens ? fragmentScreenOf(smarts!) : undefined;
         const fragmentGraph = needs && !needs.has(1) ? parseSkeletonSmarts(smarts!) : undefined;
-        const superCounts = qCounts ? slotElementCounts(slots[s]) : null;
         out = lazyList(slots[s].smiles.length, (i) => {
           if (smarts === null) return true;
           // Screening a large slot takes seconds: the deadline holds here too.
@@ -174,7 +173,7 @@ export function substructureSearch(
             return !!(m && (JSON.parse(m.get_substruct_match(pattern(smarts))) as Match).atoms?.length);
           }
           if (slots[s].heavyAtoms[i] > qAtoms) return false;
-          if (qCounts && !mayFitIn(countsOf(superCounts!, slots[s], i), qCounts)) return false;
+          if (qCounts && !mayFitIn(countsOf(counts!, slots[s], i), qCounts)) return false;
           const m = mols.get(r, s, i);
           const sk = m ? querySkeleton(m) : null;
           const p = sk ? pattern(skeletonSmarts(sk.z, sk.bonds)) : null;

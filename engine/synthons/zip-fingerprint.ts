@@ -15,9 +15,9 @@
  */
 import { FP_BYTES, MORGAN_DETAILS } from '../chem/fingerprint.ts';
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
+import { mappedSynthonMol } from './assemble.ts';
 import type { SlotColumns } from './format.ts';
 
-const CONNECTOR = /\[(\d)\*\]/g;
 const NON_CANONICAL = JSON.stringify({ canonical: false });
 /** Synthon molecules kept per thread (~15 KB each); all are freed when the count reaches this. */
 const MAX_MOLS = 10_000;
@@ -30,13 +30,8 @@ function synthonMol(rd: RDKitModule, slot: SlotColumns, i: number): RDKitMol | n
   if (!mols) slots.set(slot, (mols = new Map()));
   let m = mols.get(i);
   if (m !== undefined) return m;
-  const smiles = slot.smiles[i];
-  m = null;
-  if (!smiles.includes(':')) {
-    const parsed = rd.get_mol(smiles.replace(CONNECTOR, '[*:$1]'));
-    if (parsed?.is_valid()) m = parsed;
-    else parsed?.delete();
-  }
+  // An atom map or aromatic bond of the synthon's own would be taken for a connector label.
+  m = slot.smiles[i].includes(':') ? null : mappedSynthonMol(rd, slot.smiles[i]);
   mols.set(i, m);
   held++;
   return m;
