@@ -3,11 +3,13 @@
  * pairing dummies by isotope label ([1*] with [1*], ...), then a fresh parse of the zipped SMILES so
  * the product is sanitised and canonical exactly as RDKit reads it. Anything that fails (RDKit
  * error, synthons left apart, a valence that does not sanitise) is an invalid assembly:
- * counted by callers, never returned.
+ * counted by callers, never returned. A tuple molzip would throw on is found invalid before it runs
+ * (zip-valence.ts: every exception out of RDKit's WebAssembly leaks memory).
  */
 import { FP_BYTES, MORGAN_DETAILS } from '../chem/fingerprint.ts';
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 import { ID_SEPARATOR } from './parse.ts';
+import { zipWouldThrow } from './zip-valence.ts';
 
 const ZIP_DETAILS = JSON.stringify({ Label: 'Isotope' });
 const CONNECTOR = /\[(\d)\*\]/g;
@@ -33,6 +35,7 @@ export function assembleWith<T>(
   let zipped: RDKitMol | null = null;
   let product: RDKitMol | null = null;
   try {
+    if (zipWouldThrow(rd, synthonSmiles)) return undefined;
     joined = rd.get_mol(synthonSmiles.join('.'));
     if (!joined?.is_valid()) return undefined;
     empty = rd.get_mol('');

@@ -17,6 +17,7 @@ import { FP_BYTES, MORGAN_DETAILS } from '../chem/fingerprint.ts';
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 import { mappedSynthonMol } from './assemble.ts';
 import type { SlotColumns } from './format.ts';
+import { zipWouldThrow } from './zip-valence.ts';
 
 const NON_CANONICAL = JSON.stringify({ canonical: false });
 /** Synthon molecules kept per thread (~15 KB each); all are freed when the count reaches this. */
@@ -57,6 +58,14 @@ export function zipFingerprint(
   synthons: readonly number[],
   cap = MAX_MOLS,
 ): Uint8Array | undefined {
+  // molzip would throw, and every exception leaks WebAssembly memory (zip-valence.ts).
+  if (
+    zipWouldThrow(
+      rd,
+      synthons.map((i, s) => tupleSlots[s].smiles[i]),
+    )
+  )
+    return undefined;
   // Only here, before any molecule of this tuple is taken: a clear frees them all.
   if (held >= cap) clearSynthonMols();
   const parts: RDKitMol[] = [];

@@ -9,6 +9,7 @@ import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
 import { canonicalize } from '../../../engine/chem/molecule.ts';
 import { buildSpace } from '../../../engine/synthons/build-space.ts';
 import { assembleProduct, decodeProductId, encodeProductId } from '../../../engine/synthons/assemble.ts';
+import { zipWouldThrow } from '../../../engine/synthons/zip-valence.ts';
 import { enumerateSpace, openSpace, tupleOfId, tupleSmiles } from '../../../engine/synthons/space.ts';
 
 const SOURCES = new URL('../../../catalogs/spaces/sources/', import.meta.url).pathname;
@@ -94,5 +95,32 @@ describe('product ids', () => {
     // A pentavalent carbon after the zip.
     expect(assembleProduct(rd, ['C(C)(C)(C)[1*]', 'C(=O)(=O)[1*]'])).toBeUndefined();
     expect(assembleProduct(rd, ['CC[1*]', 'NC[1*]'], true)?.fp?.length).toBe(256);
+  });
+
+  it('counts a tuple molzip would throw on as invalid, and thousands of them harm no later assembly', () => {
+    // The AutoGrow4 Friedlaender reaction's quinoid synthon ([1*] single) with a [1*]= partner:
+    // molzip throws on it, and each exception it threw leaked WebAssembly memory (after 5,784 of
+    // them every later assembly in the process failed). Now the text says so before RDKit runs.
+    const bad = ['[1*]N=C1C=C(Cl)C=CC1=C[2*]', '[1*]=C(C)C(=[2*])CC(C)=O'];
+    const good = ['[1*]=Nc1ccccc1C=[2*]', '[1*]=C(C)C(=[2*])CC(C)=O'];
+    expect(zipWouldThrow(rd, bad)).toBe(true);
+    expect(zipWouldThrow(rd, good)).toBe(false);
+    for (let i = 0; i < 8000; i++) expect(assembleProduct(rd, bad)).toBeUndefined();
+    // RDKit's product: 2-methyl-3-(2-oxopropyl)quinoline.
+    expect(assembleProduct(rd, good)?.smiles).toBe(canonicalize(rd, 'CC(=O)Cc1cc2ccccc2nc1C'));
+  });
+
+  it('tells the tuples molzip raises on as Python RDKit does, on bundled spaces', async () => {
+    // scripts/reference/make_zip_valence_fixture.py: AutoGrow4 (the Friedlaender reaction's
+    // quinoid synthons, and 40 tuples of every other reaction) and every Doebner-Miller tuple.
+    const ref = JSON.parse(await readFile(join(FIXTURES, 'zip-valence-reference.json'), 'utf8')) as {
+      entries: Array<[string[], boolean]>;
+    };
+    expect(ref.entries.filter(([, raises]) => raises).length).toBeGreaterThan(100);
+    expect(ref.entries.filter(([, raises]) => !raises).length).toBeGreaterThan(3000);
+    for (const [smiles, raises] of ref.entries) {
+      expect(zipWouldThrow(rd, smiles), smiles.join(' ')).toBe(raises);
+      if (raises) expect(assembleProduct(rd, smiles)).toBeUndefined();
+    }
   });
 });
