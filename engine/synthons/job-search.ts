@@ -5,17 +5,17 @@
  * - similarity: the exact Morgan top `k` of the slice (similarityTopK: falling thresholds down
  *   to 0, so a dissimilar query still gets its k best, or down to the job's `floor`), with the SMARTS prefilter applied to the exactly scored hits (the top `k` is
  *   widened until `k` products pass, so the filtered top `k` is still exact);
- * - substructure / superstructure: every product of the slice that contains the query / that the
- *   query contains, by assembling each tuple whose heavy-atom count allows it (bounded by
+ * - substructure / superstructure: the products of the slice that contain the query / that the
+ *   query contains, found by the space's screened search (substructure.ts; bounded by `maxHits`,
  *   `maxProducts` and `timeoutMs`), scored by Morgan Tanimoto to the query when it is a molecule.
  * `matchMode` `exact` matches chirality too; `fuzzy` does not (RDKit's default).
  */
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
 import { MORGAN_DETAILS, tanimoto } from '../chem/fingerprint.ts';
-import { assembleWith } from './assemble.ts';
 import type { SpaceHit } from './similarity.ts';
 import { similarityTopK } from './similarity-topk.ts';
-import { reactionTuples, tupleId, tupleSmiles, type OpenSpace } from './space.ts';
+import type { OpenSpace } from './space.ts';
+import { substructureSearch, type StructureMode, type SubstructureHit } from './substructure.ts';
 
 export const SYNTHON_JOB_MODES = ['similarity', 'substructure', 'superstructure'] as const;
 export type SynthonJobMode = (typeof SYNTHON_JOB_MODES)[number];
@@ -37,6 +37,8 @@ export interface SynthonJobSlice {
   floor?: number;
   /** Structure modes: tuples assembled at most (default 2,000,000). */
   maxProducts?: number;
+  /** Structure modes: verified hits ranked at most (default `structureHitCap(k)`). */
+  maxHits?: number;
   timeoutMs?: number;
 }
 
@@ -99,7 +101,7 @@ export function synthonJobSlice(
   try {
     return req.mode === 'similarity'
       ? similaritySlice(rd, space, req, filter ? passes : undefined)
-      : structureSlice(rd, space, req, passes, details, onProgress);
+      : structureSlice(rd, space, req, passes, onProgress);
   } finally {
     filter?.delete();
   }
@@ -161,79 +163,111 @@ function passesSmiles(rd: RDKitModule, smiles: string, passes: (mol: RDKitMol) =
   }
 }
 
+/**
+ * Structure modes: the space's own search (substructure.ts: fragment screens, then assembly and
+ * verification of the candidates) per reaction of the slice, each hit scored and kept while it is
+ * among the slice's best `k`. A query with more hits than anyone can rank (`C(=O)N` has hundreds
+ * of millions in the 10^9 space) is bounded by `maxHits` verified hits a slice, shared evenly by
+ * its reactions so every reaction contributes, and then says it stopped (`timedOut`).
+ */
 function structureSlice(
   rd: RDKitModule,
   space: OpenSpace,
   req: SynthonJobSlice,
   passes: (mol: RDKitMol) => boolean,
-  details: string,
   onProgress?: SliceProgress,
 ): SynthonJobSliceResult {
   const sub = req.mode === 'substructure';
-  const q = queryMol(rd, req.query, sub);
+  const query = req.query.trim();
+  const q = queryMol(rd, query, sub);
   if (!q) throw new Error(`search_input: not a valid ${sub ? 'SMARTS or SMILES' : 'SMILES'}`);
+  q.delete();
   // A SMILES query scores hits by Morgan Tanimoto; a SMARTS-only query gives every hit 1.
-  const qMol = queryMol(rd, req.query, false);
+  const qMol = queryMol(rd, query, false);
   const qFp = qMol ? morgan(qMol) : undefined;
-  const qAtoms = (qMol ?? q).get_num_atoms(true);
   qMol?.delete();
-  const maxProducts = req.maxProducts ?? 2_000_000;
-  const deadline = performance.now() + (req.timeoutMs ?? Infinity);
-  const hits: SpaceHit[] = [];
+  const reactions = space.reactions.filter((x) => req.reactions.includes(x.info.id));
+  const total = reactions.reduce((n, x) => n + x.info.products, 0);
+  const perReaction = Math.max(1, Math.ceil((req.maxHits ?? structureHitCap(req.k)) / reactions.length));
+  const deadline = Date.now() + (req.timeoutMs ?? Infinity);
+  let productsLeft = req.maxProducts ?? 2_000_000;
+  const best = bestHits(req.k);
   let examined = 0;
   let invalid = 0;
   let prefiltered = 0;
   let timedOut = false;
-  // Tuples visited (pruned by size or not) of all the slice's products: the slice's progress.
-  const total = space.reactions.reduce(
-    (n, x) => n + (req.reactions.includes(x.info.id) ? x.info.products : 0),
-    0,
-  );
-  let visited = 0;
-  try {
-    outer: for (let r = 0; r < space.reactions.length; r++) {
-      const reaction = space.reactions[r];
-      if (!req.reactions.includes(reaction.info.id)) continue;
-      const slots = reaction.slots;
-      for (const t of reactionTuples(space, r)) {
-        if (onProgress && ++visited % 256 === 0) onProgress(visited / Math.max(1, total));
-        const heavy = t.synthons.reduce((n, i, s) => n + slots[s].heavyAtoms[i], 0);
-        if (sub ? heavy < qAtoms : heavy > qAtoms) continue;
-        if (examined >= maxProducts || (examined % 256 === 0 && performance.now() > deadline)) {
-          timedOut = true;
-          break outer;
-        }
-        examined++;
-        const smiles = tupleSmiles(space, t);
-        const hit = assembleWith(rd, smiles, (mol, productSmiles) => {
-          const m = JSON.parse(
-            sub ? mol.get_substruct_match(q, details) : q.get_substruct_match(mol, details),
-          ) as { atoms?: number[] };
-          if (!m.atoms?.length) return null;
-          if (!passes(mol)) return 'filtered' as const;
-          return { productSmiles, similarity: qFp ? tanimoto(qFp, morgan(mol)) : 1 };
-        });
-        if (hit === undefined) invalid++;
-        else if (hit === 'filtered') prefiltered++;
-        else if (hit)
-          hits.push({
-            productId: tupleId(space, t),
-            smiles: hit.productSmiles,
-            similarity: hit.similarity,
-            reactionId: reaction.info.id,
-            synthons: t.synthons.map((i, s) => ({
-              slot: s,
-              synthonId: slots[s].synthonIds[i],
-              smiles: slots[s].smiles[i],
-            })),
-          });
-      }
+  let done = 0;
+  for (const reaction of reactions) {
+    if (productsLeft <= 0 || Date.now() > deadline) {
+      timedOut = true;
+      break;
     }
-  } finally {
-    q.delete();
+    let found = 0;
+    const res = substructureSearch(rd, space, query, {
+      mode: req.mode as StructureMode,
+      reactions: new Set([reaction.info.id]),
+      maxHits: perReaction,
+      maxProducts: productsLeft,
+      deadline,
+      chirality: req.matchMode === 'exact',
+      onHit: (h) => {
+        found++;
+        const scored = scoreHit(rd, h, qFp, passes);
+        if (scored === 'filtered') prefiltered++;
+        else if (scored) best.add(scored);
+      },
+    });
+    examined += res.examined;
+    invalid += res.invalid;
+    productsLeft -= res.examined;
+    timedOut ||= res.timedOut || found >= perReaction;
+    done += reaction.info.products;
+    onProgress?.(done / Math.max(1, total));
   }
-  hits.sort(compareHits);
-  return { hits: hits.slice(0, req.k), examined, invalid, prefiltered, timedOut };
+  return { hits: best.list(), examined, invalid, prefiltered, timedOut };
+}
+
+/** Verified hits a structure slice ranks at most: ten times the wanted hits, 10,000 to 1,000,000. */
+export function structureHitCap(k: number): number {
+  return Math.min(1_000_000, Math.max(10_000, 10 * k));
+}
+
+/** A verified hit scored against the query, or 'filtered' by the prefilter (null: unparsable). */
+function scoreHit(
+  rd: RDKitModule,
+  h: SubstructureHit,
+  qFp: Uint8Array | undefined,
+  passes: (mol: RDKitMol) => boolean,
+): SpaceHit | 'filtered' | null {
+  const mol = rd.get_mol(h.smiles);
+  try {
+    if (!mol?.is_valid()) return null;
+    if (!passes(mol)) return 'filtered';
+    const { productId, smiles, reactionId, synthons } = h;
+    return { productId, smiles, reactionId, synthons, similarity: qFp ? tanimoto(qFp, morgan(mol)) : 1 };
+  } finally {
+    mol?.delete();
+  }
+}
+
+/** The best `k` hits seen (job order, one per molecule), pruned as they come: memory stays O(k). */
+function bestHits(k: number) {
+  let list: SpaceHit[] = [];
+  const prune = () => {
+    list.sort(compareHits);
+    const seen = new Set<string>();
+    list = list.filter((h) => !seen.has(h.smiles) && !!seen.add(h.smiles)).slice(0, k);
+  };
+  return {
+    add(h: SpaceHit) {
+      list.push(h);
+      if (list.length >= 2 * k + 64) prune();
+    },
+    list(): SpaceHit[] {
+      prune();
+      return list;
+    },
+  };
 }
 
 /** Job order of hits: similarity descending, then product id. */

@@ -114,14 +114,22 @@ export interface Verifier {
   free(): void;
 }
 
+/**
+ * `chirality`: stereo must match too (RDKit `useChirality`; `structure_match_mode=exact` of the
+ * jobs). Z carries no perceived stereo, so such a match goes through the exact path, unless the
+ * query (its text) has no stereo to match: a query atom or bond without stereo matches any.
+ */
 export function createVerifier(
   rd: RDKitModule,
   space: OpenSpace,
   q: RDKitMol,
   mode: StructureMode,
   mols: SynthonMols,
+  chirality?: { query: string },
 ): Verifier {
-  const fastQuery = mode === 'substructure' && !usesRings(q);
+  const details = chirality ? CHIRAL_MATCH : undefined;
+  const fastQuery =
+    mode === 'substructure' && !usesRings(q) && !(chirality && /[@/\\]/.test(chirality.query));
   const qBonds = fastQuery ? queryBonds(q) : [];
   const prefixes = prefixZips(rd, mols);
   const v: Verifier = {
@@ -135,10 +143,17 @@ export function createVerifier(
           return out;
         }
       }
-      return verifyExact(rd, space, q, mode, t);
+      return verifyExact(rd, space, q, mode, t, details);
     },
   };
   return v;
+}
+
+const CHIRAL_MATCH = JSON.stringify({ useChirality: true });
+
+/** RDKit's first match of `query` in `target`, with the match details when given. */
+function matchOn(target: RDKitMol, query: RDKitMol, details?: string): string {
+  return details ? target.get_substruct_match(query, details) : target.get_substruct_match(query);
 }
 
 /**
@@ -273,11 +288,12 @@ export function verifyExact(
   q: RDKitMol,
   mode: StructureMode,
   t: ProductTuple,
+  details?: string,
 ): SubstructureHit | null | undefined {
   const m = assembleWith(rd, tupleSmiles(space, t), (mol, product) => ({
     product,
     match: JSON.parse(
-      mode === 'substructure' ? mol.get_substruct_match(q) : q.get_substruct_match(mol),
+      matchOn(mode === 'substructure' ? mol : q, mode === 'substructure' ? q : mol, details),
     ) as Match,
   }));
   if (!m) return undefined;

@@ -40,6 +40,15 @@ export interface SubstructureOptions {
   timeoutMs?: number;
   /** Absolute deadline (Date.now() ms); the earlier of it and `timeoutMs` applies. */
   deadline?: number;
+  /** Only these reactions (ids), as a job's slice; `coverage` is then over their products. */
+  reactions?: ReadonlySet<string>;
+  /** Stereo must match too (RDKit `useChirality`); default: ignored, RDKit's default. */
+  chirality?: boolean;
+  /**
+   * Receives each hit instead of the result's list, so a search with many hits keeps flat memory
+   * (a job ranks them as they come); `maxHits` still counts them.
+   */
+  onHit?: (hit: SubstructureHit) => void;
 }
 
 export interface SubstructureResult {
@@ -125,7 +134,9 @@ export function substructureSearch(
     mode === 'superstructure' && qz.every((z) => z !== null) ? zCounts(qz as number[]) : undefined;
   let screenedSynthons = 0;
   const mols = synthonMols(rd, space);
-  const verifier = createVerifier(rd, space, q, mode, mols);
+  const verifier = createVerifier(rd, space, q, mode, mols, opts.chirality ? { query } : undefined);
+  const wanted = (id: string) => !opts.reactions || opts.reactions.has(id);
+  let found = 0;
   const patterns = new Map<string, RDKitMol>();
   const pattern = (smarts: string) => {
     if (!patterns.has(smarts)) patterns.set(smarts, skeletonQuery(rd, smarts));
@@ -143,6 +154,7 @@ export function substructureSearch(
   try {
     for (let r = 0; r < space.reactions.length && !timedOut && !full; r++) {
       const reaction = space.reactions[r];
+      if (!wanted(reaction.info.id)) continue;
       const slots = reaction.slots;
       // Which synthons of slot s contain fragment `smarts` (substructure) or fit the query (super),
       // screened as far as the walk asks (lazy-box.ts).
@@ -218,8 +230,9 @@ export function substructureSearch(
             const hit = verifier.verify({ reaction: r, synthons });
             if (hit === undefined) invalid++;
             else if (hit) {
-              hits.push(hit);
-              if (hits.length >= maxHits) {
+              if (opts.onHit) opts.onHit(hit);
+              else hits.push(hit);
+              if (++found >= maxHits) {
                 full = true;
                 break walk;
               }
@@ -242,7 +255,9 @@ export function substructureSearch(
     mols.free();
     patterns.forEach((p) => p.delete());
   }
-  const total = space.manifest.counts.products;
+  const total = opts.reactions
+    ? space.reactions.reduce((n, x) => n + (wanted(x.info.id) ? x.info.products : 0), 0)
+    : space.manifest.counts.products;
   return {
     hits,
     examined,

@@ -42,9 +42,10 @@ afterAll(async () => {
 describe('synthon job progress and worker shutdowns', () => {
   it('job_info progress.fraction moves while the first slice is still running (shards_done still 0)', async (ctx) => {
     if (!s.reachable) ctx.skip();
-    // Selenium is in no synthon of the FreedomSpace sample: each slice assembles and matches its
-    // ~100,000 products in vain, minutes of work per slice, never a hit.
-    const q = `/submit_synthongpt_job?search_input=${encodeURIComponent('[Se]')}&db_name=chemspace_freedom_sample&search_mode=substructure`;
+    // Every product of the FreedomSpace sample has an aliphatic carbon: each slice assembles,
+    // verifies and scores its ~100,000 products (all hits, under the 100,000-hit cap of
+    // search_quality 10000): minutes of work per slice.
+    const q = `/submit_synthongpt_job?search_input=C&db_name=chemspace_freedom_sample&search_mode=substructure&search_quality=10000`;
     const worker = await s.spawnWorker();
     const job = (await call(s.api, 'POST', q, s.api.keyA, {})).body as string;
     const info = async () => (await call(s.api, 'GET', `/job_info?job_name=${job}`, s.api.keyA)).body;
@@ -81,8 +82,8 @@ describe('synthon job progress and worker shutdowns', () => {
       jobName: job,
       space: 'idorsia_toy_space',
       mode: 'substructure',
-      query: '[Se]',
-      k: 100,
+      query: 'C', // every product a hit: each slice works until its 6 s bound
+      k: 10_000,
       matchMode: 'fuzzy',
       queues: { scan: taskQueue(prefix, 'scan'), export: taskQueue(prefix, 'export') },
       concurrency: 1,
