@@ -150,7 +150,9 @@ export function createThreadPool<Req, Res>(opts: ThreadPoolOptions): ThreadPool<
     }
     if (m.ok) pending.resolve(m.value);
     else pending.reject(deserializeError(m.error, `a ${opts.name} thread`));
-    if (!call) pump();
+    // The thread's WebAssembly trapped (thread.ts): no more work goes to it; a new one takes its slot.
+    if (!m.ok && m.retire) kill(t, diedError(new Error(`${opts.name} thread retired after a trap`)));
+    if (!call || (!m.ok && m.retire)) pump();
   }
 
   /** Fails a thread's work with `err`, then terminates it (the exit is then ignored). */

@@ -19,7 +19,7 @@ export type ThreadEnvelope<Res = unknown> =
   | { t: 'ready'; info: unknown }
   | { t: 'failed'; error: SerializedError }
   | { t: 'reply'; id: number; ok: true; value: Res }
-  | { t: 'reply'; id: number; ok: false; error: SerializedError };
+  | { t: 'reply'; id: number; ok: false; error: SerializedError; retire?: boolean };
 
 export type SerializedError =
   | { domain: true; code: ErrorCode; message: string; issues: FieldIssue[]; retryAfterSeconds?: number }

@@ -18,6 +18,9 @@ export interface ThreadService<Req, Res> {
 
 const TRANSFER = Symbol('transfer');
 
+/** The WebAssembly global (its types are not in this project's libs). */
+const WASM = (globalThis as unknown as { WebAssembly: { RuntimeError: new () => Error } }).WebAssembly;
+
 /** A reply whose buffers are moved to the pool, not copied (typed-array results). */
 export interface Transfer<T> {
   [TRANSFER]: TransferListItem[];
@@ -65,7 +68,16 @@ export function serveThread<Req, Res>(
           post({ t: 'reply', id: msg.id, ok: true, value: out.value as Res }, out[TRANSFER]);
         else post({ t: 'reply', id: msg.id, ok: true, value: out });
       } catch (err) {
-        post({ t: 'reply', id: msg.id, ok: false, error: serializeError(err) });
+        // A WebAssembly trap (RDKit's heap corrupted: "memory access out of bounds") leaves that
+        // module unusable for every later request: the pool retires this thread for a fresh one.
+        const retire = err instanceof WASM.RuntimeError;
+        post({
+          t: 'reply',
+          id: msg.id,
+          ok: false,
+          error: serializeError(err),
+          ...(retire ? { retire } : {}),
+        });
       }
     });
   });

@@ -76,6 +76,17 @@ describe('thread pool', () => {
     expect(p.stats()).toMatchObject({ threads: 1, died: 1 });
   });
 
+  it('answers a request that trapped in WebAssembly with its error, then replaces the thread', async () => {
+    // A trap (RDKit's heap out of bounds) leaves the module's memory unusable for later requests.
+    const p = pool({ size: 1 });
+    const first = await p.run({ op: 'whoami' });
+    const err = await p.run({ op: 'wasm-trap' }).catch((e: unknown) => e);
+    expect(String((err as Error).message)).toMatch(/unreachable/);
+    const after = await p.run({ op: 'whoami' });
+    expect(after.slot).toBe(0);
+    expect(after.threadId).not.toBe(first.threadId);
+  });
+
   it('fails only the dead thread’s request; queued work goes on to the replacement', async () => {
     const p = pool({ size: 1 });
     const crash = p.run({ op: 'crash' }).catch((e: unknown) => e);
