@@ -8,6 +8,7 @@
  *
  *   source scripts/env.sh && nice -n 10 node bench/synthons/job-slices.ts --space data/bench/ag4-space \
  *     --query 'CC(=O)Nc1ccc(O)cc1' [--k 100] [--timeout-s 60] [--modes floor,none]
+ *     [--search-mode substructure|superstructure]   (a structure job's slices; the floor is unused)
  */
 import { parseArgs } from 'node:util';
 import { getRDKit } from '../../engine/chem/rdkit.ts';
@@ -23,9 +24,11 @@ const { values } = parseArgs({
     k: { type: 'string', default: '100' },
     'timeout-s': { type: 'string', default: '60' },
     modes: { type: 'string', default: 'floor,none' },
+    'search-mode': { type: 'string', default: 'similarity' },
   },
 });
 const k = Number(values.k);
+const searchMode = values['search-mode'] as 'similarity' | 'substructure' | 'superstructure';
 const timeoutMs = Number(values['timeout-s']) * 1000;
 const rd = await getRDKit();
 const space = await openSpace(values.space!);
@@ -43,13 +46,13 @@ for (const mode of values.modes!.split(',')) {
   for (const [i, reactions] of slices.entries()) {
     const t0 = performance.now();
     const res = synthonJobSlice(rd, space, {
-      mode: 'similarity',
+      mode: searchMode,
       query: values.query!,
       reactions,
       k,
       matchMode: 'fuzzy',
       timeoutMs,
-      ...(mode === 'floor' && floor > 0 ? { floor } : {}),
+      ...(mode === 'floor' && floor > 0 && searchMode === 'similarity' ? { floor } : {}),
     });
     const ms = performance.now() - t0;
     total += ms;
