@@ -126,7 +126,7 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
   /** The space a job runs on: db_name when it names one, else the largest space. */
   function spaceOf(dbName: string | undefined): string {
     const spaces = search.databases().filter((d) => d.kind === 'synthon');
-    const coming = dbName?.trim() ? search.notReady?.(dbName.trim()) : undefined;
+    const coming = dbName?.trim() ? search.notReady?.(dbName.trim()) : defaultComing(spaces);
     if (coming) throw validationError(['query', 'db_name'], coming, 'value_error.not_ready');
     if (!spaces.length)
       throw new DomainError('capability_unavailable', 'no synthon space is installed on this server', {
@@ -148,6 +148,20 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
         .map((d) => d.id)
         .join(', ')}${isCatalog ? ' (enumerated catalogs are searched by /submit_molsearch)' : ''}`,
     );
+  }
+
+  /**
+   * No db_name: the default is the largest space, and one still being built would be it. Say so
+   * rather than search a smaller space the client did not choose (a new user's first minutes).
+   */
+  function defaultComing(spaces: Array<{ id: string; molecules: number }>): string | undefined {
+    const largest = Math.max(0, ...spaces.map((d) => d.molecules));
+    const building = (search.pending?.() ?? [])
+      .filter((p) => p.kind === 'synthon' && p.build.status === 'building' && p.molecules > largest)
+      .sort((a, b) => b.molecules - a.molecules)[0];
+    if (!building) return undefined;
+    const ready = spaces.map((d) => d.id).join(', ') || 'none yet';
+    return `db_name not sent, and the default (largest) space is not ready: ${building.build.message}; or name a ready synthon space (${ready})`;
   }
 
   return {

@@ -27,9 +27,11 @@ export const SPACE_FORMAT = 'molsearch-synthon-space';
 /**
  * Version 2 added the substructure screen column `sss_screen` (sss-screen.ts). Version 1 spaces
  * are still read (their slots have no `screen`, and the search falls back to element counts).
+ * Version 3 has the same columns; its builder rejects synthons with a radical atom
+ * (synthon-chem.ts), so a rebuild does not reuse a v2 reaction that may hold them.
  */
-export const SPACE_FORMAT_VERSION = 2;
-export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2];
+export const SPACE_FORMAT_VERSION = 3;
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2, 3];
 
 export interface SlotInfo {
   /** Compacted slot index (0-based). */

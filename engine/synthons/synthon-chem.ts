@@ -129,6 +129,10 @@ export function synthonChemistry(
     if (d.length > 4) return `${d.length} connectors (at most 4)`;
     if (labels.some((l) => l < 1 || l > 4)) return 'a dummy atom without a connector label 1-4';
     if (new Set(labels).size !== labels.length) return `connector label repeated (${labels.join(',')})`;
+    // An unpaired electron (`[1*][C](C)C(F)(F)F`: a synthon cut without its H) would make every
+    // product of the synthon a radical: no purchasable molecule.
+    const radical = g.radicals.findIndex((r, a) => r > 0 && g.z[a] !== 0);
+    if (radical >= 0) return `a radical: atom ${radical} has an unpaired electron`;
     const fp = new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
     if (fp.length !== FP_BYTES) return 'unexpected fingerprint size';
     const unstable = unstableAtoms(g, ringForming);

@@ -6,6 +6,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spaceNotReady } from '../../../api/services/space-search.ts';
+import { pendingSpaces } from '../../../api/services/pending-databases.ts';
+import type { SearchService } from '../../../api/services/search-service.ts';
+import { createSynthonJobService, type SynthonJobRequest } from '../../../api/services/synthon-jobs.ts';
 import { createV2SearchService } from '../../../api/services/v2-search.ts';
 import { DomainError } from '../../../platform/errors.ts';
 import { staticRegistry } from '../../../engine/selection/index.ts';
@@ -20,6 +23,7 @@ const building: BackgroundBuild = {
   status: 'building',
   startedAt: '2026-11-24T13:00:00.000Z',
   progress: { rows_done: 160_000, rows_total: 640_000, rejected: 0, rows_per_second: 4000, eta_seconds: 130 },
+  info: { name: 'Big space', vendor: 'test', website: '', license: 'test', products: 1_000_000_000 },
 };
 const failed: BackgroundBuild = {
   id: 'broken_space',
@@ -67,6 +71,49 @@ describe('legacy endpoints', () => {
     const unknown = (await get('db_names=nope')).json().detail[0];
     expect(unknown.msg).toMatch(/unknown database "nope"; available: .*amide/);
     expect((await get('db_names=amide')).statusCode).toBe(200);
+  });
+});
+
+describe('synthon jobs', () => {
+  // The job service's own check, before any workflow starts; the search service's listings are
+  // those of a server with one small space served and the default one building.
+  const search = {
+    databases: () => [{ id: 'amide', kind: 'synthon', molecules: 8 }],
+    notReady: (id: string) => spaceNotReady([building], id),
+    pending: () => pendingSpaces([building], () => false),
+  } as unknown as SearchService;
+  const jobs = createSynthonJobService({ search });
+  // The route schema's defaults (interface.md), a substructure job.
+  const DEFAULTS: SynthonJobRequest = {
+    search_input: 'CCO',
+    search_quality: '100',
+    include_properties: true,
+    include_metadata: false,
+    include_synthons: false,
+    synthon_scorer: 'morgan',
+    search_mode: 'substructure',
+    structure_match_mode: 'fuzzy',
+    smarts_prefilter_pattern_id: '',
+    smarts_prefilter_pattern_label: '',
+    smarts_prefilter_pattern_smarts: '',
+    smarts_prefilter_mode: 'include',
+    synthon_search_backend: 'exact_sss',
+    sample_size: 100,
+  };
+  const submit = (db_name?: string) =>
+    jobs
+      .submit('acc', { ...DEFAULTS, db_name }, { searchQuality: false, sampleSize: false })
+      .catch((e: unknown) => e);
+
+  it('with no db_name while the default (largest) space is built: 422 naming db_name, not a smaller space', async () => {
+    const err = (await submit()) as DomainError;
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err.issues[0]).toMatchObject({ loc: ['query', 'db_name'], type: 'value_error.not_ready' });
+    expect(err.message).toMatch(
+      /db_name not sent.*big_space is being built.*25%.*ready synthon space \(amide\)/,
+    );
+    // Naming the small space passes this check (then fails only for want of a job store here).
+    expect(String(await submit('amide'))).not.toMatch(/db_name/);
   });
 });
 

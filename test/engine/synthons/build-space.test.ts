@@ -66,6 +66,21 @@ describe('buildSpace', () => {
     expect(manifest.counts.products).toBe(1);
   });
 
+  it('rejects a synthon with a radical atom (the AutoGrow4 file has 2,134 such lines)', async () => {
+    // RDKit (Python) gives NumRadicalElectrons 1 for the first, 0 for the others.
+    const input = join(root, 'radical.txt');
+    await writeFile(
+      input,
+      'SMILES\tsynton_id\tsynton#\treaction_id\n[1*][C](C)C(F)(F)F\ta\t0\tr\n[1*]C(C)C(F)(F)F\tb\t0\tr\n' +
+        'NC[1*]\tc\t1\tr\nC[N+](=O)C[1*]\td\t1\tr\n',
+    );
+    const { manifest, rejects } = await buildSpace({ input, out: join(root, 'radical'), id: 'radical' });
+    expect(rejects).toEqual([
+      { line: 2, reason: 'a radical: atom 1 has an unpaired electron', text: '[1*][C](C)C(F)(F)F' },
+    ]);
+    expect(manifest.counts.products).toBe(2);
+  });
+
   it('resumes: a rerun on the same input reuses the reactions already built', async () => {
     const out = join(root, 'idorsia');
     const input = join(SOURCES, 'idorsia_toy_space_a.txt');
