@@ -61,6 +61,8 @@ export interface SynthonScanResult {
   hits: number;
   examined: number;
   timedOut: boolean;
+  /** Structure modes: more hits exist than the slice ranked (its hit cap, job-search.ts). */
+  hitCapReached?: boolean;
   /** Similarity: the k-th best score of the part (distinct molecules), when it holds k hits: a floor for later slices. */
   kth?: number;
 }
@@ -76,6 +78,7 @@ function scanResult(key: string, part: SynthonPart, slice: SynthonJobSlice): Syn
     hits: part.hits.length,
     examined: part.examined,
     timedOut: part.timedOut,
+    ...(part.hitCapReached ? { hitCapReached: true } : {}),
     ...(kth !== undefined ? { kth } : {}),
   };
 }
@@ -97,6 +100,7 @@ interface SynthonPart {
   invalid: number;
   prefiltered: number;
   timedOut: boolean;
+  hitCapReached?: boolean;
 }
 
 export const synthonJobKeys = {

@@ -19,6 +19,8 @@ export interface JobProgress {
   rowsRejected?: number;
   /** A synthon job slice stopped at its limits (time or products): the hits are the best found. */
   timedOut?: boolean;
+  /** A structure-mode synthon job had more hits than its slices rank: the hits are the best ranked. */
+  hitCapReached?: boolean;
   /**
    * Synthon jobs: how far each slice got (slice index → 0..1, 1 = its part is written) and the
    * slice count; written by the scan activities (Jobs.sliceProgress), so the job moves within slices.

@@ -79,7 +79,15 @@ export async function synthonJobWorkflow(input: SynthonJobInput): Promise<Molsea
       if (done < total) await record({ progress: { shardsDone: done, shardsTotal: total } });
     });
     const timedOut = results.some((r) => r.timedOut);
-    await record({ progress: { shardsDone: done, shardsTotal: total, ...(timedOut ? { timedOut } : {}) } });
+    const hitCapReached = results.some((r) => r.hitCapReached);
+    await record({
+      progress: {
+        shardsDone: done,
+        shardsTotal: total,
+        ...(timedOut ? { timedOut } : {}),
+        ...(hitCapReached ? { hitCapReached } : {}),
+      },
+    });
     if (input.threeD && input.mode === 'similarity') return runSynthon3d(input, results, record);
     const merged = await scan.synthonMerge({
       jobName: input.jobName,

@@ -74,6 +74,8 @@ export interface JobView {
     rows_rejected?: number;
     /** Synthon jobs: a slice stopped at its time or product limit. */
     timed_out?: boolean;
+    /** Synthon structure jobs: more hits exist than the slices ranked (10 × the wanted count). */
+    hit_cap_reached?: boolean;
     /**
      * Synthon jobs: share of the slice scan done, 0..1 (each slice counts by how far it got, so
      * it moves within slices; shards_done still counts whole slices). 1 once the slices are done.
@@ -108,6 +110,7 @@ const toView = (j: JobRecord): JobView => ({
       ? { rows_scored: j.progress.rowsScored, rows_rejected: j.progress.rowsRejected ?? 0 }
       : {}),
     ...(j.progress.timedOut ? { timed_out: true } : {}),
+    ...(j.progress.hitCapReached ? { hit_cap_reached: true } : {}),
     ...(sliceFraction(j) !== undefined ? { fraction: sliceFraction(j) } : {}),
   },
 });

@@ -50,6 +50,11 @@ export interface SynthonJobSliceResult {
   /** Hits the SMARTS prefilter removed. */
   prefiltered: number;
   timedOut: boolean;
+  /**
+   * Structure modes: a reaction reached its share of the slice's hit cap (`maxHits`), so more hits
+   * exist than were ranked; the time and product limits are `timedOut`.
+   */
+  hitCapReached?: boolean;
 }
 
 /** A query molecule from SMARTS, else SMILES; undefined when neither parses. */
@@ -168,7 +173,7 @@ function passesSmiles(rd: RDKitModule, smiles: string, passes: (mol: RDKitMol) =
  * verification of the candidates) per reaction of the slice, each hit scored and kept while it is
  * among the slice's best `k`. A query with more hits than anyone can rank (`C(=O)N` has hundreds
  * of millions in the 10^9 space) is bounded by `maxHits` verified hits a slice, shared evenly by
- * its reactions so every reaction contributes, and then says it stopped (`timedOut`).
+ * its reactions so every reaction contributes, and then says so (`hitCapReached`).
  */
 function structureSlice(
   rd: RDKitModule,
@@ -196,6 +201,7 @@ function structureSlice(
   let invalid = 0;
   let prefiltered = 0;
   let timedOut = false;
+  let hitCapReached = false;
   let done = 0;
   for (const reaction of reactions) {
     if (productsLeft <= 0 || Date.now() > deadline) {
@@ -220,11 +226,19 @@ function structureSlice(
     examined += res.examined;
     invalid += res.invalid;
     productsLeft -= res.examined;
-    timedOut ||= res.timedOut || found >= perReaction;
+    timedOut ||= res.timedOut;
+    hitCapReached ||= found >= perReaction;
     done += reaction.info.products;
     onProgress?.(done / Math.max(1, total));
   }
-  return { hits: best.list(), examined, invalid, prefiltered, timedOut };
+  return {
+    hits: best.list(),
+    examined,
+    invalid,
+    prefiltered,
+    timedOut,
+    ...(hitCapReached ? { hitCapReached } : {}),
+  };
 }
 
 /** Verified hits a structure slice ranks at most: ten times the wanted hits, 10,000 to 1,000,000. */

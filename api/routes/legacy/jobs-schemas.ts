@@ -50,6 +50,12 @@ export const JobViewSchema = Type.Object({
     timed_out: Type.Optional(
       Type.Boolean({ description: 'Synthon jobs: a slice stopped at its time or product limit' }),
     ),
+    hit_cap_reached: Type.Optional(
+      Type.Boolean({
+        description:
+          'Synthon substructure/superstructure jobs: more hits exist than the slices ranked (10 × the wanted count, at least 10,000 a slice); the rows are the most similar of those ranked',
+      }),
+    ),
     fraction: Type.Optional(
       Type.Number({
         minimum: 0,
