@@ -158,7 +158,15 @@ export function createJobs(db: Db): Jobs {
            result_key = COALESCE($3, result_key),
            error = COALESCE($4, error),
            rows = COALESCE($5, rows),
-           progress = CASE WHEN $6::jsonb IS NULL THEN progress ELSE progress || $6::jsonb END,
+           progress = CASE WHEN $6::jsonb IS NULL THEN progress ELSE progress || $6::jsonb
+             -- Over the same total, shardsDone never goes back: a progress record retried late
+             -- (its first attempt's worker stopped) must not undo the ones recorded after it. A
+             -- new total is a new stage (a synthon job's 3D stage counts products, not slices).
+             || CASE WHEN (progress->>'shardsDone')::int > ($6::jsonb->>'shardsDone')::int
+                  AND COALESCE($6::jsonb->'shardsTotal', progress->'shardsTotal')
+                    IS NOT DISTINCT FROM progress->'shardsTotal'
+                  THEN jsonb_build_object('shardsDone', progress->'shardsDone') ELSE '{}'::jsonb END
+           END,
            finished_at = CASE WHEN $7::boolean THEN now() ELSE finished_at END,
            updated_at = now()
          WHERE id = $1 AND status NOT IN ${FINAL_SQL}

@@ -107,6 +107,8 @@ export interface SynthonJobInput {
   concurrency?: number;
   /** Per-slice time budget of structure scans (default 10 minutes). */
   sliceTimeoutMs?: number;
+  /** Structure modes: verified hits a slice ranks at most (default job-search.ts structureHitCap(k); tests set fewer). */
+  sliceMaxHits?: number;
   /** Attempts of a slice that really fail (not stopped by a worker shutdown) before the job fails (default 8). */
   sliceAttempts?: number;
   /**

@@ -57,6 +57,7 @@ export async function synthonJobWorkflow(input: SynthonJobInput): Promise<Molsea
     matchMode: input.matchMode,
     prefilter: input.prefilter,
     timeoutMs: input.sliceTimeoutMs ?? 600_000,
+    ...(input.sliceMaxHits ? { maxHits: input.sliceMaxHits } : {}),
   };
   return recordingEnd(record, async () => {
     const prep = await scan.synthonPrepare({ jobName: input.jobName, space: input.space, slice: base });

@@ -43,6 +43,19 @@ for (const backend of BACKENDS) {
         shardsDone: 2,
         shardsTotal: 3,
       });
+      // A record retried late (shards 1 of 3 after 2 of 3) does not take the count back; a new
+      // total starts a new stage and is taken as it is.
+      const progressAfter = async (progress: { shardsDone: number; shardsTotal?: number }) =>
+        (await jobs.update('job_1', { progress }))?.progress;
+      expect(await progressAfter({ shardsDone: 1, shardsTotal: 3 })).toEqual({
+        shardsDone: 2,
+        shardsTotal: 3,
+      });
+      expect(await progressAfter({ shardsDone: 1 })).toEqual({ shardsDone: 2, shardsTotal: 3 });
+      expect(await progressAfter({ shardsDone: 1, shardsTotal: 40 })).toEqual({
+        shardsDone: 1,
+        shardsTotal: 40,
+      });
       const revoked = await jobs.update('job_1', { status: 'REVOKED', error: 'revoked' });
       expect(revoked?.finishedAt).toBeInstanceOf(Date);
       expect((await jobs.update('job_1', { status: 'SUCCESS', rows: 5 }))?.status).toBe('REVOKED');

@@ -129,4 +129,42 @@ describe('synthon job progress and worker shutdowns', () => {
     expect(total).toBeGreaterThanOrEqual(1);
     expect(total).toBeLessThanOrEqual(stops);
   }, 600_000);
+
+  it('a structure job with more hits than its slices rank records hit_cap_reached, not timed_out', async (ctx) => {
+    if (!s.reachable) ctx.skip();
+    const job = `job_hitcap_${randomBytes(4).toString('hex')}`;
+    const prefix = s.env.TASK_QUEUE_PREFIX;
+    // Every toy-space product is a hit; each slice may rank 30 of its thousands.
+    const input: SynthonJobInput = {
+      jobName: job,
+      space: 'idorsia_toy_space',
+      mode: 'substructure',
+      query: 'C',
+      k: 10,
+      matchMode: 'fuzzy',
+      queues: { scan: taskQueue(prefix, 'scan'), export: taskQueue(prefix, 'export') },
+      sliceMaxHits: 30,
+    };
+    const worker = await s.spawnWorker();
+    try {
+      const handle = await client.workflow.start('synthonJobWorkflow', {
+        taskQueue: taskQueue(prefix, 'orchestration'),
+        workflowId: job,
+        args: [input],
+      });
+      expect((await handle.result()).status).toBe('SUCCESS');
+      // What the workflow recorded: the jobRecord activities' inputs in its history.
+      const progress = ((await handle.fetchHistory()).events ?? [])
+        .map((e) => e.activityTaskScheduledEventAttributes)
+        .filter((a) => a?.activityType?.name === 'jobRecord')
+        .map(
+          (a) => JSON.parse(new TextDecoder().decode(a!.input!.payloads![0].data!)) as { progress?: object },
+        )
+        .flatMap((r) => (r.progress ? [r.progress] : []));
+      expect(progress.at(-1)).toMatchObject({ shardsDone: 6, shardsTotal: 6, hitCapReached: true });
+      expect(progress.some((p) => 'timedOut' in p)).toBe(false);
+    } finally {
+      worker.kill('SIGKILL');
+    }
+  }, 300_000);
 });
