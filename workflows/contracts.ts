@@ -105,7 +105,7 @@ export interface SynthonJobInput {
   queues: JobQueues;
   /** Slices scanned at once (default 4). */
   concurrency?: number;
-  /** Per-slice time budget of structure scans (default 10 minutes). */
+  /** Per-slice time budget (default: 2 minutes for similarity, 10 for structure scans). */
   sliceTimeoutMs?: number;
   /** Structure modes: verified hits a slice ranks at most (default job-search.ts structureHitCap(k); tests set fewer). */
   sliceMaxHits?: number;
