@@ -9,6 +9,7 @@ import { spaceNotReady } from '../../../api/services/space-search.ts';
 import { pendingSpaces } from '../../../api/services/pending-databases.ts';
 import type { SearchService } from '../../../api/services/search-service.ts';
 import { createSynthonJobService, type SynthonJobRequest } from '../../../api/services/synthon-jobs.ts';
+import { SYNTHON_SIMILARITY_DEFAULTS } from '../../../api/routes/legacy/jobs-target.ts';
 import { createV2SearchService } from '../../../api/services/v2-search.ts';
 import { DomainError } from '../../../platform/errors.ts';
 import { staticRegistry } from '../../../engine/selection/index.ts';
@@ -83,23 +84,16 @@ describe('synthon jobs', () => {
     pending: () => pendingSpaces([building], () => false),
   } as unknown as SearchService;
   const jobs = createSynthonJobService({ search });
-  // The route schema's defaults (interface.md), a substructure job.
+  // The route's defaults (interface.md), a substructure job.
   const DEFAULTS: SynthonJobRequest = {
+    ...SYNTHON_SIMILARITY_DEFAULTS,
     search_input: 'CCO',
     search_quality: '100',
     include_properties: true,
-    include_metadata: false,
-    include_synthons: false,
-    synthon_scorer: 'morgan',
-    search_mode: 'substructure',
-    structure_match_mode: 'fuzzy',
-    smarts_prefilter_pattern_id: '',
-    smarts_prefilter_pattern_label: '',
-    smarts_prefilter_pattern_smarts: '',
-    smarts_prefilter_mode: 'include',
-    synthon_search_backend: 'exact_sss',
     sample_size: 100,
+    search_mode: 'substructure',
   };
+
   const submit = (db_name?: string) =>
     jobs
       .submit('acc', { ...DEFAULTS, db_name }, { searchQuality: false, sampleSize: false })
