@@ -185,7 +185,8 @@ export function createJobService(deps: JobServiceDeps) {
           'value_error.too_large',
         );
       const parsed = parseMolecule(await getRDKit(), req.smiles);
-      if ('error' in parsed) throw invalidSmiles(['query', 'search_input'], req.smiles);
+      if ('error' in parsed)
+        throw invalidSmiles(['query', 'search_input'], req.smiles, `SMILES (${parsed.error})`);
       const jobName = newJobName();
       const params = {
         search_input: req.smiles,

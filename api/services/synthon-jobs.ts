@@ -177,7 +177,8 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
         m.delete();
       } else {
         const parsed = parseMolecule(rd, query);
-        if ('error' in parsed) throw invalidSmiles(['query', 'search_input'], q.search_input);
+        if ('error' in parsed)
+          throw invalidSmiles(['query', 'search_input'], q.search_input, `SMILES (${parsed.error})`);
       }
       const smarts = prefilterSmarts(q);
       if (smarts) {

@@ -94,6 +94,6 @@ export async function parseQuery(
   loc: (string | number)[] = ['body', 'query_smiles'],
 ): Promise<ParsedMolecule> {
   const p = parseMolecule(await getRDKit(), smiles);
-  if ('error' in p) throw invalidSmiles(loc, smiles);
+  if ('error' in p) throw invalidSmiles(loc, smiles, `SMILES (${p.error})`);
   return p;
 }

@@ -64,7 +64,7 @@ export async function spaceCheese3d(
   const budgetMs = opts.budgetMs ?? DEFAULT_SPACE_3D_BUDGET_MS;
   const metric = b.scorer;
   const q = parseMolecule(await getRDKit(), b.query_smiles);
-  if ('error' in q) throw invalidSmiles(['body', 'query_smiles'], b.query_smiles);
+  if ('error' in q) throw invalidSmiles(['body', 'query_smiles'], b.query_smiles, `SMILES (${q.error})`);
   const prefilter = await resolvePrefilter(b);
   const multiplier = b.shortlist_multiplier ?? DEFAULT_SHORTLIST_MULTIPLIER;
   const shortlist = b.limit * multiplier;

@@ -113,7 +113,7 @@ export function withV2Spaces(
       if (!space) return base.search(b, requestId);
       const t0 = performance.now();
       const q = parseMolecule(await getRDKit(), b.query_smiles);
-      if ('error' in q) throw invalidSmiles(['body', 'query_smiles'], b.query_smiles);
+      if ('error' in q) throw invalidSmiles(['body', 'query_smiles'], b.query_smiles, `SMILES (${q.error})`);
       const t1 = performance.now();
       // One result per product (a product two routes reach once), as search_cheese and /molsearch.
       const r = await uniqueSpaceHits(pool, space.manifest.id, q.fp, b.limit, SPACE_TIMEOUT_MS);

@@ -34,6 +34,11 @@ function precheck(smiles: string): string | undefined {
   // emoji): a value holding whitespace, control or non-ASCII characters is refused, not cut.
   if (/[^\x21-\x7e]/.test(smiles.trim()))
     return 'whitespace, control or non-ASCII characters inside a SMILES (one molecule per value)';
+  // RDKit's SMILES parser takes '~' as a query bond ("any bond"): `[#6]~[#7]` parses, as two
+  // radicals joined by a bond no product has, so a similarity or superstructure search with it
+  // answered nothing instead of saying why (user trial). A molecule has no such bond.
+  if (smiles.includes('~'))
+    return "'~' (any bond) is a SMARTS query bond, not a bond of a molecule: give the molecule as SMILES";
   return undefined;
 }
 

@@ -377,6 +377,11 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
     const cases: Array<[string, (string | number)[]]> = [
       ['search_input=C1CC&synthon_scorer=morgan&db_name=idorsia_toy_space', ['query', 'search_input']],
       ['search_input=%5B%23&search_mode=substructure&db_name=idorsia_toy_space', ['query', 'search_input']],
+      // SMARTS' any bond: RDKit's SMILES parser reads it, but a superstructure query is a molecule.
+      [
+        'search_input=%5B%236%5D~%5B%237%5D&search_mode=superstructure&db_name=idorsia_toy_space',
+        ['query', 'search_input'],
+      ],
       [
         'search_input=CCO&synthon_scorer=morgan&smarts_prefilter_pattern_smarts=%5B%23',
         ['query', 'smarts_prefilter_pattern_smarts'],

@@ -92,6 +92,16 @@ describe('parseMolecule against Python RDKit reference values', () => {
     expect(parseMolecule(rd, 'C'.repeat(1001))).toEqual({ error: 'SMILES longer than 1000 characters' });
     expect(parseMolecule(rd, '[H][H]')).toEqual({ error: 'no heavy atoms' });
   });
+
+  it("rejects SMARTS' any bond, which RDKit's SMILES parser reads as a query bond", () => {
+    // Python RDKit: MolFromSmiles('[#6]~[#7]') parses, with bond.HasQuery() true.
+    for (const s of ['[#6]~[#7]', 'C~N', 'c1ccccc1~O']) {
+      const r = parseMolecule(rd, s);
+      expect(r, s).toHaveProperty('error');
+      expect((r as { error: string }).error).toMatch(/'~' \(any bond\)/);
+    }
+    expect(parseMolecule(rd, '[#6][#7]')).not.toHaveProperty('error');
+  });
 });
 
 describe('tanimoto', () => {
