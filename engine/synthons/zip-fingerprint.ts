@@ -20,6 +20,15 @@ import type { SlotColumns } from './format.ts';
 import { zipWouldThrow } from './zip-valence.ts';
 
 const NON_CANONICAL = JSON.stringify({ canonical: false });
+/**
+ * The product's parse for its Morgan bits only: stereo perception is skipped (the bits ignore
+ * chirality) and so is the removal of explicit hydrogens, which a SMILES without a hydrogen atom
+ * of its own (checked before) has none of. 0.12 instead of 0.20 ms a product, the same bits on
+ * 2,170 ring-closing tuples of the 10^9 space (2026-11-25).
+ */
+const FP_PARSE = JSON.stringify({ assignStereo: false, removeHs: false });
+/** A hydrogen atom written in brackets ([H], [2H], [H+]), not a hydrogen count ([nH]). */
+const H_ATOM = /\[\d*H[^a-z]/;
 /** Synthon molecules kept per thread (~15 KB each); all are freed when the count reaches this. */
 const MAX_MOLS = 10_000;
 
@@ -85,7 +94,7 @@ export function zipFingerprint(
     if (!zipped || parts.length < 2) return undefined;
     const smiles = zipped.get_smiles(NON_CANONICAL);
     if (smiles.includes('.')) return undefined;
-    product = rd.get_mol(smiles);
+    product = H_ATOM.test(smiles) ? rd.get_mol(smiles) : rd.get_mol(smiles, FP_PARSE);
     if (!product?.is_valid()) return undefined;
     const fp = new Uint8Array(product.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
     return fp.length === FP_BYTES ? fp : undefined;
