@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
 import { MORGAN_DETAILS, tanimoto } from '../../../engine/chem/fingerprint.ts';
-import { buildSpace } from '../../../engine/synthons/build-space.ts';
-import { openSpace, type OpenSpace } from '../../../engine/synthons/space.ts';
+import type { OpenSpace } from '../../../engine/synthons/space.ts';
 import { synthonJobSlice, type SynthonJobSlice } from '../../../engine/synthons/job-search.ts';
+import { builtSpace } from './support/spaces.ts';
 
 const SOURCE = new URL('../../../catalogs/spaces/sources/idorsia_toy_space_a.txt', import.meta.url).pathname;
 const ENUM = new URL('../../fixtures/synthons/idorsia_toy_space_enum.smi.gz', import.meta.url).pathname;
@@ -22,8 +22,7 @@ let products: Array<{ smiles: string; reaction: string }>;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'job-structure-'));
   rd = await getRDKit();
-  await buildSpace({ input: SOURCE, out: join(root, 'idorsia'), id: 'idorsia_toy_space' });
-  space = await openSpace(join(root, 'idorsia'));
+  space = await builtSpace(root, SOURCE, 'idorsia_toy_space', 'idorsia');
   products = gunzipSync(await readFile(ENUM))
     .toString()
     .split('\n')

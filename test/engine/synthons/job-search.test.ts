@@ -6,11 +6,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
-import { buildSpace } from '../../../engine/synthons/build-space.ts';
-import { openSpace, type OpenSpace } from '../../../engine/synthons/space.ts';
+import type { OpenSpace } from '../../../engine/synthons/space.ts';
 import { compareHits, synthonJobSlice, type SynthonJobSlice } from '../../../engine/synthons/job-search.ts';
 import { TWO_ROUTES, twoRoutesReference } from './support/two-routes.ts';
 import { allocJobResult, decodeJobResult, encodeJobResult } from '../../../engine/export/index.ts';
+import { builtSpace } from './support/spaces.ts';
 
 const SOURCE = new URL('../../../catalogs/spaces/sources/idorsia_toy_space_a.txt', import.meta.url).pathname;
 let root: string;
@@ -21,10 +21,8 @@ let twoRoutes: OpenSpace;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'job-slices-'));
   rd = await getRDKit();
-  await buildSpace({ input: SOURCE, out: join(root, 'idorsia'), id: 'idorsia_toy_space' });
-  space = await openSpace(join(root, 'idorsia'));
-  await buildSpace({ input: TWO_ROUTES, out: join(root, 'two'), id: 'two_routes' });
-  twoRoutes = await openSpace(join(root, 'two'));
+  space = await builtSpace(root, SOURCE, 'idorsia_toy_space', 'idorsia');
+  twoRoutes = await builtSpace(root, TWO_ROUTES, 'two_routes', 'two');
 }, 300_000);
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });

@@ -7,20 +7,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
-import { MORGAN_DETAILS, tanimoto } from '../../../engine/chem/fingerprint.ts';
-import { buildSpace } from '../../../engine/synthons/build-space.ts';
+import { tanimoto } from '../../../engine/chem/fingerprint.ts';
 import { assembleProduct } from '../../../engine/synthons/assemble.ts';
 import { joinable } from '../../../engine/synthons/join-bits.ts';
 import { similaritySearch } from '../../../engine/synthons/similarity.ts';
 import { similarityTopK } from '../../../engine/synthons/similarity-topk.ts';
-import {
-  openSpace,
-  reactionTuples,
-  tupleId,
-  tupleSmiles,
-  type OpenSpace,
-} from '../../../engine/synthons/space.ts';
+import { reactionTuples, tupleId, tupleSmiles, type OpenSpace } from '../../../engine/synthons/space.ts';
 import { writeAutogrow4Sample } from './ag4-sample.ts';
+import { builtSpace, morganOf } from './support/spaces.ts';
 
 let root: string;
 let rd: RDKitModule;
@@ -32,8 +26,7 @@ beforeAll(async () => {
   rd = await getRDKit();
   const file = join(root, 'ag4.txt');
   await writeAutogrow4Sample(file, { smallest: 3, spread: 4 });
-  await buildSpace({ input: file, out: join(root, 'ag4'), id: 'ag4' });
-  space = await openSpace(join(root, 'ag4'));
+  space = await builtSpace(root, file, 'ag4');
   for (let r = 0; r < space.reactions.length; r++)
     for (const t of reactionTuples(space, r)) {
       const p = assembleProduct(rd, tupleSmiles(space, t), true);
@@ -44,14 +37,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-function fpOf(smiles: string): Uint8Array {
-  const mol = rd.get_mol(smiles)!;
-  try {
-    return new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
-  } finally {
-    mol.delete();
-  }
-}
+const fpOf = (smiles: string): Uint8Array => morganOf(rd, smiles);
 
 /** Products of the sample (every 397th) and two molecules from outside it. */
 function queries(): string[] {

@@ -9,11 +9,10 @@ import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
-import { MORGAN_DETAILS } from '../../../engine/chem/fingerprint.ts';
-import { buildSpace } from '../../../engine/synthons/build-space.ts';
-import { openSpace, type OpenSpace } from '../../../engine/synthons/space.ts';
+import type { OpenSpace } from '../../../engine/synthons/space.ts';
 import { similaritySearch, type SpaceHit } from '../../../engine/synthons/similarity.ts';
 import { similarityTopK } from '../../../engine/synthons/similarity-topk.ts';
+import { builtSpace, morganOf } from './support/spaces.ts';
 
 const SOURCE = new URL('../../../catalogs/spaces/sources/idorsia_toy_space_a.txt', import.meta.url).pathname;
 const FIXTURES = new URL('../../fixtures/synthons/', import.meta.url).pathname;
@@ -41,21 +40,13 @@ beforeAll(async () => {
   };
   expect(ref.products).toBe(smiles.length);
   for (const e of ref.entries) truth.set(e.query, new Map(smiles.map((s, i) => [s, e.scores[i]])));
-  await buildSpace({ input: SOURCE, out: join(root, 'idorsia'), id: 'idorsia_toy_space_a' });
-  space = await openSpace(join(root, 'idorsia'));
+  space = await builtSpace(root, SOURCE, 'idorsia_toy_space_a', 'idorsia');
 }, 300_000);
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-function fpOf(smiles: string): Uint8Array {
-  const mol = rd.get_mol(smiles)!;
-  try {
-    return new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
-  } finally {
-    mol.delete();
-  }
-}
+const fpOf = (smiles: string): Uint8Array => morganOf(rd, smiles);
 
 /** k distinct products, best first, each with RDKit's score of its SMILES. */
 function expectExactHits(query: string, hits: SpaceHit[], k: number): void {

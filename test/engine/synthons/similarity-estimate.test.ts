@@ -7,19 +7,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
-import { FP_BYTES, MORGAN_DETAILS, tanimoto } from '../../../engine/chem/fingerprint.ts';
-import { buildSpace } from '../../../engine/synthons/build-space.ts';
+import { FP_BYTES, tanimoto } from '../../../engine/chem/fingerprint.ts';
 import { assembleProduct } from '../../../engine/synthons/assemble.ts';
 import { estimateCandidates } from '../../../engine/synthons/similarity-estimate.ts';
 import { hasJoinEnvs } from '../../../engine/synthons/score-tuple.ts';
-import {
-  openSpace,
-  reactionTuples,
-  tupleId,
-  tupleSmiles,
-  type OpenSpace,
-} from '../../../engine/synthons/space.ts';
+import { reactionTuples, tupleId, tupleSmiles, type OpenSpace } from '../../../engine/synthons/space.ts';
 import { writeAutogrow4Sample } from './ag4-sample.ts';
+import { builtSpace, morganOf } from './support/spaces.ts';
 
 const WEAK = new Set([
   '37_Pictet_Spengler',
@@ -41,8 +35,7 @@ beforeAll(async () => {
   rd = await getRDKit();
   const file = join(root, 'weak.txt');
   await writeAutogrow4Sample(file, { smallest: 2, spread: 20, reactions: (id) => WEAK.has(id) });
-  await buildSpace({ input: file, out: join(root, 'weak'), id: 'weak' });
-  space = await openSpace(join(root, 'weak'));
+  space = await builtSpace(root, file, 'weak');
   space.reactions.forEach((_, r) => reactions.push(r));
   for (const r of reactions)
     for (const t of reactionTuples(space, r)) {
@@ -54,14 +47,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-function fpOf(smiles: string): Uint8Array {
-  const mol = rd.get_mol(smiles)!;
-  try {
-    return new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
-  } finally {
-    mol.delete();
-  }
-}
+const fpOf = (smiles: string): Uint8Array => morganOf(rd, smiles);
 
 function popcount(bytes: Uint8Array): number {
   let n = 0;

@@ -12,6 +12,7 @@ import { buildSpace } from '../../../engine/synthons/build-space.ts';
 import { openSpace, type OpenSpace } from '../../../engine/synthons/space.ts';
 import { similarityTopK } from '../../../engine/synthons/similarity-topk.ts';
 import { TWO_ROUTES, twoRoutesReference } from './support/two-routes.ts';
+import { builtSpace, morganOf } from './support/spaces.ts';
 
 interface Fixture {
   products: number;
@@ -31,21 +32,13 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'space-topk-'));
   rd = await getRDKit();
   fixture = JSON.parse(await readFile(FIXTURE, 'utf8')) as Fixture;
-  await buildSpace({ input: SOURCE, out: join(root, 'idorsia'), id: 'idorsia_toy_space_a' });
-  space = await openSpace(join(root, 'idorsia'));
+  space = await builtSpace(root, SOURCE, 'idorsia_toy_space_a', 'idorsia');
 }, 300_000);
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-function fpOf(smiles: string): Uint8Array {
-  const mol = rd.get_mol(smiles)!;
-  try {
-    return new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
-  } finally {
-    mol.delete();
-  }
-}
+const fpOf = (smiles: string): Uint8Array => morganOf(rd, smiles);
 
 describe('similarityTopK on the Idorsia toy space', () => {
   it('equals the brute-force top-k over the full enumeration', { timeout: 300_000 }, () => {

@@ -5,10 +5,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
-import { MORGAN_DETAILS } from '../../../engine/chem/fingerprint.ts';
 import { buildSpace } from '../../../engine/synthons/build-space.ts';
 import { openSpace, type OpenSpace } from '../../../engine/synthons/space.ts';
 import { similaritySearch } from '../../../engine/synthons/similarity.ts';
+import { morganOf } from './support/spaces.ts';
 
 interface Entry {
   query: string;
@@ -42,14 +42,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-function fpOf(smiles: string): Uint8Array {
-  const mol = rd.get_mol(smiles)!;
-  try {
-    return new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
-  } finally {
-    mol.delete();
-  }
-}
+const fpOf = (smiles: string): Uint8Array => morganOf(rd, smiles);
 
 describe('similaritySearch is exact', () => {
   it(
