@@ -61,7 +61,14 @@ export type NeighborRow = {
   database: string;
   db_id: string;
   similarity: number;
-} & Record<string, string | number | boolean | null>;
+} & Record<string, string | number | boolean | null | SynthonRef[]>;
+
+/** One synthon of a synthon-space product (a `/molsearch` row's `synthons`, as in v2 hits and job pages). */
+export interface SynthonRef {
+  slot: number;
+  synthon_id: string;
+  smiles: string;
+}
 
 export interface SimilarityRequest {
   smiles: string;

@@ -118,9 +118,7 @@ export async function withSynthonSpaces(
           similarity: h.similarity,
           'Morgan Tanimoto': h.similarity,
           reaction_id: h.reactionId,
-          synthons: JSON.stringify(
-            h.synthons.map((s) => ({ slot: s.slot, synthon_id: s.synthonId, smiles: s.smiles })),
-          ),
+          synthons: h.synthons.map((s) => ({ slot: s.slot, synthon_id: s.synthonId, smiles: s.smiles })),
         }) as NeighborRow,
     );
     const note = res.timedOut

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { buildReferenceCatalog } from '../../../support/fixture-catalog.ts';
 import { startApiHarness, type ApiHarness } from '../../../support/api-harness.ts';
 import { buildSpace } from '../../../../engine/synthons/build-space.ts';
+import { decodeProductId } from '../../../../engine/synthons/assemble.ts';
 
 const SOURCES = new URL('../../../../catalogs/spaces/sources/', import.meta.url).pathname;
 const FIXTURE = new URL('../../../fixtures/synthons/similarity-reference.json', import.meta.url);
@@ -74,6 +75,18 @@ describe('synthon spaces in the legacy API', () => {
     expect(sims).toEqual(e.top.slice(0, 10).map((t) => expect.closeTo(t[1], 5)));
     expect(body.neighbors[0].database).toBe('idorsia');
     expect(body.neighbors[0].id.split(';').length).toBeGreaterThanOrEqual(3);
+    // Each row's synthons are a list, as in v2 hits and job pages (they were JSON text), and the
+    // product id decodes to the row's reaction and synthon ids.
+    for (const row of body.neighbors) {
+      expect(Array.isArray(row.synthons), JSON.stringify(row.synthons)).toBe(true);
+      expect(row.synthons.map((x: { slot: number }) => x.slot)).toEqual(
+        row.synthons.map((_: unknown, i: number) => i),
+      );
+      const ids = decodeProductId(row.id);
+      expect(ids?.reactionId).toBe(row.reaction_id);
+      expect(ids?.synthonIds).toEqual(row.synthons.map((x: { synthon_id: string }) => x.synthon_id));
+      for (const x of row.synthons) expect(x.smiles).toMatch(/\*/);
+    }
   });
 
   it('search_type=synthongpt searches the space too (morgan scorer); a catalog refuses it', async () => {
