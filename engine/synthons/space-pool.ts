@@ -1,7 +1,17 @@
 /**
  * Synthon-space searches on engine threads (never the caller's event loop): each thread opens the
  * spaces once (they are small next to their products: synthons and fingerprints only).
+ *
+ * Two lanes, so a search of the 10^9 space never holds up the others: with one thread, a sample of
+ * a 12-product space waited 18 s behind a whole-space similarity search, and a substructure search
+ * with `timeout_seconds` 5 spent its deadline in the queue (user trial, 2026-11-25). Similarity,
+ * reranking and substructure searches of a space with more than `largeProducts` products take the
+ * `long` lane, which runs on all threads but one; everything else (small spaces, samples) takes
+ * the `quick` lane, served first, so it always finds a thread within one quick request. The cost:
+ * every thread holds every space (about 0.6 GB a thread for the 10^9 space).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createThreadPool } from '../threads/index.ts';
 import type { TopKResult } from './similarity-topk.ts';
 import type { SampleResult } from './sample.ts';
@@ -41,19 +51,56 @@ export interface SpacePool {
   close(): Promise<void>;
 }
 
-/** A pool of `threads` threads over the spaces in `dirs` (built space directories). */
-export function createSpacePool(opts: { dirs: string[]; threads?: number }): SpacePool {
+/** Spaces above this many products are searched in the `long` lane. */
+export const LARGE_SPACE_PRODUCTS = 10_000_000;
+
+/** A built space's id and product count, from its manifest (undefined when it cannot be read). */
+function manifestOf(dir: string): { id: string; products: number } | undefined {
+  try {
+    const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+      id: string;
+      counts: { products: number };
+    };
+    return { id: m.id, products: m.counts.products };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A pool of `threads` threads (default 2, at least 2) over the spaces in `dirs` (built space
+ * directories); `largeProducts` sets the long lane's bar (tests lower it).
+ */
+export function createSpacePool(opts: {
+  dirs: string[];
+  threads?: number;
+  largeProducts?: number;
+}): SpacePool {
   const dirs = [...opts.dirs];
   const added = new Map<string, string>();
+  const bar = opts.largeProducts ?? LARGE_SPACE_PRODUCTS;
+  const large = new Set<string>();
+  const note = (dir: string): void => {
+    const m = manifestOf(dir);
+    if (m && m.products > bar) large.add(m.id);
+  };
+  dirs.forEach(note);
+  const size = Math.max(2, opts.threads ?? 2);
   const pool = createThreadPool<SpaceRequest, SpaceReply>({
     name: 'synthon space',
     script: new URL('./space-thread.ts', import.meta.url),
-    size: opts.threads ?? 1,
+    size,
+    lanes: ['quick', 'long'],
+    laneLimits: { long: size - 1 },
     unrefIdle: true,
     workerData: () => ({ dirs }),
   });
-  const run = async <T extends SpaceReply['op']>(req: SpaceRequest & { op: T }) =>
-    (await pool.run(() => ({ ...req, dir: added.get(req.space) }))) as Extract<SpaceReply, { op: T }>;
+  const run = async <T extends SpaceReply['op']>(req: SpaceRequest & { op: T }) => {
+    const slow = req.op === 'similarity' || req.op === 'rerank' || req.op === 'substructure';
+    const lane = slow && large.has(req.space) ? 'long' : 'quick';
+    const reply = await pool.run(() => ({ ...req, dir: added.get(req.space) }), { lane });
+    return reply as Extract<SpaceReply, { op: T }>;
+  };
   return {
     similarity: async (space, fp, k, timeoutMs) =>
       (await run({ op: 'similarity', space, fp, k, timeoutMs })).result,
@@ -64,6 +111,7 @@ export function createSpacePool(opts: { dirs: string[]; threads?: number }): Spa
     async add(space, dir) {
       added.set(space, dir);
       dirs.push(dir);
+      note(dir);
       await run({ op: 'open', space });
     },
     close: () => pool.close(),
