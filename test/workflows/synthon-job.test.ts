@@ -346,6 +346,15 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
     expect(batch.body).toHaveLength(2);
     const first = JSON.stringify(batch.body[0]);
     for (const [smiles] of e.top.slice(0, 3)) expect(first).toContain(canon(smiles));
+    // A bad input is refused before any search, naming its index.
+    const bad = await call(
+      s,
+      'GET',
+      `/batch_search?search_type=synthongpt&search_mode=batch&db_names=idorsia_toy_space&search_input=CCO&search_input=C1CC(`,
+      s.keyA,
+    );
+    expect(bad.status, bad.raw).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(['query', 'search_input', 1]);
     // /search_file: every SMILES of an uploaded file searched on the space.
     const up = await s.stack.app.inject({
       method: 'POST',
