@@ -125,6 +125,17 @@ export function registerErrorHandler(app: FastifyInstance): void {
           );
       return reply.status(422).send({ detail: issues });
     }
+    // A body that is not JSON, or empty under a JSON content type: a 422 naming the body, as
+    // FastAPI answers (Fastify's own 400 named no field; user trial).
+    if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+      const msg =
+        fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+          ? 'the body is empty, but its content type says JSON: send {} for no fields'
+          : 'not valid JSON';
+      const issues: FieldIssue[] = [{ loc: ['body'], msg, type: 'value_error.json' }];
+      if (v2) return reply.status(422).send(v2Body(request, 'validation_error', `$: ${msg}`, false, issues));
+      return reply.status(422).send({ detail: issues });
+    }
     const status = fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500 ? fe.statusCode : 500;
     if (status === 500) request.log.error({ err }, 'unhandled error');
     const message = status === 500 ? 'internal server error' : fe.message;

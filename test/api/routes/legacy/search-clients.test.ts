@@ -77,6 +77,21 @@ describe('GET /molsearch and /batch_search as real clients call them', () => {
     expect(nul.json().detail[0].loc).toEqual(['query', 'search_input']);
   });
 
+  it('answers an empty or broken JSON body with a 422 naming the body, as FastAPI does', async () => {
+    for (const payload of ['', '{"prop_ranges": ']) {
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/get_molsearch_page?job_name=job_x',
+        headers: { 'X-API-Key': h.key, 'content-type': 'application/json' },
+        payload,
+      });
+      expect(res.statusCode, payload).toBe(422);
+      const issue = res.json().detail[0];
+      expect(issue.loc, payload).toEqual(['body']);
+      expect(issue.msg, payload).toMatch(payload ? /not valid JSON/ : /body is empty/);
+    }
+  });
+
   it('gives one pair one score: /molsearch, batch and single-input centroid all answer the exact double', async () => {
     const qi = 7;
     const base = { search_type: 'morgan', db_names: ['refcat_a', 'refcat_b'], n_neighbors: 15 };

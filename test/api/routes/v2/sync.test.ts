@@ -128,6 +128,21 @@ describe('POST /api/v2/search', () => {
     expect(r.body!.timing_ms.total).toBeGreaterThanOrEqual(0);
   });
 
+  it('answers an empty or broken JSON body with a 422 whose details name the body', async () => {
+    for (const payload of ['', '{"query_smiles": ']) {
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/api/v2/search',
+        headers: { 'x-api-key': h.keys.alice, 'content-type': 'application/json' },
+        payload,
+      });
+      expect(res.statusCode, payload).toBe(422);
+      const error = res.json().error;
+      expect(error.code).toBe('validation_error');
+      expect(error.details[0].path).toBe('$');
+    }
+  });
+
   it('rejects a limit above 200 naming the field', async () => {
     const r = await call(h, 'POST', '/api/v2/search', {
       body: { query_smiles: ASPIRIN, database_id: 'drugs', limit: 201 },
