@@ -39,6 +39,7 @@ export async function openSynthonSpaces(opts: {
   );
   const spacePool = createSpacePool({ dirs: spaces.map((s) => s.dir) });
   cleanups.push(() => spacePool.close());
+  spacePool.start().catch((err: unknown) => log.warn({ err }, 'synthon space threads did not start'));
   const entryOf = (manifest: SpaceManifest) => {
     const b = bundledSpaces.find((x) => x.id === manifest.id)!;
     return { manifest, vendor: b.vendor, website: b.website, license: b.license };
