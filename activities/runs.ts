@@ -10,6 +10,7 @@ import type { ObjectStore } from '../platform/object-store/index.ts';
 import type { RunsRepository } from '../store/runs.ts';
 import {
   executeSelectionIn,
+  itemReferenceError,
   itemSelection,
   parseRunDocument,
   prepareSelection,
@@ -71,8 +72,9 @@ export function createRunActivities(deps: RunActivityDeps) {
 
     /**
      * Executes one item: the item's selection over its library, the result document written to
-     * runs/<run>/items/<item>.json, the item row updated. Input problems (bad SMILES, unavailable
-     * capability) make the item failed without retry; other errors are thrown and retried.
+     * runs/<run>/items/<item>.json, the item row updated. Input problems (a reference that does not parse, which admission let
+     * through as this item's failure; an unavailable capability) make the item failed without
+     * retry; other errors are thrown and retried.
      */
     async runExecuteItem(input: ExecuteItemInput): Promise<ExecuteItemResult> {
       const attempt = await runs.startItem(input.runId, input.itemId);
@@ -124,7 +126,7 @@ export function createRunActivities(deps: RunActivityDeps) {
         return { status: 'succeeded', returned: outcome.counts.returned };
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
-        const error = { code: err.code, message: err.message };
+        const error = itemReferenceError(doc, index, err) ?? { code: err.code, message: err.message };
         await runs.finishItem(input.runId, input.itemId, { status: 'failed', error });
         return { status: 'failed', error };
       }

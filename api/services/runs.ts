@@ -13,6 +13,7 @@ import {
   runCapabilityIssue,
   runLimitViolation,
   type LibraryRegistry,
+  type RunItemError,
   type RunWork,
 } from '../../engine/selection/index.ts';
 import type { ItemStatus, RunRow, RunStatus, RunsRepository } from '../../store/index.ts';
@@ -55,6 +56,8 @@ export interface RunEstimate {
   execution_tier: 'durable';
   specification_hash: string;
   work: RunWork;
+  /** Items whose references do not parse: admitted, they end failed with this error. */
+  item_errors: { id: string; error: RunItemError }[];
 }
 
 export interface Page<T> {
@@ -122,6 +125,7 @@ export function createRunsService(deps: RunsServiceDeps) {
         execution_tier: 'durable',
         specification_hash: checked.specificationHash,
         work: checked.work,
+        item_errors: checked.failing,
       };
     },
 

@@ -32,10 +32,12 @@ export * from './run-document.ts';
 export { prepareSelection, type PreparedSelection } from './prepare.ts';
 export {
   checkRunDocument,
+  itemReferenceError,
   runCapabilityIssue,
   runItemObjectiveIssue,
   runLimitViolation,
   type CheckedRun,
+  type RunItemError,
   type RunWork,
 } from './run-check.ts';
 export { openScanLibrary } from './catalog-library.ts';
