@@ -15,6 +15,8 @@ import {
   parseRunDocument,
   prepareSelection,
   runItemIds,
+  selectionMetric,
+  METRIC_SCORERS,
   type LibraryRegistry,
   type RunDocument,
   type SelectionPool,
@@ -72,7 +74,8 @@ export function createRunActivities(deps: RunActivityDeps) {
 
     /**
      * Executes one item: the item's selection over its library, the result document written to
-     * runs/<run>/items/<item>.json, the item row updated. Input problems (a reference that does not parse, which admission let
+     * runs/<run>/items/<item>.json (the fields of a v2 search answer, so clients read it as one),
+     * the item row updated. Input problems (a reference that does not parse, which admission let
      * through as this item's failure; an unavailable capability) make the item failed without
      * retry; other errors are thrown and retried.
      */
@@ -98,6 +101,7 @@ export function createRunActivities(deps: RunActivityDeps) {
             : await executeSelectionIn(deps.selectionPool, prepared.library, prepared.selection);
         const key = runItemResultKey(input.runId, input.itemId);
         const selectionHash = prepared.hash;
+        const metric = selectionMetric(prepared.selection);
         await objects.put(
           key,
           JSON.stringify({
@@ -105,7 +109,13 @@ export function createRunActivities(deps: RunActivityDeps) {
             item_id: input.itemId,
             input_index: index,
             selection_hash: selectionHash,
+            database_id: prepared.library.info.database_id,
             database_release: prepared.library.info.release,
+            scorer:
+              prepared.selection.strategy.type === 'sample'
+                ? 'sample'
+                : (METRIC_SCORERS[metric as keyof typeof METRIC_SCORERS] ?? null),
+            metric,
             ...outcome,
           }),
           'application/json',

@@ -16,6 +16,7 @@ export {
 } from './library.ts';
 export {
   executeSelection,
+  selectionMetric,
   constraintExecution,
   checkCapabilities,
   needsExternalScores,

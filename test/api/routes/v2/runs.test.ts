@@ -167,6 +167,20 @@ describe('a completed run', () => {
       expect(items[index].error.message).toContain('unparsable SMILES');
     }
     expect(items[0]).toMatchObject({ status: 'succeeded', attempt_count: 1, error: null });
+    // A succeeded item's result is its search answer: hits inside `result`, as the SDK reads them.
+    expect(items[0].result).toMatchObject({
+      database_id: 'drugs',
+      scorer: 'morgan',
+      metric: 'rdkit.ecfp4_tanimoto',
+      returned: 3,
+      counts: { returned: 3 },
+    });
+    expect(items[0].result.results.map((r: { rank: number }) => r.rank)).toEqual([1, 2, 3]);
+    expect(items[0].result.results[0]).toMatchObject({ product_id: 'CHEMBL25', score: 1 });
+    expect(items[0].result.selection_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(typeof items[0].result.timing_ms.total).toBe('number');
+    expect(Array.isArray(items[0].result.warnings)).toBe(true);
+    expect(items[0].result.run_id).toBeUndefined();
     const failed = await call(h, 'GET', `/api/v2/runs/${id}/items?status_filter=failed`);
     expect(failed.body!.data.map((i: { id: string }) => i.id)).toEqual(['item-0004', 'item-0007']);
   });
@@ -190,8 +204,13 @@ describe('a completed run', () => {
     expect(byInput.body!.data[4].results).toBeUndefined();
     expect(byInput.body!.data[4].result).toBeNull();
     expect(byInput.body!.data[4].error.message).toContain('item "item-0004"');
-    expect(byInput.body!.data[0].results).toHaveLength(3);
-    expect(byInput.body!.data[0].results[0]).toMatchObject({ rank: 1, product_id: 'CHEMBL25', score: 1 });
+    // The hits are in the item's result (the SDK's SearchResult) and, as before, beside it.
+    const first = byInput.body!.data[0];
+    expect(first.result.results).toHaveLength(3);
+    expect(first.result.results[0]).toMatchObject({ rank: 1, product_id: 'CHEMBL25', score: 1 });
+    expect(first.result).toMatchObject({ database_id: 'drugs', scorer: 'morgan', counts: { returned: 3 } });
+    expect(first.results).toEqual(first.result.results);
+    expect(first.selection_hash).toBe(first.result.selection_hash);
     const seen: number[] = [];
     let cursor: string | null = null;
     do {
