@@ -10,10 +10,13 @@ import type { ObjectStore } from '../platform/object-store/index.ts';
 import type { RunsRepository } from '../store/runs.ts';
 import {
   executeSelectionIn,
+  itemReferenceError,
   itemSelection,
   parseRunDocument,
   prepareSelection,
   runItemIds,
+  selectionMetric,
+  METRIC_SCORERS,
   type LibraryRegistry,
   type RunDocument,
   type SelectionPool,
@@ -71,8 +74,10 @@ export function createRunActivities(deps: RunActivityDeps) {
 
     /**
      * Executes one item: the item's selection over its library, the result document written to
-     * runs/<run>/items/<item>.json, the item row updated. Input problems (bad SMILES, unavailable
-     * capability) make the item failed without retry; other errors are thrown and retried.
+     * runs/<run>/items/<item>.json (the fields of a v2 search answer, so clients read it as one),
+     * the item row updated. Input problems (a reference that does not parse, which admission let
+     * through as this item's failure; an unavailable capability) make the item failed without
+     * retry; other errors are thrown and retried.
      */
     async runExecuteItem(input: ExecuteItemInput): Promise<ExecuteItemResult> {
       const attempt = await runs.startItem(input.runId, input.itemId);
@@ -96,6 +101,7 @@ export function createRunActivities(deps: RunActivityDeps) {
             : await executeSelectionIn(deps.selectionPool, prepared.library, prepared.selection);
         const key = runItemResultKey(input.runId, input.itemId);
         const selectionHash = prepared.hash;
+        const metric = selectionMetric(prepared.selection);
         await objects.put(
           key,
           JSON.stringify({
@@ -103,7 +109,13 @@ export function createRunActivities(deps: RunActivityDeps) {
             item_id: input.itemId,
             input_index: index,
             selection_hash: selectionHash,
+            database_id: prepared.library.info.database_id,
             database_release: prepared.library.info.release,
+            scorer:
+              prepared.selection.strategy.type === 'sample'
+                ? 'sample'
+                : (METRIC_SCORERS[metric as keyof typeof METRIC_SCORERS] ?? null),
+            metric,
             ...outcome,
           }),
           'application/json',
@@ -124,7 +136,7 @@ export function createRunActivities(deps: RunActivityDeps) {
         return { status: 'succeeded', returned: outcome.counts.returned };
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
-        const error = { code: err.code, message: err.message };
+        const error = itemReferenceError(doc, index, err) ?? { code: err.code, message: err.message };
         await runs.finishItem(input.runId, input.itemId, { status: 'failed', error });
         return { status: 'failed', error };
       }

@@ -26,13 +26,25 @@ export type RunView = ReturnType<typeof presentRun>;
 /** The ETag of a run: changes with every event and every update of the row. */
 export const runEtag = (run: RunRow) => `"${run.id}-${run.last_event_sequence}-${run.updated_at.getTime()}"`;
 
-/** An item of GET .../items. */
-export const presentItem = (i: ItemRow) => ({
+/**
+ * The `result` of a succeeded item: its stored answer (results, counts, timing_ms, warnings,
+ * database_id, database_release, scorer, metric, execution_plan) over the row's summary
+ * (selection_hash, returned, counts). The released SDK reads an item's hits as
+ * `SearchResult.model_validate(item.result)`, so the hits belong inside `result`; the run's own
+ * bookkeeping (run_id, item_id, input_index) is the item's, not the answer's.
+ */
+export function itemResult(summary: Record<string, unknown> | null, answer: Record<string, unknown>) {
+  const { run_id: _run, item_id: _item, input_index: _index, ...search } = answer;
+  return { ...summary, ...search };
+}
+
+/** An item of GET .../items and .../results; `answer` is a succeeded item's stored result document. */
+export const presentItem = (i: ItemRow, answer?: Record<string, unknown>) => ({
   id: i.item_id,
   input_index: i.input_index,
   status: i.status,
   attempt_count: i.attempt_count,
-  result: i.result,
+  result: answer ? itemResult(i.result, answer) : i.result,
   error: i.error,
 });
 

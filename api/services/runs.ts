@@ -13,6 +13,7 @@ import {
   runCapabilityIssue,
   runLimitViolation,
   type LibraryRegistry,
+  type RunItemError,
   type RunWork,
 } from '../../engine/selection/index.ts';
 import type { ItemStatus, RunRow, RunStatus, RunsRepository } from '../../store/index.ts';
@@ -29,6 +30,7 @@ import {
   type EventView,
   type RunView,
 } from './runs-present.ts';
+import { capItemsPage, createAnswerReader } from './runs-answers.ts';
 
 /** Runs are kept this long after creation (then they answer 404 and the purge schedule deletes them). */
 export const RUN_RETENTION_DAYS = 7;
@@ -55,6 +57,8 @@ export interface RunEstimate {
   execution_tier: 'durable';
   specification_hash: string;
   work: RunWork;
+  /** Items whose references do not parse: admitted, they end failed with this error. */
+  item_errors: { id: string; error: RunItemError }[];
 }
 
 export interface Page<T> {
@@ -74,6 +78,7 @@ export interface StreamRead {
 export function createRunsService(deps: RunsServiceDeps) {
   const base = deps.publicUrl ?? '';
   const isTerminal = (status: string) => TERMINAL_RUN_STATUSES.includes(status as RunStatus);
+  const { answers } = createAnswerReader(deps.objects);
 
   /** The caller's run, or 404 (another tenant's and expired runs are invisible). */
   async function own(accountId: string, id: string): Promise<RunRow> {
@@ -122,6 +127,7 @@ export function createRunsService(deps: RunsServiceDeps) {
         execution_tier: 'durable',
         specification_hash: checked.specificationHash,
         work: checked.work,
+        item_errors: checked.failing,
       };
     },
 
@@ -195,11 +201,15 @@ export function createRunsService(deps: RunsServiceDeps) {
       return { run: presentRun(run, base), accepted: true };
     },
 
-    /** Items of a run in input order. */
+    /**
+     * Items of a run in input order, a succeeded item's `result` with its hits; a page ends early
+     * (next_cursor set) rather than carry more than ITEM_PAGE_HITS hits.
+     */
     async items(accountId: string, id: string, q: { cursor?: string; limit: number; status?: ItemStatus }) {
       const run = await own(accountId, id);
-      const page = await deps.runs.items(run.id, q);
-      return { data: page.data.map(presentItem), next_cursor: page.next_cursor };
+      const { rows, next_cursor } = capItemsPage(await deps.runs.items(run.id, q));
+      const found = await answers(rows);
+      return { data: rows.map((i, k) => presentItem(i, found[k])), next_cursor };
     },
 
     /** Finished items with the result documents of succeeded ones, by completion or input order. */
@@ -210,19 +220,16 @@ export function createRunsService(deps: RunsServiceDeps) {
     ): Promise<Page<Record<string, unknown>>> {
       const run = await own(accountId, id);
       const page = await deps.runs.results(run.id, q);
-      // Every finished item, as an item (id, status, error) plus its result document when it
-      // succeeded: clients read failures from the results as well as from the items.
-      const data = await Promise.all(
-        page.data.map(async (i) => {
-          const item = { ...presentItem(i), item_id: i.item_id, completion_sequence: i.completed_seq };
-          if (i.status !== 'succeeded') return item;
-          if (!i.result_key) throw new DomainError('internal', `item ${i.item_id} has no result`);
-          const doc = JSON.parse(
-            Buffer.from(await deps.objects.getBytes(i.result_key)).toString('utf8'),
-          ) as Record<string, unknown>;
-          return { ...doc, ...item };
-        }),
-      );
+      const found = await answers(page.data);
+      // Every finished item (clients read failures from the results as well as from the items);
+      // a succeeded one's answer is in its `result` (the SDK reads it there) and, as before, also
+      // spread beside the item for clients that read `results` from the top.
+      const data = page.data.map((i, k) => ({
+        ...found[k],
+        ...presentItem(i, found[k]),
+        item_id: i.item_id,
+        completion_sequence: i.completed_seq,
+      }));
       return { data, next_cursor: page.next_cursor };
     },
 

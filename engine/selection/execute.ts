@@ -67,6 +67,15 @@ export interface SelectionOutcome {
   warnings: { code: string; message: string }[];
 }
 
+/**
+ * The metric a selection's hits are scored by: its one objective metric, or `mean_objective` when
+ * several are averaged (objective_components has each).
+ */
+export function selectionMetric(sel: NormalizedSelection): string {
+  const metrics = [...new Set(sel.objectives.map((o) => o.metric_id))];
+  return metrics.length > 1 ? 'mean_objective' : (metrics[0] ?? 'rdkit.ecfp4_tanimoto');
+}
+
 /** The constraint_execution report of validation: how each constraint runs. */
 export function constraintExecution(
   sel: NormalizedSelection,
@@ -227,9 +236,7 @@ export async function executeSelection(
   const wantProps = sel.include.includes('properties');
   const perScaffold = new Map<string, number>();
   const results: SelectionHit[] = [];
-  // One objective metric names the score; several are averaged (objective_components has each).
-  const metrics = [...new Set(sel.objectives.map((o) => o.metric_id))];
-  const hitMetric = metrics.length > 1 ? 'mean_objective' : (metrics[0] ?? 'rdkit.ecfp4_tanimoto');
+  const hitMetric = selectionMetric(sel);
   let evaluated = 0,
     rejected = 0,
     capped = 0;

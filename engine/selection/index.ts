@@ -16,6 +16,7 @@ export {
 } from './library.ts';
 export {
   executeSelection,
+  selectionMetric,
   constraintExecution,
   checkCapabilities,
   needsExternalScores,
@@ -32,10 +33,12 @@ export * from './run-document.ts';
 export { prepareSelection, type PreparedSelection } from './prepare.ts';
 export {
   checkRunDocument,
+  itemReferenceError,
   runCapabilityIssue,
   runItemObjectiveIssue,
   runLimitViolation,
   type CheckedRun,
+  type RunItemError,
   type RunWork,
 } from './run-check.ts';
 export { openScanLibrary } from './catalog-library.ts';

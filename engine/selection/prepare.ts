@@ -53,10 +53,8 @@ export async function prepareSelection(
  */
 async function checkStructures(selection: NormalizedSelection, root: Loc): Promise<void> {
   const rd = await getRDKit();
-  selection.references.forEach((r, i) => {
-    if ('error' in parseMolecule(rd, r.structure.value))
-      throw invalidSmiles([...root, 'references', i, 'structure', 'value'], r.structure.value);
-  });
+  // Structure queries first: in a run they belong to the template, shared by every item, so a bad
+  // one is the document's error even where an item's own reference is bad as well.
   try {
     compileConditions(rd, selection).free();
   } catch (err) {
@@ -65,4 +63,13 @@ async function checkStructures(selection: NormalizedSelection, root: Loc): Promi
     const issues = err.issues.map((i) => ({ ...i, loc: [...root, ...i.loc.slice(1)] }));
     throw new DomainError(err.code, err.message, { issues });
   }
+  selection.references.forEach((r, i) => {
+    const parsed = parseMolecule(rd, r.structure.value);
+    if ('error' in parsed)
+      throw invalidSmiles(
+        [...root, 'references', i, 'structure', 'value'],
+        r.structure.value,
+        `SMILES (${parsed.error})`,
+      );
+  });
 }

@@ -1,6 +1,8 @@
 /**
  * Admission of a run/1 document: the envelope parsed, every item's selection prepared (errors
- * reported at the field the caller wrote), the run's work and its specification hash.
+ * reported at the field the caller wrote), the run's work and its specification hash. An item of a
+ * selection_batch whose own references do not parse is admitted as an item that will fail
+ * (failure_policy continue); everything else wrong is the document's error (422).
  */
 import { DomainError, jsonPath, type FieldIssue } from '../../platform/errors.ts';
 import { documentHash } from './hash.ts';
@@ -15,12 +17,23 @@ export interface RunWork {
   hits_per_item: number;
   total_hits: number;
   exact_evaluations: number;
+  /** Items whose references do not parse: admitted, they fail without running a search. */
+  failing_items: number;
+}
+
+/** Why a run item failed, as GET .../items shows it. */
+export interface RunItemError {
+  code: string;
+  message: string;
 }
 
 export interface CheckedRun {
   doc: RunDocument;
   itemIds: string[];
-  selections: NormalizedSelection[];
+  /** Per item in input order: its normalized selection, or null when its references do not parse. */
+  selections: (NormalizedSelection | null)[];
+  /** The items that will fail, with their error, in input order. */
+  failing: { id: string; error: RunItemError }[];
   specificationHash: string;
   work: RunWork;
 }
@@ -38,35 +51,60 @@ function relocate(err: unknown, doc: RunDocument, index: number): never {
   throw new DomainError(err.code, issues.map((i) => `${jsonPath(i.loc)}: ${i.msg}`).join('; '), { issues });
 }
 
-/** Validates a run document and every item's selection; throws validation_error / payload_too_large. */
+/**
+ * The error of item `index` of a selection_batch run when `err`, thrown while preparing the item's
+ * selection, lies wholly in the item's own references (a SMILES or SMARTS that does not parse):
+ * code invalid_smiles, the message naming the item and each field with its reason. Undefined for
+ * every other error (the template's, the envelope's) and for kind selection, whose single
+ * selection is the document itself: those stay the document's 422.
+ */
+export function itemReferenceError(doc: RunDocument, index: number, err: unknown): RunItemError | undefined {
+  if (doc.kind !== 'selection_batch' || !(err instanceof DomainError) || err.code !== 'invalid_smiles')
+    return undefined;
+  if (!err.issues.length || !err.issues.every((i) => i.loc[0] === 'references')) return undefined;
+  const where = err.issues.map((i) => `${jsonPath(itemLoc(doc, index, i.loc))}: ${i.msg}`).join('; ');
+  return { code: 'invalid_smiles', message: `item ${JSON.stringify(doc.items![index].id)}: ${where}` };
+}
+
+/**
+ * Validates a run document and every item's selection; throws validation_error /
+ * payload_too_large. Items whose references do not parse are returned in `failing`, not thrown:
+ * one bad molecule in a batch fails its item, not the run (even when every item is bad).
+ */
 export async function checkRunDocument(body: unknown, libraries: LibraryRegistry): Promise<CheckedRun> {
   const doc = parseRunDocument(body);
   const itemIds = runItemIds(doc);
-  const selections: NormalizedSelection[] = [];
+  const selections: (NormalizedSelection | null)[] = [];
+  const failing: CheckedRun['failing'] = [];
   for (let i = 0; i < itemIds.length; i++) {
     try {
       selections.push((await prepareSelection(libraries, itemSelection(doc, i).selection, [])).selection);
     } catch (err) {
-      relocate(err, doc, i);
+      const error = itemReferenceError(doc, i, err);
+      if (!error) relocate(err, doc, i);
+      selections.push(null);
+      failing.push({ id: itemIds[i], error });
     }
   }
+  const admitted = selections.filter((s) => s !== null);
   const work: RunWork = {
     items: itemIds.length,
-    hits_per_item: Math.max(...selections.map((s) => s.portfolio.limit)),
-    total_hits: selections.reduce((s, x) => s + x.portfolio.limit, 0),
-    exact_evaluations: selections.reduce(
-      (s, x) => s + x.portfolio.limit * x.execution.shortlist_multiplier,
-      0,
-    ),
+    hits_per_item: admitted.reduce((m, s) => Math.max(m, s.portfolio.limit), 0),
+    total_hits: admitted.reduce((s, x) => s + x.portfolio.limit, 0),
+    exact_evaluations: admitted.reduce((s, x) => s + x.portfolio.limit * x.execution.shortlist_multiplier, 0),
+    failing_items: failing.length,
   };
   const specificationHash = documentHash({
     schema_version: doc.schema_version,
     kind: doc.kind,
     failure_policy: doc.failure_policy,
     metadata: doc.metadata,
-    items: itemIds.map((id, i) => ({ id, selection: selections[i] })),
+    // A failing item has no normalized selection: its references as written stand for it.
+    items: itemIds.map((id, i) =>
+      selections[i] ? { id, selection: selections[i] } : { id, references: doc.items![i].references },
+    ),
   });
-  return { doc, itemIds, selections, specificationHash, work };
+  return { doc, itemIds, selections, failing, specificationHash, work };
 }
 
 /**
@@ -98,6 +136,7 @@ export function runItemObjectiveIssue(sel: NormalizedSelection, written: unknown
  */
 export function runCapabilityIssue(run: CheckedRun): FieldIssue | undefined {
   for (const [index, sel] of run.selections.entries()) {
+    if (!sel) continue;
     const issue = runItemObjectiveIssue(sel, itemSelection(run.doc, index).selection);
     if (issue) return { ...issue, loc: itemLoc(run.doc, index, issue.loc) };
   }

@@ -13,6 +13,12 @@ export const DIRECTIONS = ['maximize'] as const;
 /** Metrics an objective may name; the cheese.* ones validate but need the shape capability. */
 export const METRIC_IDS = ['rdkit.ecfp4_tanimoto', 'cheese.shape', 'cheese.electrostatic'] as const;
 export const AVAILABLE_METRIC_IDS = ['rdkit.ecfp4_tanimoto'] as const;
+/** The v2 search `scorer` word of each metric (what /search and /search_cheese answer). */
+export const METRIC_SCORERS = {
+  'rdkit.ecfp4_tanimoto': 'morgan',
+  'cheese.shape': 'shape',
+  'cheese.electrostatic': 'esp',
+} as const;
 export const PROPERTY_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'range'] as const;
 export const MISSING_POLICIES = ['reject', 'accept'] as const;
 export const FIDELITIES = ['exact_product'] as const;

@@ -142,6 +142,36 @@ def main() -> int:
         else:
             raise AssertionError("a run with a cheese.shape objective was admitted")
 
+    @step("search_many")
+    def _search_many():
+        # The SDK reads each query's hits as SearchResult.model_validate(item.result) from
+        # GET /runs/{id}/results?order=input: the hits must be inside the item's result.
+        batch = client.search_many([ASPIRIN, CAFFEINE, IBUPROFEN], database=db, limit=5, poll_interval=0.2)
+        assert batch.status == "completed" and batch.complete, batch
+        assert [q.status for q in batch] == ["succeeded"] * 3, [q.status for q in batch]
+        for query in batch:
+            assert len(query.hits) == 5, (query.query, query.result)
+            assert [hit.rank for hit in query.hits] == [1, 2, 3, 4, 5]
+            assert all(hit.smiles and hit.product_id for hit in query.hits)
+            assert query.result.database_id == db and query.result.meta.returned == 5, query.result
+        assert len(batch.to_records()) == 15
+        first = batch.queries[0].result
+        facts["search_many_scores"] = dict(zip(first.ids, first.scores))
+
+    @step("search_many_invalid_item")
+    def _search_many_invalid():
+        # One query that does not parse fails as its own item; the other still has its hits.
+        batch = client.search_many(
+            {"a": "CC(=O)Nc1ccccc1", "bad": "C1CC("}, database=db, limit=5, poll_interval=0.2
+        )
+        assert batch.status == "completed_with_errors", batch.status
+        good, bad = batch.queries
+        assert good.query.query_id == "a" and good.succeeded and len(good.hits) == 5, good
+        assert bad.query.query_id == "bad" and bad.status == "failed" and not bad.hits, bad
+        assert bad.error and bad.error["code"] == "invalid_smiles", bad.error
+        assert "C1CC(" in bad.error_message, bad.error_message
+        facts["search_many_error"] = bad.error
+
     @step("cancel")
     def _cancel():
         items = {f"i{n:03d}": {"q": [ASPIRIN, CAFFEINE, IBUPROFEN][n % 3]} for n in range(200)}

@@ -145,7 +145,7 @@ export function registerV2RunRoutes(app: App, runs: RunsService, opts: { eventPo
     {
       schema: {
         tags: ['v2'],
-        summary: 'Items of a run in input order',
+        summary: "Items of a run in input order (a succeeded item's result holds its hits)",
         params: IdParams,
         querystring: ItemsQuery,
         response: { 200: Page(Type.Any()), ...errorResponses },
@@ -164,7 +164,8 @@ export function registerV2RunRoutes(app: App, runs: RunsService, opts: { eventPo
     {
       schema: {
         tags: ['v2'],
-        summary: 'Results of succeeded items, by completion or input order',
+        summary:
+          "Finished items (a failed one with its error, a succeeded one's result with its hits), by completion or input order",
         params: IdParams,
         querystring: ResultsQuery,
         response: { 200: Page(Type.Any()), ...errorResponses },

@@ -54,8 +54,20 @@ export const RUN_TERMINAL = ['completed', 'completed_with_errors', 'failed', 'ca
 export const listRuns = () =>
   call<{ data: Run[]; next_cursor: string | null }>('/api/v2/runs', { query: { limit: 50 } });
 export const getRun = (id: string) => call<Run>(`/api/v2/runs/${encodeURIComponent(id)}`);
-export const runItems = (id: string) =>
-  call<{ data: RunItem[] }>(`/api/v2/runs/${encodeURIComponent(id)}/items`, { query: { limit: 1000 } });
+/** Every item of a run (at most 1,000): pages followed, since a page holding many hits ends early. */
+export async function runItems(id: string): Promise<{ data: RunItem[] }> {
+  const data: RunItem[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { data: RunItem[]; next_cursor: string | null } = await call(
+      `/api/v2/runs/${encodeURIComponent(id)}/items`,
+      { query: { limit: 1000, cursor } },
+    );
+    data.push(...page.data);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return { data };
+}
 export const runResults = (id: string) =>
   call<{ data: RunResult[] }>(`/api/v2/runs/${encodeURIComponent(id)}/results`, {
     query: { limit: 100, order: 'input' },

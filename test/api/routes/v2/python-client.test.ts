@@ -81,6 +81,8 @@ describe('the official v2 Python client (deepmedchem 0.4.0b5), unmodified', () =
       'events_until_terminal',
       'items_and_results',
       'run_with_3d_objective_refused',
+      'search_many',
+      'search_many_invalid_item',
       'cancel',
       'usage',
     ]);
@@ -92,6 +94,16 @@ describe('the official v2 Python client (deepmedchem 0.4.0b5), unmodified', () =
       expect(search[id], id).toBe(score);
       expect(item[id], id).toBe(score);
     }
+    // search_many reads each query's hits from its item's result: the same pairs, the same scores.
+    const many = out!.facts.search_many_scores as Record<string, number>;
+    expect(Object.keys(many)).toHaveLength(5);
+    for (const [id, score] of Object.entries(many)) expect(search[id], id).toBe(score);
+    // The invalid query came back as a failed item with its error, naming the item and why.
+    const error = out!.facts.search_many_error as { code: string; message: string };
+    expect(error.code).toBe('invalid_smiles');
+    expect(error.message).toMatch(
+      /item "q000002": \$\.items\[1\]\.references\[0\]\.structure\.value: could not parse SMILES/,
+    );
     // Doubles, not float32 values widened: a score below 1 is not a float32 number.
     const below = Object.values(search as Record<string, number>).filter((s) => s < 1);
     expect(below.length).toBeGreaterThan(0);

@@ -57,6 +57,7 @@ describe('runs over a synthon space', () => {
       id: string;
       status: string;
       results: Array<Record<string, unknown>>;
+      result: { results: Array<Record<string, unknown>>; database_id: string };
     }>;
     expect(items).toHaveLength(2);
     for (const [i, q] of QUERIES.entries()) {
@@ -70,6 +71,9 @@ describe('runs over a synthon space', () => {
       const pick = (hs: Array<Record<string, unknown>>) =>
         hs.map((x) => [x.product_id, x.score, x.reaction_id, x.synthons]);
       expect(pick(item.results)).toEqual(pick(sync.body!.results));
+      // The item's result holds the same hits (the SDK reads them there), synthons included.
+      expect(item.result.results).toEqual(item.results);
+      expect(item.result.database_id).toBe('urea');
       const top = item.results[0] as {
         product_id: string;
         reaction_id: string;

@@ -80,14 +80,15 @@ describe('POST /api/v2/runs', () => {
 describe('a completed run', () => {
   let id: string;
   beforeAll(async () => {
-    // Admission parses every reference now; a run admitted by an older release can still hold an
-    // unparsable one. Such a stored run is made here (workers stopped, the stored document edited
-    // before any item runs): item 4 fails, the run continues.
+    // Item 4's reference does not parse: admitted as an item that fails (failure_policy continue).
+    // A run admitted by an older release may still hold an unparsable reference the worker meets
+    // first; such a stored run is made here too (workers stopped, item 7 edited before any item runs).
     await h.stopWorkers();
     const doc = batchDoc(12, 3);
+    doc.items[4].references[0].structure.value = 'C1CC(';
     const r = await submit(h, doc, 'complete-key');
     await h.store.db.query(
-      `UPDATE runs SET document = jsonb_set(document, '{items,4,references,0,structure,value}', '"C1CC("') WHERE id = $1`,
+      `UPDATE runs SET document = jsonb_set(document, '{items,7,references,0,structure,value}', '"C1CC("') WHERE id = $1`,
       [r.body!.id],
     );
     await h.startWorkers();
@@ -120,8 +121,8 @@ describe('a completed run', () => {
     expect(run.progress).toEqual({
       pending: 0,
       running: 0,
-      succeeded: 11,
-      failed: 1,
+      succeeded: 10,
+      failed: 2,
       cancelled: 0,
       total: 12,
     });
@@ -132,6 +133,11 @@ describe('a completed run', () => {
       type: 'run.completed_with_errors',
       status: 'completed_with_errors',
     });
+    const failedEvents = events.filter((e) => e.type === 'item.failed');
+    expect(failedEvents.map((e) => e.item_id).sort()).toEqual(['item-0004', 'item-0007']);
+    for (const e of failedEvents)
+      expect((e as { payload?: { error?: { code: string } } }).payload?.error?.code).toBe('invalid_smiles');
+    expect(events.filter((e) => e.type === 'item.succeeded')).toHaveLength(10);
   });
 
   it('serves an ETag and answers 304 to If-None-Match', async () => {
@@ -148,10 +154,35 @@ describe('a completed run', () => {
     const items = [...p1.body!.data, ...p2.body!.data];
     expect(items.map((i) => i.input_index)).toEqual([...Array(12).keys()]);
     expect(p2.body!.next_cursor).toBeNull();
-    expect(items[4]).toMatchObject({ id: 'item-0004', status: 'failed', error: { code: 'invalid_smiles' } });
+    for (const [index, name] of [
+      [4, 'item-0004'],
+      [7, 'item-0007'],
+    ] as const) {
+      expect(items[index]).toMatchObject({ id: name, status: 'failed', result: null });
+      expect(items[index].error.code).toBe('invalid_smiles');
+      // The message names the item, the field as written in the run document, the value and why.
+      expect(items[index].error.message).toContain(`item "${name}"`);
+      expect(items[index].error.message).toContain(`$.items[${index}].references[0].structure.value`);
+      expect(items[index].error.message).toContain('"C1CC("');
+      expect(items[index].error.message).toContain('unparsable SMILES');
+    }
     expect(items[0]).toMatchObject({ status: 'succeeded', attempt_count: 1, error: null });
+    // A succeeded item's result is its search answer: hits inside `result`, as the SDK reads them.
+    expect(items[0].result).toMatchObject({
+      database_id: 'drugs',
+      scorer: 'morgan',
+      metric: 'rdkit.ecfp4_tanimoto',
+      returned: 3,
+      counts: { returned: 3 },
+    });
+    expect(items[0].result.results.map((r: { rank: number }) => r.rank)).toEqual([1, 2, 3]);
+    expect(items[0].result.results[0]).toMatchObject({ product_id: 'CHEMBL25', score: 1 });
+    expect(items[0].result.selection_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(typeof items[0].result.timing_ms.total).toBe('number');
+    expect(Array.isArray(items[0].result.warnings)).toBe(true);
+    expect(items[0].result.run_id).toBeUndefined();
     const failed = await call(h, 'GET', `/api/v2/runs/${id}/items?status_filter=failed`);
-    expect(failed.body!.data.map((i: { id: string }) => i.id)).toEqual(['item-0004']);
+    expect(failed.body!.data.map((i: { id: string }) => i.id)).toEqual(['item-0004', 'item-0007']);
   });
 
   it('pages results by completion and by input order', async () => {
@@ -171,8 +202,15 @@ describe('a completed run', () => {
       error: { code: 'invalid_smiles' },
     });
     expect(byInput.body!.data[4].results).toBeUndefined();
-    expect(byInput.body!.data[0].results).toHaveLength(3);
-    expect(byInput.body!.data[0].results[0]).toMatchObject({ rank: 1, product_id: 'CHEMBL25', score: 1 });
+    expect(byInput.body!.data[4].result).toBeNull();
+    expect(byInput.body!.data[4].error.message).toContain('item "item-0004"');
+    // The hits are in the item's result (the SDK's SearchResult) and, as before, beside it.
+    const first = byInput.body!.data[0];
+    expect(first.result.results).toHaveLength(3);
+    expect(first.result.results[0]).toMatchObject({ rank: 1, product_id: 'CHEMBL25', score: 1 });
+    expect(first.result).toMatchObject({ database_id: 'drugs', scorer: 'morgan', counts: { returned: 3 } });
+    expect(first.results).toEqual(first.result.results);
+    expect(first.selection_hash).toBe(first.result.selection_hash);
     const seen: number[] = [];
     let cursor: string | null = null;
     do {
@@ -231,6 +269,71 @@ describe('a completed run', () => {
   it('answers 404 once the retention has passed', async () => {
     await h.store.db.query("UPDATE runs SET expires_at = now() - interval '1 second' WHERE id = $1", [id]);
     expect((await call(h, 'GET', `/api/v2/runs/${id}`)).status).toBe(404);
+  });
+});
+
+describe('a batch whose items do not parse', () => {
+  it('estimates the failing items, and 413/422 checks still apply to the rest', async () => {
+    const doc = batchDoc(3, 4);
+    doc.items[1].references[0].structure.value = 'C1CC(';
+    const est = await call(h, 'POST', '/api/v2/runs:estimate', { body: doc });
+    expect(est.status).toBe(200);
+    expect(est.body).toMatchObject({
+      admissible: true,
+      work: { items: 3, hits_per_item: 4, total_hits: 8, failing_items: 1 },
+    });
+    expect(est.body!.item_errors).toHaveLength(1);
+    expect(est.body!.item_errors[0]).toMatchObject({ id: 'item-0001', error: { code: 'invalid_smiles' } });
+  });
+
+  it('keeps a template error the document’s 422, whatever the items hold', async () => {
+    const doc = batchDoc(2, 3);
+    doc.items[0].references[0].structure.value = 'C1CC(';
+    const bad = {
+      ...doc,
+      selection_template: {
+        ...doc.selection_template,
+        constraints: {
+          structures: { all: [{ id: 's', query: { format: 'smarts', value: '[C' }, relation: 'contains' }] },
+        },
+      },
+    };
+    const r = await submit(h, bad, 'template-bad');
+    expect(r.status).toBe(422);
+    expect(r.body!.error.details[0].path).toBe(
+      '$.selection_template.constraints.structures.all[0].query.value',
+    );
+  });
+
+  it('admits a run whose every item is bad; it ends failed, each item failed with its error', async () => {
+    const doc = batchDoc(3, 2);
+    for (const item of doc.items) item.references[0].structure.value = 'not a molecule';
+    const r = await submit(h, doc, 'all-bad');
+    expect(r.status).toBe(202);
+    const run = await waitTerminal(h, r.body!.id);
+    expect(run.status).toBe('failed');
+    expect(run.progress).toEqual({ pending: 0, running: 0, succeeded: 0, failed: 3, cancelled: 0, total: 3 });
+    const events = await allEvents(h, r.body!.id);
+    checkEvents(events, 3);
+    expect(events.map((e) => e.type)).toEqual([
+      'run.started',
+      'item.failed',
+      'item.failed',
+      'item.failed',
+      'run.failed',
+    ]);
+    const items = (await call(h, 'GET', `/api/v2/runs/${r.body!.id}/items`)).body!.data;
+    expect(items.map((i: { status: string }) => i.status)).toEqual(['failed', 'failed', 'failed']);
+    for (const [k, i] of items.entries()) {
+      expect(i.error.code).toBe('invalid_smiles');
+      expect(i.error.message).toContain(`item "item-000${k}"`);
+    }
+    const results = (await call(h, 'GET', `/api/v2/runs/${r.body!.id}/results?order=input`)).body!.data;
+    expect(results.map((i: { id: string; status: string }) => [i.id, i.status])).toEqual([
+      ['item-0000', 'failed'],
+      ['item-0001', 'failed'],
+      ['item-0002', 'failed'],
+    ]);
   });
 });
 

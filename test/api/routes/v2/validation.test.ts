@@ -15,7 +15,7 @@ const paths = (body: Record<string, any> | undefined): string[] =>
 describe('one validation for selections:validate, POST /selections and POST /runs', () => {
   const BAD = ['C1CC', 'CC\u{1F600}', 'not a molecule', 'CCO\tCCN', 'CCO\nCCN'];
 
-  it('rejects each bad reference SMILES in all three with a 422 naming the reference', async () => {
+  it('rejects each bad reference SMILES in all three with a 422 naming the reference; a batch item fails instead', async () => {
     for (const [n, smiles] of BAD.entries()) {
       const doc = selectionDoc(smiles);
       const validate = await call(h, 'POST', '/api/v2/selections:validate', { body: doc });
@@ -25,17 +25,25 @@ describe('one validation for selections:validate, POST /selections and POST /run
       const batch = batchDoc(2);
       batch.items[1].references = [{ id: 'q', structure: { format: 'smiles', value: smiles } }];
       const runBatch = await submit(h, batch, `bad-batch-${n}`);
+      const batchEstimate = await call(h, 'POST', '/api/v2/runs:estimate', { body: batch });
       for (const [name, r, path] of [
         ['validate', validate, '$.references[0].structure.value'],
         ['execute', execute, '$.references[0].structure.value'],
         ['estimate', estimate, '$.references[0].structure.value'],
         ['run', run, '$.selection.references[0].structure.value'],
-        ['run batch', runBatch, '$.items[1].references[0].structure.value'],
       ] as const) {
         expect(r.status, `${name} ${JSON.stringify(smiles)}`).toBe(422);
         expect(r.body!.error.code, name).toBe('invalid_smiles');
         expect(paths(r.body), name).toContain(path);
       }
+      // In a selection_batch the bad reference is its item's failure, not the run's: admitted, and
+      // the estimate says which item will fail, where and why.
+      expect(runBatch.status, `run batch ${JSON.stringify(smiles)}`).toBe(202);
+      expect(runBatch.body!.progress.total).toBe(2);
+      expect(batchEstimate.body).toMatchObject({ admissible: true, work: { items: 2, failing_items: 1 } });
+      const [failing] = batchEstimate.body!.item_errors;
+      expect(failing).toMatchObject({ id: 'item-0001', error: { code: 'invalid_smiles' } });
+      expect(failing.error.message).toContain('$.items[1].references[0].structure.value');
     }
   });
 
