@@ -77,15 +77,20 @@ export const NO_PROPERTY_DROPS = {
 } as const;
 
 export const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
-export const properties = (lib: Library, row: number) =>
-  Object.fromEntries(DESCRIPTOR_NAMES.map((n) => [n, lib.column(n)?.[row] ?? null]));
-export const predicted = (lib: Library, row: number) =>
+/**
+ * A hit's values by name, those that have one: the contract's maps hold numbers, and the released
+ * SDK's `Hit.properties` / `predicted_properties` (dict[str, float]) refuse a null, so a value
+ * that could not be computed is left out rather than sent as null.
+ */
+const numbers = (lib: Library, row: number, names: readonly string[]) =>
   Object.fromEntries(
-    lib.info.predicted_property_ids.map((n) => {
+    names.flatMap((n) => {
       const v = lib.column(n)?.[row];
-      return [n, v === undefined || Number.isNaN(v) ? null : v];
+      return v === undefined || Number.isNaN(v) ? [] : [[n, v]];
     }),
   );
+export const properties = (lib: Library, row: number) => numbers(lib, row, DESCRIPTOR_NAMES);
+export const predicted = (lib: Library, row: number) => numbers(lib, row, lib.info.predicted_property_ids);
 export const synthonsOf = (include: boolean) => (include ? { synthons: [] as unknown[] } : {});
 
 /** Parses a query SMILES or throws invalid_smiles naming the field. */

@@ -288,8 +288,12 @@ export async function executeSelection(
         scaffold,
       };
       if (wantProps)
+        // Only values that exist: the released SDK's Hit.properties (dict[str, float]) refuses null.
         hit.properties = Object.fromEntries(
-          DESCRIPTOR_NAMES.map((n) => [n, nullIfNaN(lib.column(n)?.[c.row])]),
+          DESCRIPTOR_NAMES.flatMap((n) => {
+            const v = lib.column(n)?.[c.row];
+            return v === undefined || Number.isNaN(v) ? [] : [[n, v]];
+          }),
         );
       if (sel.include.includes('objective_components')) hit.objective_components = c.components;
       if (evidence) {
