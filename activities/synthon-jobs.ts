@@ -14,7 +14,12 @@ import { getRDKit, parseMolecule } from '../engine/chem/index.ts';
 import { DESCRIPTOR_NAMES } from '../engine/chem/descriptors.ts';
 import { allocJobResult, decodeJobResult, encodeJobResult, PROPERTY_KEYS } from '../engine/export/index.ts';
 import { readManifest, type SpaceManifest } from '../engine/synthons/format.ts';
-import { compareHits, queryMol, type SynthonJobSlice } from '../engine/synthons/job-search.ts';
+import {
+  compareHits,
+  queryMol,
+  type SynthonJobSlice,
+  type SynthonJobSliceResult,
+} from '../engine/synthons/job-search.ts';
 import { createSynthonJobPool, type SynthonJobPool } from '../engine/synthons/job-pool.ts';
 import type { SpaceHit } from '../engine/synthons/similarity.ts';
 import { INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
@@ -93,15 +98,8 @@ export interface SynthonMergeInput {
   descriptors?: boolean;
 }
 
-/** A part: one slice's hits, best first. */
-interface SynthonPart {
-  hits: SpaceHit[];
-  examined: number;
-  invalid: number;
-  prefiltered: number;
-  timedOut: boolean;
-  hitCapReached?: boolean;
-}
+/** A part: one slice's result as the slice wrote it (hits best first). */
+type SynthonPart = SynthonJobSliceResult;
 
 export const synthonJobKeys = {
   part: (job: string, index: number) => `jobs/${job}/parts/synthon-${index}.json`,
