@@ -53,7 +53,17 @@ export function withSpaceSelections(
       return undefined; // malformed documents get the catalog service's detailed errors
     }
   };
-  const prepare = (lib: Library, body: unknown) => prepareSelection(staticRegistry([lib]), body);
+  const prepare = async (lib: Library, body: unknown) => {
+    const prepared = await prepareSelection(staticRegistry([lib]), body);
+    // A space's products carry no price (its catalog entry says pricing.available false): said
+    // here, before any candidate is built, rather than by the execution over those candidates.
+    if (prepared.selection.constraints.price)
+      throw new DomainError(
+        'capability_unavailable',
+        `$.constraints.price: ${lib.info.database_id} is a synthon space whose products carry no price, so a price bound cannot be applied; remove constraints.price`,
+      );
+    return prepared;
+  };
   const shortlistOf = (sel: NormalizedSelection) => sel.portfolio.limit * sel.execution.shortlist_multiplier;
 
   return {

@@ -1,0 +1,51 @@
+/**
+ * The constraints that are not plain stored-column tests: the price bound (a pushdown over each
+ * row's list price) and properties the catalogs do not store (fraction_csp3, num_aromatic_rings),
+ * which are computed with RDKit on each candidate, after candidate generation, like structure
+ * conditions. Values equal Python RDKit's (engine/chem graph descriptors, checked in its tests).
+ */
+import { DomainError } from '../../platform/errors.ts';
+import { parseMolecule, type RDKitModule } from '../chem/index.ts';
+import type { Library } from './library.ts';
+import { isComputedProperty, type ComputedPropertyId } from './property-ids.ts';
+import type { PriceConstraint } from './spec.ts';
+
+/** Whether a list price (null: unpriced) satisfies the bound. */
+export const pricePasses = (c: PriceConstraint, price: number | null): boolean =>
+  price === null ? c.missing === 'keep' : price <= c.max;
+
+/**
+ * Clears `mask` rows whose price fails `c`. Throws capability_unavailable when no row of `lib` has a
+ * price: every answer would then be "no molecule" (or every molecule, with `keep`), which says
+ * nothing about price, so the client is told why instead.
+ */
+export function applyPriceMask(lib: Library, c: PriceConstraint, mask: Uint8Array): void {
+  let priced = 0;
+  for (let r = 0; r < lib.size; r++) {
+    const p = lib.price(r);
+    if (p !== null) priced++;
+    if (mask[r] && !pricePasses(c, p)) mask[r] = 0;
+  }
+  if (!priced && lib.size)
+    throw new DomainError(
+      'capability_unavailable',
+      `$.constraints.price: ${lib.info.database_id} lists no prices (pricing.available is false in GET /api/v2/catalog), so a price bound cannot be applied; remove constraints.price`,
+    );
+}
+
+/** The property tests left for the candidates: computed properties the library does not store. */
+export const postfilterTests = <T extends { property_id: string }>(lib: Library, tests: T[]): T[] =>
+  tests.filter((t) => !lib.column(t.property_id) && isComputedProperty(t.property_id));
+
+/** The computed properties of one molecule, or undefined when RDKit cannot parse it. */
+export function computedProperties(
+  rd: RDKitModule,
+  smiles: string,
+): Record<ComputedPropertyId, number> | undefined {
+  const p = parseMolecule(rd, smiles);
+  if ('error' in p) return undefined;
+  return {
+    fraction_csp3: p.graph.extras.fraction_csp3,
+    num_aromatic_rings: p.graph.extras.num_aromatic_rings,
+  };
+}
