@@ -95,7 +95,8 @@ describe('v2 common behaviour', () => {
           sample: true,
           selections: true,
         }),
-        pricing: expect.objectContaining({ available: false, currency: null }),
+        // No prices, so no price constraint: a max_price selection here is capability_unavailable.
+        pricing: expect.objectContaining({ available: false, currency: null, constraints: [] }),
       }),
     ]);
   });
@@ -222,6 +223,33 @@ describe('POST /api/v2/sample', () => {
       body: { database_id: 'drugs', count: 20, seed: c.body!.seed },
     });
     expect(d.body!.results).toEqual(c.body!.results);
+  });
+
+  it('takes the keys the released SDK sends, and sampling_method route_product_tuple', async () => {
+    // deepmedchem 0.4.0b5 Client.sample: {database_id, count, include_synthons, seed?}.
+    const sdk = { database_id: 'drugs', count: 3, include_synthons: false, seed: 5 };
+    const a = await call(h, 'POST', '/api/v2/sample', { body: sdk });
+    const b = await call(h, 'POST', '/api/v2/sample', {
+      body: { ...sdk, sampling_method: 'route_product_tuple' },
+    });
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    expect(b.body!.results).toEqual(a.body!.results);
+  });
+
+  it('refuses an unknown key and any other sampling_method with a 422 naming the field', async () => {
+    const bogus = await call(h, 'POST', '/api/v2/sample', {
+      body: { database_id: 'drugs', count: 3, bogus: 1 },
+    });
+    expect(bogus.status).toBe(422);
+    expect(bogus.body!.error.code).toBe('validation_error');
+    expect(bogus.body!.error.message).toContain('bogus');
+    const uniform = await call(h, 'POST', '/api/v2/sample', {
+      body: { database_id: 'drugs', count: 3, sampling_method: 'uniform' },
+    });
+    expect(uniform.status).toBe(422);
+    expect(uniform.body!.error.message).toContain('sampling_method');
+    expect(uniform.body!.error.message).toContain('route_product_tuple');
   });
 });
 
