@@ -2,25 +2,17 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   executeSelection,
   libraryFacts,
-  libraryFromRecords,
   normalizeSelection,
-  parseMoleculeRecords,
   type Library,
 } from '../../../engine/selection/index.ts';
-import { DRUGS_INFO, chemblDrugs, drugsLibrary } from '../../../testkit/drugs-library.ts';
+import { drugsLibrary, drugsPrice, pricedDrugsLibrary } from '../../../testkit/drugs-library.ts';
 
 const ASPIRIN = 'CC(=O)Oc1ccccc1C(=O)O';
 let lib: Library;
 let priced: Library;
-// Every third molecule unpriced, the others priced 10..409 USD (deterministic).
-const priceOf = (i: number) => (i % 3 === 0 ? null : 10 + ((i * 37) % 400));
 beforeAll(async () => {
   lib = await drugsLibrary();
-  const records = await parseMoleculeRecords(chemblDrugs().slice(0, 300));
-  priced = libraryFromRecords(
-    { ...DRUGS_INFO, database_id: 'priced', predicted_property_ids: [] },
-    records.map((r, i) => ({ ...r, price: priceOf(i) })),
-  );
+  priced = await pricedDrugsLibrary();
 }, 120_000);
 
 const doc = (database_id: string, constraints: Record<string, unknown>, limit = 20) => ({
@@ -95,7 +87,7 @@ describe('properties the catalogs do not store (fraction_csp3, num_aromatic_ring
 
 describe('constraints.price', () => {
   it('keeps priced products at most max, unpriced ones excluded by default', async () => {
-    const out = await run(priced, doc('priced', { price: { max: 100 } }));
+    const out = await run(priced, doc('drugs-priced', { price: { max: 100 } }));
     expect(out.results.length).toBe(20);
     expect(out.results.every((r) => r.price !== null && r.price <= 100)).toBe(true);
     expect(out.results[0].constraint_evidence).toContainEqual({
@@ -103,14 +95,14 @@ describe('constraints.price', () => {
       price: out.results[0].price,
       passed: true,
     });
-    const passing = Array.from({ length: priced.size }, (_, i) => priceOf(i)).filter(
+    const passing = Array.from({ length: priced.size }, (_, i) => drugsPrice(i)).filter(
       (p) => p !== null && p <= 100,
     ).length;
     expect(out.counts.pushdown_passed).toBe(passing);
   });
 
   it('keeps unpriced products when missing is keep', async () => {
-    const out = await run(priced, doc('priced', { price: { max: 100, missing: 'keep' } }, 100));
+    const out = await run(priced, doc('drugs-priced', { price: { max: 100, missing: 'keep' } }, 100));
     expect(out.results.some((r) => r.price === null)).toBe(true);
     expect(out.results.every((r) => r.price === null || r.price <= 100)).toBe(true);
   });
