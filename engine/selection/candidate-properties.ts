@@ -26,12 +26,17 @@ export function applyPriceMask(lib: Library, c: PriceConstraint, mask: Uint8Arra
     if (p !== null) priced++;
     if (mask[r] && !pricePasses(c, p)) mask[r] = 0;
   }
-  if (!priced && lib.size)
-    throw new DomainError(
-      'capability_unavailable',
-      `$.constraints.price: ${lib.info.database_id} lists no prices (pricing.available is false in GET /api/v2/catalog), so a price bound cannot be applied; remove constraints.price`,
-    );
+  if (!priced && lib.size) throw new DomainError('capability_unavailable', unpricedMessage(lib));
 }
+
+/** Why a price bound cannot apply to `lib` (no row has a price), or undefined when one can. */
+export function priceCapabilityGap(lib: Library): string | undefined {
+  for (let r = 0; r < lib.size; r++) if (lib.price(r) !== null) return undefined;
+  return unpricedMessage(lib);
+}
+
+const unpricedMessage = (lib: Library) =>
+  `$.constraints.price: ${lib.info.database_id} lists no prices (pricing.available is false in GET /api/v2/catalog), so a price bound cannot be applied; remove constraints.price`;
 
 /** The property tests left for the candidates: computed properties the library does not store. */
 export const postfilterTests = <T extends { property_id: string }>(lib: Library, tests: T[]): T[] =>

@@ -309,6 +309,24 @@ describe('selections', () => {
     );
   });
 
+  it('a price bound on a catalog without prices: validate warns, the selection is a 422 naming it', async () => {
+    // What deepmedchem 0.4.0b5 sends for max_price=100 (Selection.max_price).
+    const price = { max: 100, currency: 'USD', amount_mg: 1, ship_to: 'US', missing: 'reject' };
+    const doc = selectionDoc(ASPIRIN, 5, { constraints: { price } });
+    const v = await call(h, 'POST', '/api/v2/selections:validate', { body: doc });
+    expect(v.status).toBe(200);
+    expect(v.body!.normalized_selection.constraints.price).toEqual(price);
+    expect(v.body!.warnings).toEqual([
+      { code: 'capability_unavailable', message: expect.stringContaining('$.constraints.price') },
+    ]);
+    const r = await call(h, 'POST', '/api/v2/selections', { body: doc });
+    expect(r.status).toBe(422);
+    expect(r.body!.error).toMatchObject({
+      code: 'capability_unavailable',
+      message: expect.stringContaining('drugs lists no prices'),
+    });
+  });
+
   it('answers capability_unavailable for a shape objective', async () => {
     const r = await call(h, 'POST', '/api/v2/selections', {
       body: {
