@@ -107,3 +107,35 @@ export function priceConstraint(c: Checker, v: unknown, loc: Loc): PriceConstrai
   if (max === undefined || max < 0 || !missing) return undefined;
   return { max, currency: 'USD', amount_mg: 1, ship_to: 'US', missing };
 }
+
+/**
+ * Members the released SDK can send that this service cannot honour, with why: a client gets a
+ * 422 naming the member and the reason instead of "unknown field". Keyed by the enclosing object.
+ */
+const UNSUPPORTED: Record<string, Record<string, string>> = {
+  constraints: {
+    // Selection.where_predicted_property: a range on an assembled-product teacher model.
+    predicted_properties:
+      'assembled-product teacher-model constraints are not offered by this service; the ADMET predictions a catalog stores are constrained through constraints.properties with their ids (GET /api/v2/catalog: predicted_properties)',
+  },
+  execution: {
+    // Selection.acquire_predicted_property: CP16 preselection followed by the teacher model.
+    acquisition:
+      'predicted-property acquisition is not offered by this service; rank by similarity and constrain stored ADMET predictions with constraints.properties',
+  },
+};
+
+/**
+ * `v` without the members of UNSUPPORTED[name], each present one reported at `loc` with its
+ * reason (the rest is then checked as usual, so a typo still gets the allowed-fields message).
+ */
+export function withoutUnsupported(c: Checker, v: unknown, loc: Loc, name: string): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+  const rest: Record<string, unknown> = { ...(v as Record<string, unknown>) };
+  for (const [key, why] of Object.entries(UNSUPPORTED[name] ?? {}))
+    if (key in rest) {
+      c.add([...loc, key], why, 'value_error.unsupported');
+      delete rest[key];
+    }
+  return rest;
+}

@@ -5,7 +5,7 @@
  * normalized document and therefore the same selection hash.
  */
 import { createChecker, type Checker, type Loc } from './check.ts';
-import { priceConstraint, propertyConstraint } from './normalize-constraints.ts';
+import { priceConstraint, propertyConstraint, withoutUnsupported } from './normalize-constraints.ts';
 import {
   DEFAULT_PORTFOLIO_LIMIT,
   DIRECTIONS,
@@ -194,7 +194,7 @@ export function normalizeSelection(
     d.constraints === undefined
       ? {}
       : (c.object(
-          d.constraints,
+          withoutUnsupported(c, d.constraints, ['constraints'], 'constraints'),
           ['constraints'],
           ['presets', 'properties', 'reactions', 'relationships', 'structures', 'price'],
         ) ?? {});
@@ -275,7 +275,11 @@ export function normalizeSelection(
   const ex =
     d.execution === undefined
       ? {}
-      : (c.object(d.execution, ['execution'], ['quality', 'seed', 'shortlist_multiplier']) ?? {});
+      : (c.object(
+          withoutUnsupported(c, d.execution, ['execution'], 'execution'),
+          ['execution'],
+          ['quality', 'seed', 'shortlist_multiplier'],
+        ) ?? {});
   const quality =
     ex.quality === undefined ? 'fast' : (c.oneOf(ex.quality, ['execution', 'quality'], QUALITIES) ?? 'fast');
   const seed =

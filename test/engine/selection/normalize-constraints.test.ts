@@ -131,3 +131,39 @@ describe('constraints.price (the SDK max_price)', () => {
     expect(issues.find((i) => i.path.endsWith('currency'))?.msg).toContain('USD');
   });
 });
+
+describe('what the SDK can send that the service cannot honour', () => {
+  it('refuses predicted-property constraints and acquisition naming the member and why', () => {
+    // Selection.where_predicted_property(...) and .acquire_predicted_property(...) of 0.4.0b5.
+    const doc = {
+      ...sample({
+        predicted_properties: [
+          {
+            type: 'predicted_property',
+            endpoint_id: 'openadmet-herg-pchembl',
+            operator: 'lte',
+            value: 5,
+            units: 'pChEMBL',
+            required_fidelity: 'pinned_assembled_product_teacher',
+            missing: 'reject',
+          },
+        ],
+      }),
+      execution: {
+        quality: 'balanced',
+        acquisition: {
+          type: 'predicted_property_rank_quantile',
+          endpoint_id: 'openadmet-herg-pchembl',
+          direction: 'minimize',
+          keep_fraction: 0.25,
+        },
+      },
+    };
+    const issues = issuesOf(() => normalizeSelection(doc, LIB));
+    expect(issues).toEqual([
+      { path: 'body/constraints/predicted_properties', msg: expect.stringContaining('not offered') },
+      { path: 'body/execution/acquisition', msg: expect.stringContaining('not offered') },
+    ]);
+    expect(issues.every((i) => !i.msg.includes('unknown field'))).toBe(true);
+  });
+});
