@@ -19,14 +19,39 @@ export const pricePasses = (c: PriceConstraint, price: number | null): boolean =
  * price: every answer would then be "no molecule" (or every molecule, with `keep`), which says
  * nothing about price, so the client is told why instead.
  */
-export function applyPriceMask(lib: Library, c: PriceConstraint, mask: Uint8Array): void {
+export function applyPriceMask(lib: Library, c: PriceConstraint, mask: Uint8Array): PriceScan {
   let priced = 0;
+  let within = 0;
+  let cheapest = Infinity;
   for (let r = 0; r < lib.size; r++) {
     const p = lib.price(r);
-    if (p !== null) priced++;
+    if (p !== null) {
+      priced++;
+      if (p <= c.max) within++;
+      if (p < cheapest) cheapest = p;
+    }
     if (mask[r] && !pricePasses(c, p)) mask[r] = 0;
   }
   if (!priced && lib.size) throw new DomainError('capability_unavailable', unpricedMessage(lib));
+  return { within, cheapest };
+}
+
+/** Over the whole library: products priced at most the bound, and the lowest price. */
+export interface PriceScan {
+  within: number;
+  cheapest: number;
+}
+
+/** The SDK README's price_unattainable warning: a bound below every price of the library. */
+export function priceWarning(
+  c: PriceConstraint | undefined,
+  scan: PriceScan | undefined,
+): { code: string; message: string } | undefined {
+  if (!c || !scan || scan.within > 0) return undefined;
+  return {
+    code: 'price_unattainable',
+    message: `no product is priced at most ${c.max} USD; the cheapest costs ${scan.cheapest} USD${c.missing === 'keep' ? ' (only unpriced products can be returned)' : ''}`,
+  };
 }
 
 /** Why a price bound cannot apply to `lib` (no row has a price), or undefined when one can. */

@@ -5,7 +5,7 @@
  */
 import { DomainError } from '../../platform/errors.ts';
 import type { RDKitModule, RDKitMol } from '../chem/index.ts';
-import { applyPriceMask } from './candidate-properties.ts';
+import { applyPriceMask, type PriceScan } from './candidate-properties.ts';
 import type { Library } from './library.ts';
 import { isComputedProperty } from './property-ids.ts';
 import {
@@ -82,7 +82,7 @@ export function pushdownMask(
   lib: Library,
   tests: PropertyTest[],
   price?: PriceConstraint,
-): { mask?: Uint8Array; passing: number } {
+): { mask?: Uint8Array; passing: number; price?: PriceScan } {
   if (!tests.length && !price) return { passing: lib.size };
   const mask = new Uint8Array(lib.size).fill(1);
   for (const t of tests) {
@@ -96,10 +96,10 @@ export function pushdownMask(
       );
     for (let r = 0; r < lib.size; r++) if (mask[r] && !passes(t, col[r])) mask[r] = 0;
   }
-  if (price) applyPriceMask(lib, price, mask);
+  const scan = price ? applyPriceMask(lib, price, mask) : undefined;
   let passing = 0;
   for (let r = 0; r < lib.size; r++) passing += mask[r];
-  return { mask, passing };
+  return { mask, passing, price: scan };
 }
 
 export interface CompiledCondition {

@@ -12,7 +12,7 @@
  */
 import { DomainError, invalidSmiles } from '../../platform/errors.ts';
 import { DESCRIPTOR_NAMES, getRDKit, parseMolecule, tanimoto, type RDKitMol } from '../chem/index.ts';
-import { computedProperties, postfilterTests } from './candidate-properties.ts';
+import { computedProperties, postfilterTests, priceWarning } from './candidate-properties.ts';
 import { constraintExecution } from './constraint-report.ts';
 import { compileConditions, passes, propertyTests, pushdownMask, structuresPass } from './constraints.ts';
 import type { Library } from './library.ts';
@@ -130,7 +130,7 @@ export async function executeSelection(
   const limit = sel.portfolio.limit;
   const shortlist = limit * sel.execution.shortlist_multiplier;
   const tests = propertyTests(sel);
-  const { mask, passing } = pushdownMask(lib, tests, sel.constraints.price);
+  const { mask, passing, price: priceScan } = pushdownMask(lib, tests, sel.constraints.price);
   const postTests = postfilterTests(lib, tests);
   const t1 = performance.now();
 
@@ -270,6 +270,8 @@ export async function executeSelection(
   }
   const t3 = performance.now();
   const warnings: SelectionOutcome['warnings'] = [];
+  const unattainable = priceWarning(sel.constraints.price, priceScan);
+  if (unattainable) warnings.push(unattainable);
   if (unscored)
     warnings.push({
       code: 'no_3d_model',

@@ -107,6 +107,21 @@ describe('constraints.price', () => {
     expect(out.results.every((r) => r.price === null || r.price <= 100)).toBe(true);
   });
 
+  it('a bound below every price returns nothing and says price_unattainable with the cheapest', async () => {
+    const cheapest = Math.min(
+      ...Array.from({ length: priced.size }, (_, i) => drugsPrice(i)).filter((p): p is number => p !== null),
+    );
+    const out = await run(priced, doc('drugs-priced', { price: { max: cheapest - 1 } }));
+    expect(out.results).toEqual([]);
+    expect(out.warnings).toContainEqual({
+      code: 'price_unattainable',
+      message: expect.stringContaining(`the cheapest costs ${cheapest} USD`),
+    });
+    const ok = await run(priced, doc('drugs-priced', { price: { max: cheapest } }));
+    expect(ok.results.length).toBeGreaterThan(0);
+    expect(ok.warnings.map((w) => w.code)).not.toContain('price_unattainable');
+  });
+
   it('answers capability_unavailable on a library without prices, naming constraints.price', async () => {
     await expect(run(lib, doc('drugs', { price: { max: 100 } }))).rejects.toMatchObject({
       code: 'capability_unavailable',
