@@ -10,6 +10,7 @@ import {
   checkCapabilities,
   constraintExecution,
   prepareSelection,
+  priceCapabilityGap,
   selectionDatabaseId,
   staticRegistry,
   type Library,
@@ -57,11 +58,8 @@ export function withSpaceSelections(
     const prepared = await prepareSelection(staticRegistry([lib]), body);
     // A space's products carry no price (its catalog entry says pricing.available false): said
     // here, before any candidate is built, rather than by the execution over those candidates.
-    if (prepared.selection.constraints.price)
-      throw new DomainError(
-        'capability_unavailable',
-        `$.constraints.price: ${lib.info.database_id} is a synthon space whose products carry no price, so a price bound cannot be applied; remove constraints.price`,
-      );
+    const gap = prepared.selection.constraints.price ? priceCapabilityGap(lib) : undefined;
+    if (gap) throw new DomainError('capability_unavailable', gap);
     return prepared;
   };
   const shortlistOf = (sel: NormalizedSelection) => sel.portfolio.limit * sel.execution.shortlist_multiplier;

@@ -54,8 +54,14 @@ export function priceWarning(
   };
 }
 
-/** Why a price bound cannot apply to `lib` (no row has a price), or undefined when one can. */
+/**
+ * Why a price bound cannot apply to `lib` (a synthon space, whose products carry no price, or a
+ * catalog where no row has one), or undefined when one can. A space's facts library has no rows to
+ * read, so its kind decides.
+ */
 export function priceCapabilityGap(lib: Library): string | undefined {
+  if (lib.info.kind === 'synthon')
+    return `$.constraints.price: ${lib.info.database_id} is a synthon space whose products carry no price, so a price bound cannot be applied; remove constraints.price`;
   for (let r = 0; r < lib.size; r++) if (lib.price(r) !== null) return undefined;
   return unpricedMessage(lib);
 }

@@ -36,6 +36,7 @@ export {
   runCapabilityIssue,
   runItemObjectiveIssue,
   runLimitViolation,
+  runPriceGap,
   type CheckedRun,
   type RunWork,
 } from './run-check.ts';
