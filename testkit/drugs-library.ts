@@ -40,6 +40,26 @@ export const DRUGS_INFO = {
  * keyed by the fixture's hash (a cache, not a fixture: deleting it only costs time).
  */
 export async function drugsLibrary(): Promise<Library> {
+  return libraryFromRecords({ ...DRUGS_INFO, predicted_property_ids: [] }, await drugsRecords());
+}
+
+/** Price of the fixture's i-th molecule in drugs-priced: every third unpriced, others 10..409 USD. */
+export const drugsPrice = (i: number): number | null => (i % 3 === 0 ? null : 10 + ((i * 37) % 400));
+
+/** The drugs molecules as library `drugs-priced`, priced by drugsPrice (price-constraint tests). */
+export async function pricedDrugsLibrary(): Promise<Library> {
+  return libraryFromRecords(
+    {
+      ...DRUGS_INFO,
+      database_id: 'drugs-priced',
+      name: 'ChEMBL drugs, priced (test)',
+      predicted_property_ids: [],
+    },
+    (await drugsRecords()).map((r, i) => ({ ...r, price: drugsPrice(i) })),
+  );
+}
+
+async function drugsRecords(): Promise<MoleculeRecord[]> {
   const text = readFileSync(FIXTURE);
   const cache = join(
     tmpdir(),
@@ -59,5 +79,5 @@ export async function drugsLibrary(): Promise<Library> {
     );
     renameSync(tmp, cache);
   }
-  return libraryFromRecords({ ...DRUGS_INFO, predicted_property_ids: [] }, records);
+  return records;
 }

@@ -46,6 +46,9 @@ export function issuesFromValidation(err: FastifyError): FieldIssue[] {
     let msg = v.message ?? 'invalid value';
     if (v.keyword === 'enum' && Array.isArray(v.params.allowedValues))
       msg = `must be one of: ${v.params.allowedValues.join(', ')}`;
+    // A single-value literal (sampling_method): name the one value, as the enum case lists them.
+    if (v.keyword === 'const' && 'allowedValue' in v.params)
+      msg = `must be one of: ${String(v.params.allowedValue)}`;
     if (v.keyword === 'additionalProperties') msg = 'unknown field';
     return { loc: [context, ...path], msg, type: `value_error.${v.keyword}` };
   });

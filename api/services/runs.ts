@@ -12,6 +12,7 @@ import {
   checkRunDocument,
   runCapabilityIssue,
   runLimitViolation,
+  runPriceGap,
   type LibraryRegistry,
   type RunItemError,
   type RunWork,
@@ -154,6 +155,8 @@ export function createRunsService(deps: RunsServiceDeps) {
         throw new DomainError('capability_unavailable', `${jsonPath(gap.loc)}: ${gap.msg}`, {
           issues: [gap],
         });
+      const priceGap = await runPriceGap(checked, deps.libraries);
+      if (priceGap) throw new DomainError('capability_unavailable', priceGap);
       const violation = runLimitViolation(checked);
       if (violation) throw new DomainError('payload_too_large', violation);
       const { run, created } = await deps.runs.createOrGet({

@@ -14,6 +14,7 @@ import {
   METRIC_IDS,
   needsExternalScores,
   prepareSelection,
+  priceCapabilityGap,
   runItemObjectiveIssue,
   sampleRows,
   type ExternalObjectiveScores,
@@ -114,8 +115,11 @@ export function createSelectionsService(deps: SelectionsServiceDeps) {
   return {
     /** The normalized selection, its hash and how each constraint executes; capability gaps are warnings. */
     async validate(body: unknown, requestId: string) {
-      const { selection, hash } = await prepareSelection(deps.libraries, body);
+      const { library, selection, hash } = await prepareSelection(deps.libraries, body);
       const warnings: Record<string, string>[] = [];
+      // Said at validation (the SDK's --explain) rather than only when the selection runs.
+      const priceGap = selection.constraints.price ? priceCapabilityGap(library) : undefined;
+      if (priceGap) warnings.push({ code: 'capability_unavailable', message: priceGap });
       try {
         checkCapabilities(selection, capable);
         // Served here but not by run items: said now, since a run of this document is refused.

@@ -10,6 +10,7 @@ import {
   checkCapabilities,
   constraintExecution,
   prepareSelection,
+  priceCapabilityGap,
   selectionDatabaseId,
   staticRegistry,
   type Library,
@@ -53,7 +54,14 @@ export function withSpaceSelections(
       return undefined; // malformed documents get the catalog service's detailed errors
     }
   };
-  const prepare = (lib: Library, body: unknown) => prepareSelection(staticRegistry([lib]), body);
+  const prepare = async (lib: Library, body: unknown) => {
+    const prepared = await prepareSelection(staticRegistry([lib]), body);
+    // A space's products carry no price (its catalog entry says pricing.available false): said
+    // here, before any candidate is built, rather than by the execution over those candidates.
+    const gap = prepared.selection.constraints.price ? priceCapabilityGap(lib) : undefined;
+    if (gap) throw new DomainError('capability_unavailable', gap);
+    return prepared;
+  };
   const shortlistOf = (sel: NormalizedSelection) => sel.portfolio.limit * sel.execution.shortlist_multiplier;
 
   return {

@@ -25,7 +25,8 @@ export interface CatalogLibrary {
     selections: boolean;
     predicted_properties: boolean;
   };
-  pricing: { available: boolean; currency: string | null };
+  /** `constraints`: ['max_price'] where a selection's constraints.price can be applied (priced rows). */
+  pricing: { available: boolean; currency: string | null; constraints: string[] };
   three_d: ThreeDStatus | null;
   /** `ready` (searchable), or the state of a build (`building`, `failed`). */
   status: 'ready' | BuildState['status'];
@@ -67,7 +68,11 @@ export function createV2Catalog(deps: V2SearchServiceDeps) {
               selections: enumerated,
               predicted_properties: l.info.predicted_property_ids.length > 0,
             },
-            pricing: { available: priced, currency: priced ? 'USD' : null },
+            pricing: {
+              available: priced,
+              currency: priced ? 'USD' : null,
+              constraints: priced ? ['max_price'] : [],
+            },
             three_d: threeD[i] ?? null,
             status: 'ready',
             searchable: true,
@@ -99,7 +104,8 @@ function fleetEntry(info: LibraryInfo, priced: boolean): CatalogLibrary {
       selections: false,
       predicted_properties: info.predicted_property_ids.length > 0,
     },
-    pricing: { available: priced, currency: priced ? 'USD' : null },
+    // Selections do not run on fleet catalogs, so no price constraint applies there.
+    pricing: { available: priced, currency: priced ? 'USD' : null, constraints: [] },
     three_d: null,
     status: 'ready',
     searchable: true,

@@ -61,6 +61,8 @@ export interface SampleRequest {
   seed?: number;
   include_synthons: boolean;
   include_properties: boolean;
+  /** Only route_product_tuple, the one method (the route refuses any other value). */
+  sampling_method?: 'route_product_tuple';
 }
 
 /**

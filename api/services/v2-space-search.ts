@@ -72,10 +72,12 @@ export function withV2Spaces(
           search_cheese: shape ? ['morgan', 'shape', 'esp'] : ['morgan'],
           search_substructure: true,
           sample: true,
-          selections: false,
+          // Ranked and route_product_tuple sample selections, and runs, execute on spaces
+          // (engine/synthons/space-selection.ts); the flag said false while they worked.
+          selections: true,
           predicted_properties: false,
         },
-        pricing: { available: false, currency: null },
+        pricing: { available: false, currency: null, constraints: [] },
         three_d: null,
         status: 'ready',
         searchable: true,
@@ -99,7 +101,7 @@ export function withV2Spaces(
           selections: false,
           predicted_properties: false,
         },
-        pricing: { available: false, currency: null },
+        pricing: { available: false, currency: null, constraints: [] },
         three_d: null,
         status: p.build.status,
         searchable: false,

@@ -5,9 +5,12 @@
  */
 import { DomainError } from '../../platform/errors.ts';
 import type { RDKitModule, RDKitMol } from '../chem/index.ts';
+import { applyPriceMask, type PriceScan } from './candidate-properties.ts';
 import type { Library } from './library.ts';
+import { isComputedProperty } from './property-ids.ts';
 import {
   PRESETS,
+  type PriceConstraint,
   type NormalizedSelection,
   type PropertyConstraint,
   type StructureCondition,
@@ -72,14 +75,20 @@ export function passes(t: PropertyTest, x: number): boolean {
 }
 
 /**
- * The pushdown mask (1 = row passes every test) and the number of passing rows; undefined mask
- * when there are no tests. Pure column scans, O(rows × tests).
+ * The pushdown mask (1 = row passes every stored-column test and the price bound) and the number
+ * of passing rows; undefined mask when there is neither. Pure column scans, O(rows × tests).
  */
-export function pushdownMask(lib: Library, tests: PropertyTest[]): { mask?: Uint8Array; passing: number } {
-  if (!tests.length) return { passing: lib.size };
+export function pushdownMask(
+  lib: Library,
+  tests: PropertyTest[],
+  price?: PriceConstraint,
+): { mask?: Uint8Array; passing: number; price?: PriceScan } {
+  if (!tests.length && !price) return { passing: lib.size };
   const mask = new Uint8Array(lib.size).fill(1);
   for (const t of tests) {
     const col = lib.column(t.property_id);
+    // Not stored but computable: evaluated on each candidate instead (candidate-properties.ts).
+    if (!col && isComputedProperty(t.property_id)) continue;
     if (!col)
       throw new DomainError(
         'capability_unavailable',
@@ -87,9 +96,10 @@ export function pushdownMask(lib: Library, tests: PropertyTest[]): { mask?: Uint
       );
     for (let r = 0; r < lib.size; r++) if (mask[r] && !passes(t, col[r])) mask[r] = 0;
   }
+  const scan = price ? applyPriceMask(lib, price, mask) : undefined;
   let passing = 0;
   for (let r = 0; r < lib.size; r++) passing += mask[r];
-  return { mask, passing };
+  return { mask, passing, price: scan };
 }
 
 export interface CompiledCondition {

@@ -12,10 +12,14 @@
  */
 import { DomainError, invalidSmiles } from '../../platform/errors.ts';
 import { DESCRIPTOR_NAMES, getRDKit, parseMolecule, tanimoto, type RDKitMol } from '../chem/index.ts';
-import { compileConditions, propertyTests, pushdownMask, structuresPass } from './constraints.ts';
+import { computedProperties, postfilterTests, priceWarning } from './candidate-properties.ts';
+import { constraintExecution } from './constraint-report.ts';
+import { compileConditions, passes, propertyTests, pushdownMask, structuresPass } from './constraints.ts';
 import type { Library } from './library.ts';
 import { sampleIndices } from './prng.ts';
 import { AVAILABLE_METRIC_IDS, METRIC_IDS, type MetricId, type NormalizedSelection } from './spec.ts';
+
+export { constraintExecution } from './constraint-report.ts';
 
 /** Metric ids the engine scores itself; the others need ExternalObjectiveScores. */
 export const ENGINE_METRIC_IDS: readonly MetricId[] = AVAILABLE_METRIC_IDS;
@@ -76,57 +80,6 @@ export function selectionMetric(sel: NormalizedSelection): string {
   return metrics.length > 1 ? 'mean_objective' : (metrics[0] ?? 'rdkit.ecfp4_tanimoto');
 }
 
-/** The constraint_execution report of validation: how each constraint runs. */
-export function constraintExecution(
-  sel: NormalizedSelection,
-): { path: string; status: string; message: string }[] {
-  const out: { path: string; status: string; message: string }[] = [];
-  sel.constraints.presets.forEach((p, i) =>
-    out.push({
-      path: `$.constraints.presets[${i}]`,
-      status: 'exact_pushdown',
-      message: `${p.preset_id}@${p.version} evaluated exactly on stored descriptors before candidate generation`,
-    }),
-  );
-  sel.constraints.properties.forEach((p, i) =>
-    out.push({
-      path: `$.constraints.properties[${i}]`,
-      status: 'exact_pushdown',
-      message: `${p.property_id} ${p.operator} evaluated exactly on stored values before candidate generation`,
-    }),
-  );
-  const s = sel.constraints.structures;
-  s.all.forEach((_, i) =>
-    out.push({
-      path: `$.constraints.structures.all[${i}]`,
-      status: 'exact_postfilter',
-      message: 'RDKit substructure match on each candidate',
-    }),
-  );
-  s.any.conditions.forEach((_, i) =>
-    out.push({
-      path: `$.constraints.structures.any.conditions[${i}]`,
-      status: 'exact_postfilter',
-      message: 'RDKit substructure match on each candidate',
-    }),
-  );
-  s.none.forEach((_, i) =>
-    out.push({
-      path: `$.constraints.structures.none[${i}]`,
-      status: 'exact_postfilter',
-      message: 'RDKit substructure match on each candidate',
-    }),
-  );
-  sel.constraints.relationships.forEach((_, i) =>
-    out.push({
-      path: `$.constraints.relationships[${i}]`,
-      status: 'exact_postfilter',
-      message: 'RDKit Bemis-Murcko scaffold compared on each candidate',
-    }),
-  );
-  return out;
-}
-
 /**
  * Throws capability_unavailable when the selection needs a scorer that is not offered; `available`
  * is the engine's own metrics, plus the 3D ones where the caller can score them.
@@ -164,7 +117,7 @@ function drawSample(lib: Library, sel: NormalizedSelection, mask: Uint8Array | u
  * the same draw executeSelection makes (a caller scoring 3D objectives scores exactly these).
  */
 export function sampleRows(lib: Library, sel: NormalizedSelection): Int32Array {
-  const { mask, passing } = pushdownMask(lib, propertyTests(sel));
+  const { mask, passing } = pushdownMask(lib, propertyTests(sel), sel.constraints.price);
   return drawSample(lib, sel, mask, passing);
 }
 
@@ -185,7 +138,9 @@ export async function executeSelection(
   });
   const limit = sel.portfolio.limit;
   const shortlist = limit * sel.execution.shortlist_multiplier;
-  const { mask, passing } = pushdownMask(lib, propertyTests(sel));
+  const tests = propertyTests(sel);
+  const { mask, passing, price: priceScan } = pushdownMask(lib, tests, sel.constraints.price);
+  const postTests = postfilterTests(lib, tests);
   const t1 = performance.now();
 
   let candidates: Int32Array;
@@ -266,6 +221,14 @@ export async function executeSelection(
           mol?.delete();
         }
       }
+      const computed = postTests.length ? computedProperties(rd, lib.smiles(c.row)) : undefined;
+      if (
+        postTests.length &&
+        (!computed || !postTests.every((t) => passes(t, computed[t.property_id as keyof typeof computed])))
+      ) {
+        rejected++;
+        continue;
+      }
       const max = sel.portfolio.max_per_scaffold;
       if (max !== undefined) {
         const n = perScaffold.get(scaffold) ?? 0;
@@ -287,23 +250,27 @@ export async function executeSelection(
         reaction_id: null,
         scaffold,
       };
+      const value = (id: string) =>
+        nullIfNaN(lib.column(id)?.[c.row] ?? computed?.[id as keyof typeof computed]);
       if (wantProps)
         // Only values that exist: the released SDK's Hit.properties (dict[str, float]) refuses null.
         hit.properties = Object.fromEntries(
-          DESCRIPTOR_NAMES.flatMap((n) => {
-            const v = lib.column(n)?.[c.row];
-            return v === undefined || Number.isNaN(v) ? [] : [[n, v]];
+          [...DESCRIPTOR_NAMES, ...Object.keys(computed ?? {})].flatMap((n) => {
+            const v = value(n);
+            return v === null ? [] : [[n, v]];
           }),
         );
       if (sel.include.includes('objective_components')) hit.objective_components = c.components;
       if (evidence) {
-        for (const t of propertyTests(sel))
+        for (const t of tests)
           evidence.push({
             path: t.path,
             property_id: t.property_id,
-            value: nullIfNaN(lib.column(t.property_id)?.[c.row]),
+            value: value(t.property_id),
             passed: true,
           });
+        if (sel.constraints.price)
+          evidence.push({ path: '$.constraints.price', price: hit.price, passed: true });
         hit.constraint_evidence = evidence;
       }
       results.push(hit);
@@ -313,6 +280,8 @@ export async function executeSelection(
   }
   const t3 = performance.now();
   const warnings: SelectionOutcome['warnings'] = [];
+  const unattainable = priceWarning(sel.constraints.price, priceScan);
+  if (unattainable) warnings.push(unattainable);
   if (unscored)
     warnings.push({
       code: 'no_3d_model',
@@ -342,7 +311,7 @@ export async function executeSelection(
           ? 'seeded_sample'
           : (external?.generation ?? 'exact_knn_ecfp4_tanimoto'),
       shortlist_size: shortlist,
-      pushdown: propertyTests(sel).length ? 'row_mask' : 'none',
+      pushdown: tests.length > postTests.length || sel.constraints.price ? 'row_mask' : 'none',
       constraint_execution: constraintExecution(sel),
     },
     timing_ms: {

@@ -3,6 +3,7 @@ export * from './spec.ts';
 export { normalizeSelection, selectionDatabaseId } from './normalize.ts';
 export { canonicalJson, documentHash } from './hash.ts';
 export { createPrng, nextBelow, sampleIndices } from './prng.ts';
+export { priceCapabilityGap } from './candidate-properties.ts';
 export {
   createMemoryLibrary,
   libraryFromRecords,
@@ -37,6 +38,7 @@ export {
   runCapabilityIssue,
   runItemObjectiveIssue,
   runLimitViolation,
+  runPriceGap,
   type CheckedRun,
   type RunItemError,
   type RunWork,

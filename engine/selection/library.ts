@@ -6,6 +6,7 @@
  */
 import { createTopKHeap } from '../search/topk.ts';
 import { DESCRIPTOR_NAMES, getRDKit, parseMolecule } from '../chem/index.ts';
+import { ENGINE_PROPERTY_IDS } from './property-ids.ts';
 import type { LibraryFacts } from './spec.ts';
 
 export interface LibraryInfo {
@@ -72,7 +73,7 @@ export function libraryFacts(lib: Library): LibraryFacts {
     database_id: lib.info.database_id,
     release: lib.info.release,
     kind: lib.info.kind,
-    property_ids: [...DESCRIPTOR_NAMES, ...lib.info.predicted_property_ids],
+    property_ids: [...ENGINE_PROPERTY_IDS, ...lib.info.predicted_property_ids],
   };
 }
 
@@ -118,6 +119,8 @@ export interface MoleculeRecord {
   scaffold: string;
   fp: Uint8Array;
   descriptors: number[];
+  /** List price (a positive integer), absent or null when unpriced. */
+  price?: number | null;
 }
 
 /** Parses molecules with RDKit into records (unparsable ones are skipped). */
@@ -173,7 +176,7 @@ export function libraryFromRecords(
     smiles: (row) => records[row].smiles,
     scaffold: (row) => records[row].scaffold,
     fingerprint: (row) => fps.subarray(row * 256, row * 256 + 256),
-    price: () => null,
+    price: (row) => records[row].price ?? null,
     column: (id) => columns.get(id),
     knn: async (query, k, mask) => bruteForceKnn(fps, popcounts, query, k, mask),
   };

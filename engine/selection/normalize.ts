@@ -5,20 +5,18 @@
  * normalized document and therefore the same selection hash.
  */
 import { createChecker, type Checker, type Loc } from './check.ts';
+import { priceConstraint, propertyConstraint, withoutUnsupported } from './normalize-constraints.ts';
 import {
   DEFAULT_PORTFOLIO_LIMIT,
   DIRECTIONS,
-  FIDELITIES,
   INCLUDE_VALUES,
   MAX_CONDITIONS,
   MAX_PORTFOLIO_LIMIT,
   MAX_REFERENCES,
   MAX_SHORTLIST_MULTIPLIER,
   METRIC_IDS,
-  MISSING_POLICIES,
   OBJECTIVE_TYPES,
   PRESETS,
-  PROPERTY_OPERATORS,
   QUALITIES,
   QUALITY_MULTIPLIER,
   RELATIONSHIP_OPERATORS,
@@ -101,55 +99,6 @@ function conditions(c: Checker, v: unknown, loc: Loc): StructureCondition[] {
     .map((x, i) => condition(c, x, [...loc, i]))
     .filter((x): x is StructureCondition => !!x)
     .sort(byKey((s) => s.id));
-}
-
-function propertyConstraint(
-  c: Checker,
-  v: unknown,
-  loc: Loc,
-  lib: LibraryFacts,
-): PropertyConstraint | undefined {
-  const o = c.object(v, loc, [
-    'type',
-    'property_id',
-    'operator',
-    'value',
-    'units',
-    'missing',
-    'required_fidelity',
-  ]);
-  if (!o) return undefined;
-  if (o.type !== undefined) c.oneOf(o.type, [...loc, 'type'], ['property']);
-  const property_id = c.oneOf(o.property_id, [...loc, 'property_id'], lib.property_ids);
-  const operator = c.oneOf(o.operator, [...loc, 'operator'], PROPERTY_OPERATORS);
-  let value: PropertyConstraint['value'] | undefined;
-  if (operator === 'range') {
-    const r = c.object(o.value, [...loc, 'value'], ['lower', 'upper']);
-    const lower = r && c.number(r.lower, [...loc, 'value', 'lower']);
-    const upper = r && c.number(r.upper, [...loc, 'value', 'upper']);
-    if (lower !== undefined && upper !== undefined) {
-      if (upper < lower) c.add([...loc, 'value'], 'upper must be at least lower');
-      value = { lower, upper };
-    }
-  } else if (operator) value = c.number(o.value, [...loc, 'value']);
-  const missing =
-    o.missing === undefined ? 'reject' : c.oneOf(o.missing, [...loc, 'missing'], MISSING_POLICIES);
-  const fidelity =
-    o.required_fidelity === undefined
-      ? 'exact_product'
-      : c.oneOf(o.required_fidelity, [...loc, 'required_fidelity'], FIDELITIES);
-  const units =
-    o.units === undefined || o.units === null ? undefined : c.string(o.units, [...loc, 'units'], 50);
-  if (!property_id || !operator || value === undefined || !missing || !fidelity) return undefined;
-  return {
-    type: 'property',
-    property_id,
-    operator,
-    value,
-    ...(units ? { units } : {}),
-    missing,
-    required_fidelity: fidelity,
-  };
 }
 
 /**
@@ -245,9 +194,9 @@ export function normalizeSelection(
     d.constraints === undefined
       ? {}
       : (c.object(
-          d.constraints,
+          withoutUnsupported(c, d.constraints, ['constraints'], 'constraints'),
           ['constraints'],
-          ['presets', 'properties', 'reactions', 'relationships', 'structures'],
+          ['presets', 'properties', 'reactions', 'relationships', 'structures', 'price'],
         ) ?? {});
   const presets: NormalizedSelection['constraints']['presets'] = [];
   (cons.presets === undefined ? [] : (c.array(cons.presets, ['constraints', 'presets'], 10) ?? [])).forEach(
@@ -313,6 +262,10 @@ export function normalizeSelection(
       ['constraints', 'structures', 'any', 'minimum'],
       `minimum ${minimum} exceeds the ${anyConds.length} conditions`,
     );
+  const price =
+    cons.price === undefined || cons.price === null
+      ? undefined
+      : priceConstraint(c, cons.price, ['constraints', 'price']);
   const structures = {
     all: conditions(c, so.all, ['constraints', 'structures', 'all']),
     any: { conditions: anyConds, minimum: minimum ?? 0 },
@@ -322,7 +275,11 @@ export function normalizeSelection(
   const ex =
     d.execution === undefined
       ? {}
-      : (c.object(d.execution, ['execution'], ['quality', 'seed', 'shortlist_multiplier']) ?? {});
+      : (c.object(
+          withoutUnsupported(c, d.execution, ['execution'], 'execution'),
+          ['execution'],
+          ['quality', 'seed', 'shortlist_multiplier'],
+        ) ?? {});
   const quality =
     ex.quality === undefined ? 'fast' : (c.oneOf(ex.quality, ['execution', 'quality'], QUALITIES) ?? 'fast');
   const seed =
@@ -373,6 +330,7 @@ export function normalizeSelection(
       reactions: reactions as Record<string, unknown>[],
       relationships,
       structures,
+      ...(price ? { price } : {}),
     },
     execution: { quality, seed, shortlist_multiplier: multiplier },
     include,

@@ -9,6 +9,7 @@ import { documentHash } from './hash.ts';
 import { prepareSelection } from './prepare.ts';
 import type { LibraryRegistry } from './registry.ts';
 import { itemSelection, parseRunDocument, RUN_LIMITS, runItemIds, type RunDocument } from './run-document.ts';
+import { priceCapabilityGap } from './candidate-properties.ts';
 import { ENGINE_METRIC_IDS } from './execute.ts';
 import type { NormalizedSelection } from './spec.ts';
 
@@ -152,4 +153,14 @@ export function runLimitViolation(run: CheckedRun): string | undefined {
   if (run.work.total_hits > RUN_LIMITS.maxTotalHits)
     return `items × hits must be at most ${RUN_LIMITS.maxTotalHits}, got ${run.work.total_hits}`;
   return undefined;
+}
+
+/**
+ * Why the run's price bound cannot apply (its library has no prices), or undefined: every item
+ * would fail with capability_unavailable, so the run is refused at admission instead.
+ */
+export async function runPriceGap(run: CheckedRun, libraries: LibraryRegistry): Promise<string | undefined> {
+  const sel = run.selections.find((s) => s?.constraints.price);
+  const lib = sel && (await libraries.get(sel.database.database_id));
+  return lib ? priceCapabilityGap(lib) : undefined;
 }

@@ -22,6 +22,12 @@ export const METRIC_SCORERS = {
 export const PROPERTY_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'range'] as const;
 export const MISSING_POLICIES = ['reject', 'accept'] as const;
 export const FIDELITIES = ['exact_product'] as const;
+/** constraints.price: the one basis catalog prices are listed in (the released SDK's max_price sends it). */
+export const PRICE_CURRENCIES = ['USD'] as const;
+export const PRICE_AMOUNTS_MG = [1] as const;
+export const PRICE_SHIP_TO = ['US'] as const;
+/** `reject` (default): a price bound excludes unpriced products; `keep` returns them with price null. */
+export const PRICE_MISSING_POLICIES = ['reject', 'keep'] as const;
 export const RELATIONSHIP_TYPES = ['scaffold_relation'] as const;
 export const SCAFFOLD_METHODS = ['rdkit.bemis_murcko'] as const;
 export const RELATIONSHIP_OPERATORS = ['different'] as const;
@@ -103,6 +109,14 @@ export interface PropertyConstraint {
   missing: (typeof MISSING_POLICIES)[number];
   required_fidelity: (typeof FIDELITIES)[number];
 }
+export interface PriceConstraint {
+  /** Largest list price kept, in whole USD (a price equal to it passes). */
+  max: number;
+  currency: 'USD';
+  amount_mg: 1;
+  ship_to: 'US';
+  missing: (typeof PRICE_MISSING_POLICIES)[number];
+}
 export interface Relationship {
   type: 'scaffold_relation';
   method_id: 'rdkit.bemis_murcko';
@@ -133,6 +147,8 @@ export interface NormalizedSelection {
       any: { conditions: StructureCondition[]; minimum: number };
       none: StructureCondition[];
     };
+    /** Present only when the document sets it (documents without it keep their hashes). */
+    price?: PriceConstraint;
   };
   execution: { quality: Quality; seed: number; shortlist_multiplier: number };
   include: IncludeValue[];

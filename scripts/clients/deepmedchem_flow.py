@@ -1,6 +1,7 @@
 """Drives a molsearch service with the official v2 Python client, unmodified (PyPI deepmedchem).
 
-Usage: python deepmedchem_flow.py  (env: DEEPMEDCHEM_API_KEY, MOLSEARCH_URL, MOLSEARCH_DATABASE)
+Usage: python deepmedchem_flow.py
+(env: DEEPMEDCHEM_API_KEY, MOLSEARCH_URL, MOLSEARCH_DATABASE, MOLSEARCH_PRICED_DATABASE: a priced one)
 
 Each step uses the client as its documentation shows; any exception the client raises (a 4xx it
 does not expect, a response its pydantic models reject) fails the step. Prints one JSON object:
@@ -86,6 +87,58 @@ def main() -> int:
         result = client.selections.create(template)
         assert len(result) == 3 and result.status == "completed", result
         facts["selection_scores"] = dict(zip(result.ids, result.scores))
+
+    # Filters as the SDK's README shows them: each becomes one molecule-selection/1 document with
+    # rdkit.* property ids (where=, subset=) or constraints.price (max_price=). The server reports
+    # the properties of each hit under its own ids; the test recomputes them with RDKit.
+    def hits_of(result):
+        return [{"smiles": h.smiles, "price": h.price, "properties": h.properties} for h in result.hits]
+
+    @step("search_where")
+    def _search_where():
+        mw = client.search(ASPIRIN, database=db, limit=5, where="mw<=400")
+        logp = client.search(ASPIRIN, database=db, limit=5, where=["logp<3", "tpsa=20..90"])
+        assert len(mw) == 5 and len(logp) == 5, (len(mw), len(logp))
+        assert all(h.properties["molecular_weight"] <= 400 for h in mw.hits), hits_of(mw)
+        assert all(h.properties["clogp"] < 3 for h in logp.hits), hits_of(logp)
+        facts["where_mw"] = hits_of(mw)
+        facts["where_logp_tpsa"] = hits_of(logp)
+
+    @step("search_subset")
+    def _search_subset():
+        druglike = client.search(ASPIRIN, database=db, limit=5, subset="druglike")
+        ro3 = client.search(IBUPROFEN, database=db, limit=5, subset="ro3")
+        assert len(druglike) == 5 and len(ro3) > 0, (len(druglike), len(ro3))
+        facts["subset_druglike"] = hits_of(druglike)
+        facts["subset_ro3"] = hits_of(ro3)
+
+    @step("sample_filtered")
+    def _sample_filtered():
+        first = client.sample(database=db, count=5, seed=11, subset="druglike")
+        again = client.sample(database=db, count=5, seed=11, subset="druglike")
+        assert len(first) == 5 and first.smiles == again.smiles, (first.smiles, again.smiles)
+        assert first.method == "sample", first.method
+        facts["sample_druglike"] = hits_of(first)
+        facts["sample_where"] = hits_of(client.sample(database=db, count=5, seed=2, where="mw<=300"))
+
+    @step("max_price")
+    def _max_price():
+        priced_db = os.environ["MOLSEARCH_PRICED_DATABASE"]
+        cheap = client.search(ASPIRIN, database=priced_db, limit=10, max_price=100)
+        assert len(cheap) == 10 and all(p is not None and p <= 100 for p in cheap.prices), cheap.prices
+        kept = client.search(ASPIRIN, database=priced_db, limit=30, max_price=100, keep_unpriced=True)
+        assert all(p is None or p <= 100 for p in kept.prices), kept.prices
+        sampled = client.sample(database=priced_db, count=5, seed=4, max_price=50)
+        assert all(p is not None and p <= 50 for p in sampled.prices), sampled.prices
+        facts["max_price"] = cheap.prices
+        facts["max_price_keep_unpriced"] = kept.prices
+        try:
+            client.search(ASPIRIN, database=db, limit=5, max_price=100)
+        except DeepMedChemError as error:
+            assert (error.status_code, error.code) == (422, "capability_unavailable"), error
+            assert "constraints.price" in str(error), error
+        else:
+            raise AssertionError("a price bound on a catalog without prices was answered")
 
     run_id: dict[str, str] = {}
 

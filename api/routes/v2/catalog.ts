@@ -14,7 +14,14 @@ const Library = Open({
     sample: Type.Boolean(),
     selections: Type.Boolean(),
   }),
-  pricing: Open({ available: Type.Boolean(), currency: Type.Union([Type.String(), Type.Null()]) }),
+  pricing: Open({
+    available: Type.Boolean(),
+    currency: Type.Union([Type.String(), Type.Null()]),
+    constraints: Type.Array(Type.String(), {
+      description:
+        'Price constraints selections accept here: max_price (constraints.price) where products are priced',
+    }),
+  }),
 });
 
 /** GET /api/v2/catalog: the libraries served, with capabilities and pricing availability. */

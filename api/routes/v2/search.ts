@@ -76,13 +76,23 @@ const SubstructureBody = Open({
   }),
   include_synthons: Type.Boolean({ default: false }),
 });
-const SampleBody = Open({
-  database_id: Type.String({ minLength: 1 }),
-  count: Limit(10),
-  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 32 - 1 })),
-  include_synthons: Type.Boolean({ default: false }),
-  include_properties: Type.Boolean({ default: true }),
-});
+// Closed, as selections are: a misspelt key ("bogus", "coutn") is a 422 naming it, not ignored.
+// The released SDK (deepmedchem 0.4.0b5) sends database_id, count, include_synthons and seed.
+const SampleBody = Type.Object(
+  {
+    database_id: Type.String({ minLength: 1 }),
+    count: Limit(10),
+    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 32 - 1 })),
+    include_synthons: Type.Boolean({ default: false }),
+    include_properties: Type.Boolean({ default: true }),
+    sampling_method: Type.Optional(
+      Type.Literal('route_product_tuple', {
+        description: 'The only sampling method (echoed in the result); any other value is a 422',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 const Hit = Open({
   rank: Type.Integer(),
   smiles: Type.String(),

@@ -24,7 +24,7 @@ import {
 import { createSubstructureRunner } from '../../../../engine/substructure/index.ts';
 import { startWorkers, type RunningWorkers } from '../../../../worker/worker.ts';
 import { BACKENDS, type TestTarget } from '../../../store/backends.ts';
-import { drugsLibrary } from '../../../../testkit/drugs-library.ts';
+import { drugsLibrary, pricedDrugsLibrary } from '../../../../testkit/drugs-library.ts';
 import { createSpacePool } from '../../../../engine/synthons/space-pool.ts';
 import { readManifest } from '../../../../engine/synthons/format.ts';
 import { withSpaceLibraries } from '../../../../engine/synthons/space-selection.ts';
@@ -82,6 +82,8 @@ export async function startHarness(
     selectionPool?: boolean;
     /** Built synthon space directories served beside the drugs library (searches, selections, runs). */
     spaceDirs?: string[];
+    /** Also serve `drugs-priced` (the same molecules with list prices; price-constraint tests). */
+    pricedLibrary?: boolean;
   } = {},
 ): Promise<Harness> {
   const log = createLogger({ level: 'warn' });
@@ -96,7 +98,7 @@ export async function startHarness(
   });
   const objects = createLocalObjectStore(join(dataDir, 'objects'));
   const lib = await drugsLibrary();
-  const libraries = staticRegistry([lib]);
+  const libraries = staticRegistry(opts.pricedLibrary ? [lib, await pricedDrugsLibrary()] : [lib]);
   const spacePool = opts.spaceDirs?.length ? createSpacePool({ dirs: opts.spaceDirs }) : undefined;
   const spaces = await Promise.all(
     (opts.spaceDirs ?? []).map(async (d) => ({

@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getRDKit } from '../../../../engine/chem/index.ts';
+import { drugsPrice, chemblDrugs } from '../../../../testkit/drugs-library.ts';
 import { startHarness, type Harness } from './harness.ts';
 
 // The official v2 Python client (PyPI deepmedchem==0.4.0b5, requirements-test.txt), unmodified,
@@ -13,7 +15,7 @@ const FLOW = resolve('scripts/clients/deepmedchem_flow.py');
 let h: Harness;
 let home: string;
 beforeAll(async () => {
-  h = await startHarness({ backend: 'pglite', worker: true, concurrency: 4 });
+  h = await startHarness({ backend: 'pglite', worker: true, concurrency: 4, pricedLibrary: true });
   await h.listen();
   home = mkdtempSync(join(tmpdir(), 'dmc-home-'));
 }, 180_000);
@@ -40,6 +42,7 @@ function runFlow(): Promise<{ code: number | null; out: FlowOutput | undefined; 
         DEEPMEDCHEM_API_KEY: h.keys.alice,
         MOLSEARCH_URL: h.url!,
         MOLSEARCH_DATABASE: 'drugs',
+        MOLSEARCH_PRICED_DATABASE: 'drugs-priced',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -77,6 +80,10 @@ describe('the official v2 Python client (deepmedchem 0.4.0b5), unmodified', () =
       'sample_twice_one_seed',
       'substructure',
       'selections',
+      'search_where',
+      'search_subset',
+      'sample_filtered',
+      'max_price',
       'run_with_idempotency_key',
       'events_until_terminal',
       'items_and_results',
@@ -108,5 +115,48 @@ describe('the official v2 Python client (deepmedchem 0.4.0b5), unmodified', () =
     const below = Object.values(search as Record<string, number>).filter((s) => s < 1);
     expect(below.length).toBeGreaterThan(0);
     expect(below.some((s) => Math.fround(s) !== s)).toBe(true);
+
+    // Every filtered hit meets its filter by RDKit's own descriptors of the hit's SMILES (MinimalLib
+    // get_descriptors: amw, CrippenClogP, NumHBD, NumHBA, NumRotatableBonds, tpsa, FractionCSP3,
+    // NumAromaticRings), not only by the values the server reported.
+    const rd = await getRDKit();
+    type FlowHit = { smiles: string; price: number | null };
+    const rdkit = (h: FlowHit) =>
+      JSON.parse(rd.get_mol(h.smiles)!.get_descriptors()) as Record<string, number>;
+    const facts = out!.facts as Record<string, FlowHit[]>;
+    const druglike = (d: Record<string, number>) =>
+      d.amw <= 500 &&
+      d.CrippenClogP >= -10 &&
+      d.CrippenClogP <= 5 &&
+      d.NumHBA <= 10 &&
+      d.NumHBD <= 5 &&
+      d.NumRotatableBonds <= 10 &&
+      d.tpsa <= 140 &&
+      d.FractionCSP3 >= 0.1 &&
+      d.FractionCSP3 <= 0.8 &&
+      d.NumAromaticRings >= 1 &&
+      d.NumAromaticRings <= 5;
+    const ro3 = (d: Record<string, number>) =>
+      d.amw <= 300 && d.CrippenClogP <= 3 && d.NumHBD <= 3 && d.NumHBA <= 3 && d.NumRotatableBonds <= 3;
+    const checks: [string, (d: Record<string, number>) => boolean][] = [
+      ['where_mw', (d) => d.amw <= 400],
+      ['where_logp_tpsa', (d) => d.CrippenClogP < 3 && d.tpsa >= 20 && d.tpsa <= 90],
+      ['subset_druglike', druglike],
+      ['subset_ro3', ro3],
+      ['sample_druglike', druglike],
+      ['sample_where', (d) => d.amw <= 300],
+    ];
+    for (const [name, ok] of checks) {
+      expect(facts[name].length, name).toBeGreaterThan(0);
+      for (const hit of facts[name]) expect(ok(rdkit(hit)), `${name}: ${hit.smiles}`).toBe(true);
+    }
+    // Prices are the fixture's (drugsPrice): at most the bound, unpriced products only when kept.
+    const fixturePrices = new Set(chemblDrugs().map((_, i) => drugsPrice(i)));
+    const cheap = out!.facts.max_price as (number | null)[];
+    expect(cheap).toHaveLength(10);
+    for (const p of cheap) expect(p !== null && p <= 100 && fixturePrices.has(p)).toBe(true);
+    const kept = out!.facts.max_price_keep_unpriced as (number | null)[];
+    expect(kept.some((p) => p === null)).toBe(true);
+    expect(kept.every((p) => p === null || p <= 100)).toBe(true);
   }, 240_000);
 });

@@ -62,6 +62,23 @@ describe('POST /api/v2/runs', () => {
     });
   });
 
+  it('refuses a price bound on a catalog without prices at admission, naming constraints.price', async () => {
+    const t = batchDoc(2);
+    const priced = {
+      ...t,
+      selection_template: {
+        ...t.selection_template,
+        constraints: { price: { max: 100, missing: 'reject' } },
+      },
+    };
+    const r = await submit(h, priced, 'unpriced-bound');
+    expect(r.status).toBe(422);
+    expect(r.body!.error).toMatchObject({
+      code: 'capability_unavailable',
+      message: expect.stringContaining('$.constraints.price: drugs lists no prices'),
+    });
+  });
+
   it('rejects unknown fields of the run document and of the template with their path', async () => {
     const r = await submit(h, { ...batchDoc(1), colour: 1 }, 'bad-doc');
     expect(r.status).toBe(422);

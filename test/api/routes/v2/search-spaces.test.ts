@@ -321,6 +321,65 @@ describe('v2 selections over a synthon space', () => {
     expect(a.results[0].synthons.length).toBeGreaterThan(1);
   });
 
+  it('the catalog lists selections as available on every ready space, with no price constraint', async () => {
+    const res = await h.app.inject({
+      method: 'GET',
+      url: '/api/v2/catalog',
+      headers: { 'X-API-Key': h.key },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const spaces = (res.json().libraries as Record<string, any>[]).filter((l) => l.kind === 'synthon');
+    expect(spaces.map((l) => l.database_id).sort()).toEqual(['idorsia', 'tworoutes', 'urea']);
+    for (const l of spaces) {
+      expect(l.capabilities, l.database_id).toMatchObject({ selections: true, sample: true });
+      expect(l.pricing, l.database_id).toEqual({ available: false, currency: null, constraints: [] });
+    }
+  });
+
+  it("the released SDK's where= ids hold on every hit; a price bound is a 422 saying why", async () => {
+    // As deepmedchem 0.4.0b5 sends where=['mw<=330', 'arom>=1'] (subsets.py PROPERTIES).
+    const where = (property_id: string, units: string, operator: string, value: number) => ({
+      type: 'property',
+      property_id,
+      operator,
+      value,
+      units,
+      required_fidelity: 'exact_product',
+      missing: 'reject',
+    });
+    const res = await post(
+      '/api/v2/selections',
+      doc({
+        constraints: {
+          properties: [
+            where('rdkit.mol_wt', 'Da', 'lte', 330),
+            where('rdkit.aromatic_rings', 'count', 'gte', 2),
+          ],
+        },
+      }),
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.results.length).toBeGreaterThan(0);
+    const rd = await getRDKit();
+    for (const r of body.results as Hit[]) {
+      const d = JSON.parse(rd.get_mol(r.smiles)!.get_descriptors());
+      expect(d.amw, r.smiles).toBeLessThanOrEqual(330);
+      expect(d.NumAromaticRings, r.smiles).toBeGreaterThanOrEqual(2);
+    }
+    const priced = await post(
+      '/api/v2/selections',
+      doc({
+        constraints: { price: { max: 100, currency: 'USD', amount_mg: 1, ship_to: 'US', missing: 'reject' } },
+      }),
+    );
+    expect(priced.statusCode, priced.body).toBe(422);
+    expect(priced.json().error).toMatchObject({
+      code: 'capability_unavailable',
+      message: expect.stringMatching(/constraints\.price.*no price/),
+    });
+  });
+
   it('validate and estimate answer for a space; too large a shortlist is refused', async () => {
     const v = await post('/api/v2/selections:validate', doc());
     expect(v.statusCode, v.body).toBe(200);

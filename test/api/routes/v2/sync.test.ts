@@ -95,7 +95,8 @@ describe('v2 common behaviour', () => {
           sample: true,
           selections: true,
         }),
-        pricing: expect.objectContaining({ available: false, currency: null }),
+        // No prices, so no price constraint: a max_price selection here is capability_unavailable.
+        pricing: expect.objectContaining({ available: false, currency: null, constraints: [] }),
       }),
     ]);
   });
@@ -238,6 +239,33 @@ describe('POST /api/v2/sample', () => {
     });
     expect(d.body!.results).toEqual(c.body!.results);
   });
+
+  it('takes the keys the released SDK sends, and sampling_method route_product_tuple', async () => {
+    // deepmedchem 0.4.0b5 Client.sample: {database_id, count, include_synthons, seed?}.
+    const sdk = { database_id: 'drugs', count: 3, include_synthons: false, seed: 5 };
+    const a = await call(h, 'POST', '/api/v2/sample', { body: sdk });
+    const b = await call(h, 'POST', '/api/v2/sample', {
+      body: { ...sdk, sampling_method: 'route_product_tuple' },
+    });
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    expect(b.body!.results).toEqual(a.body!.results);
+  });
+
+  it('refuses an unknown key and any other sampling_method with a 422 naming the field', async () => {
+    const bogus = await call(h, 'POST', '/api/v2/sample', {
+      body: { database_id: 'drugs', count: 3, bogus: 1 },
+    });
+    expect(bogus.status).toBe(422);
+    expect(bogus.body!.error.code).toBe('validation_error');
+    expect(bogus.body!.error.message).toContain('bogus');
+    const uniform = await call(h, 'POST', '/api/v2/sample', {
+      body: { database_id: 'drugs', count: 3, sampling_method: 'uniform' },
+    });
+    expect(uniform.status).toBe(422);
+    expect(uniform.body!.error.message).toContain('sampling_method');
+    expect(uniform.body!.error.message).toContain('route_product_tuple');
+  });
 });
 
 describe('selections', () => {
@@ -294,6 +322,24 @@ describe('selections', () => {
     expect(r.body!.results.map((x: { product_id: string }) => x.product_id)).toEqual(
       REF.lipinski_knn.aspirin.slice(0, 5).map((x: { id: string }) => x.id),
     );
+  });
+
+  it('a price bound on a catalog without prices: validate warns, the selection is a 422 naming it', async () => {
+    // What deepmedchem 0.4.0b5 sends for max_price=100 (Selection.max_price).
+    const price = { max: 100, currency: 'USD', amount_mg: 1, ship_to: 'US', missing: 'reject' };
+    const doc = selectionDoc(ASPIRIN, 5, { constraints: { price } });
+    const v = await call(h, 'POST', '/api/v2/selections:validate', { body: doc });
+    expect(v.status).toBe(200);
+    expect(v.body!.normalized_selection.constraints.price).toEqual(price);
+    expect(v.body!.warnings).toEqual([
+      { code: 'capability_unavailable', message: expect.stringContaining('$.constraints.price') },
+    ]);
+    const r = await call(h, 'POST', '/api/v2/selections', { body: doc });
+    expect(r.status).toBe(422);
+    expect(r.body!.error).toMatchObject({
+      code: 'capability_unavailable',
+      message: expect.stringContaining('drugs lists no prices'),
+    });
   });
 
   it('answers capability_unavailable for a shape objective', async () => {
