@@ -6,12 +6,18 @@
  * and the synthons.
  */
 import { invalidSmiles, validationError } from '../../platform/errors.ts';
-import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
+import { getRDKit, parseMolecule, type ParsedMolecule } from '../../engine/chem/index.ts';
 import type { SpacePool } from '../../engine/synthons/space-pool.ts';
 import type { SpaceManifest } from '../../engine/synthons/format.ts';
 import type { BackgroundBuild } from '../../engine/synthons/bundled.ts';
 import type { TopKResult } from '../../engine/synthons/similarity-topk.ts';
-import type { DatabaseInfo, NeighborRow, SearchService, SimilarityResult } from './search-service.ts';
+import type {
+  DatabaseInfo,
+  NeighborRow,
+  SearchService,
+  SimilarityRequest,
+  SimilarityResult,
+} from './search-service.ts';
 import { pendingSpaces, spaceNotReady } from './pending-databases.ts';
 
 export { spaceNotReady } from './pending-databases.ts';
@@ -133,6 +139,36 @@ export async function withSynthonSpaces(
     return { rows, note };
   }
 
+  function parsed(smiles: string, loc: (string | number)[]): ParsedMolecule {
+    const q = parseMolecule(rd, smiles);
+    if ('error' in q) throw invalidSmiles(loc, smiles, `SMILES (${q.error})`);
+    return q;
+  }
+
+  /** A similarity request naming at least one space, its query already parsed. */
+  async function searchParsed(req: SimilarityRequest, q: ParsedMolecule): Promise<SimilarityResult> {
+    const mine = req.dbNames.filter((d) => ids.has(d));
+    const others = req.dbNames.filter((d) => !ids.has(d));
+    const parts: SimilarityResult[] = others.length
+      ? [await base.similarity({ ...req, dbNames: others })]
+      : [];
+    const remarks = parts.flatMap((p) => p.remarks);
+    const rows = parts.flatMap((p) => p.rows);
+    for (const s of mine) {
+      const r = await spaceRows(s, q.fp, req.k);
+      rows.push(...r.rows);
+      if (r.note) remarks.push(r.note);
+    }
+    if (req.filters.length) remarks.push('Legacy filters are not applied to synthon-space products yet.');
+    if (req.descriptors || req.properties)
+      remarks.push('Descriptors and predicted properties are not computed for synthon-space products yet.');
+    rows.sort(
+      (a, b) =>
+        b.similarity - a.similarity || a.database.localeCompare(b.database) || a.id.localeCompare(b.id),
+    );
+    return { canonical: q.canonicalSmiles, rows: rows.slice(0, req.k), remarks };
+  }
+
   const service: SearchService = {
     ...base,
     // Fresh per call: a catalog's 3D stage may complete while the service runs (its search types).
@@ -144,42 +180,18 @@ export async function withSynthonSpaces(
       opts.defaultSpace && ids.has(opts.defaultSpace) ? opts.defaultSpace : base.defaultDatabase(),
     ready: () => base.ready() || spaces.length > 0,
     async similarity(req) {
-      const mine = req.dbNames.filter((d) => ids.has(d));
-      if (!mine.length) return base.similarity(req);
-      const q = parseMolecule(rd, req.smiles);
-      if ('error' in q) throw invalidSmiles(['query', 'search_input'], req.smiles, `SMILES (${q.error})`);
-      const others = req.dbNames.filter((d) => !ids.has(d));
-      const parts: SimilarityResult[] = others.length
-        ? [await base.similarity({ ...req, dbNames: others })]
-        : [];
-      const remarks = parts.flatMap((p) => p.remarks);
-      const rows = parts.flatMap((p) => p.rows);
-      for (const s of mine) {
-        const r = await spaceRows(s, q.fp, req.k);
-        rows.push(...r.rows);
-        if (r.note) remarks.push(r.note);
-      }
-      if (req.filters.length) remarks.push('Legacy filters are not applied to synthon-space products yet.');
-      if (req.descriptors || req.properties)
-        remarks.push('Descriptors and predicted properties are not computed for synthon-space products yet.');
-      rows.sort(
-        (a, b) =>
-          b.similarity - a.similarity || a.database.localeCompare(b.database) || a.id.localeCompare(b.id),
-      );
-      return { canonical: q.canonicalSmiles, rows: rows.slice(0, req.k), remarks };
+      if (!req.dbNames.some((d) => ids.has(d))) return base.similarity(req);
+      return searchParsed(req, parsed(req.smiles, ['query', 'search_input']));
     },
     // Batch search (/batch_search batch mode, /search_file, /molsearch_array) over spaces: the
     // space search per input, in input order; catalogs alone keep their batched scan.
     async batch(req) {
       if (!req.dbNames.some((d) => ids.has(d))) return base.batch(req);
-      // Every input is checked before any is searched (a user trial waited 2.7 s for the first
+      // Every input is parsed before any is searched (a user trial waited 2.7 s for the first
       // input's search before a bad second input was refused), and the error says which one.
-      req.smiles.forEach((smiles, i) => {
-        const q = parseMolecule(rd, smiles);
-        if ('error' in q) throw invalidSmiles(['query', 'search_input', i], smiles, `SMILES (${q.error})`);
-      });
+      const qs = req.smiles.map((smiles, i) => parsed(smiles, ['query', 'search_input', i]));
       const out: SimilarityResult[] = [];
-      for (const smiles of req.smiles) out.push(await service.similarity({ ...req, smiles }));
+      for (const [i, q] of qs.entries()) out.push(await searchParsed({ ...req, smiles: req.smiles[i] }, q));
       return out;
     },
     async centroid(req) {

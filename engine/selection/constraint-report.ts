@@ -38,27 +38,18 @@ export function constraintExecution(
       message: `list price <= ${sel.constraints.price.max} USD before candidate generation; unpriced products ${sel.constraints.price.missing === 'keep' ? 'kept' : 'excluded'}`,
     });
   const s = sel.constraints.structures;
-  s.all.forEach((_, i) =>
-    out.push({
-      path: `$.constraints.structures.all[${i}]`,
-      status: 'exact_postfilter',
-      message: RDKIT_MATCH,
-    }),
-  );
-  s.any.conditions.forEach((_, i) =>
-    out.push({
-      path: `$.constraints.structures.any.conditions[${i}]`,
-      status: 'exact_postfilter',
-      message: RDKIT_MATCH,
-    }),
-  );
-  s.none.forEach((_, i) =>
-    out.push({
-      path: `$.constraints.structures.none[${i}]`,
-      status: 'exact_postfilter',
-      message: RDKIT_MATCH,
-    }),
-  );
+  for (const [key, list] of [
+    ['all', s.all],
+    ['any.conditions', s.any.conditions],
+    ['none', s.none],
+  ] as const)
+    list.forEach((_, i) =>
+      out.push({
+        path: `$.constraints.structures.${key}[${i}]`,
+        status: 'exact_postfilter',
+        message: RDKIT_MATCH,
+      }),
+    );
   sel.constraints.relationships.forEach((_, i) =>
     out.push({
       path: `$.constraints.relationships[${i}]`,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../../platform/errors.ts';
 import { documentHash, libraryFacts, normalizeSelection } from '../../../engine/selection/index.ts';
 import { spaceFactsLibrary } from '../../../engine/synthons/space-selection.ts';
+import { issuesOf, sdkWhere } from '../../support/selection-docs.ts';
 
 // The facts of a real library (all descriptors plus the computed ones), as the API passes them.
 const LIB = libraryFacts(
@@ -21,27 +21,6 @@ const sample = (constraints: Record<string, unknown>) => ({
   strategy: { type: 'sample', distribution: 'route_product_tuple' },
   constraints,
 });
-
-/** What deepmedchem 0.4.0b5's Selection.where sends for one condition (subsets.py, selection.py). */
-const sdkWhere = (property_id: string, units: string, operator: string, value: unknown) => ({
-  type: 'property',
-  property_id,
-  operator,
-  value,
-  units,
-  required_fidelity: 'exact_product',
-  missing: 'reject',
-});
-
-function issuesOf(fn: () => unknown) {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(DomainError);
-    return (err as DomainError).issues.map((i) => ({ path: i.loc.join('/'), msg: i.msg }));
-  }
-  throw new Error('expected a validation error');
-}
 
 describe('property ids the released SDK sends', () => {
   // Every id and unit of the SDK's PROPERTIES table (its where= parser and druglike/ro3 subsets).

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../../platform/errors.ts';
 import {
   canonicalJson,
   documentHash,
   normalizeSelection,
   type LibraryFacts,
 } from '../../../engine/selection/index.ts';
+import { issuesOf } from '../../support/selection-docs.ts';
 
 const LIB: LibraryFacts = {
   database_id: 'drugs',
@@ -56,16 +56,6 @@ const reverseKeys = (v: unknown): unknown =>
             .map(([k, x]) => [k, reverseKeys(x)]),
         )
       : v;
-
-function issuesOf(fn: () => unknown) {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(DomainError);
-    return (err as DomainError).issues.map((i) => ({ path: i.loc.join('/'), msg: i.msg }));
-  }
-  throw new Error('expected a validation error');
-}
 
 describe('normalizeSelection', () => {
   it('fills defaults, resolves preset versions and release, orders set-like members', () => {

@@ -11,6 +11,7 @@ import { buildSpace } from '../../../../engine/synthons/build-space.ts';
 import { getRDKit } from '../../../../engine/chem/rdkit.ts';
 import { canonicalize } from '../../../../engine/chem/molecule.ts';
 import { functionalGroups } from '../../../../engine/filters/functional-groups.ts';
+import { sdkWhere } from '../../../support/selection-docs.ts';
 
 const SOURCES = new URL('../../../../catalogs/spaces/sources/', import.meta.url).pathname;
 const FIXTURE = new URL('../../../fixtures/synthons/similarity-reference.json', import.meta.url);
@@ -338,22 +339,13 @@ describe('v2 selections over a synthon space', () => {
 
   it("the released SDK's where= ids hold on every hit; a price bound is a 422 saying why", async () => {
     // As deepmedchem 0.4.0b5 sends where=['mw<=330', 'arom>=1'] (subsets.py PROPERTIES).
-    const where = (property_id: string, units: string, operator: string, value: number) => ({
-      type: 'property',
-      property_id,
-      operator,
-      value,
-      units,
-      required_fidelity: 'exact_product',
-      missing: 'reject',
-    });
     const res = await post(
       '/api/v2/selections',
       doc({
         constraints: {
           properties: [
-            where('rdkit.mol_wt', 'Da', 'lte', 330),
-            where('rdkit.aromatic_rings', 'count', 'gte', 2),
+            sdkWhere('rdkit.mol_wt', 'Da', 'lte', 330),
+            sdkWhere('rdkit.aromatic_rings', 'count', 'gte', 2),
           ],
         },
       }),
