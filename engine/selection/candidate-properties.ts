@@ -5,7 +5,8 @@
  * conditions. Values equal Python RDKit's (engine/chem graph descriptors, checked in its tests).
  */
 import { DomainError } from '../../platform/errors.ts';
-import { parseMolecule, type RDKitModule } from '../chem/index.ts';
+import type { RDKitModule, RDKitMol } from '../chem/index.ts';
+import { describeMolecule } from '../chem/graph-descriptors.ts';
 import type { Library } from './library.ts';
 import { isComputedProperty, type ComputedPropertyId } from './property-ids.ts';
 import type { PriceConstraint } from './spec.ts';
@@ -78,10 +79,16 @@ export function computedProperties(
   rd: RDKitModule,
   smiles: string,
 ): Record<ComputedPropertyId, number> | undefined {
-  const p = parseMolecule(rd, smiles);
-  if ('error' in p) return undefined;
-  return {
-    fraction_csp3: p.graph.extras.fraction_csp3,
-    num_aromatic_rings: p.graph.extras.num_aromatic_rings,
-  };
+  // Only the graph descriptors (parseMolecule's, without its fingerprint, mol block and scaffold).
+  let mol: RDKitMol | null = null;
+  try {
+    mol = rd.get_mol(smiles);
+    if (!mol?.is_valid()) return undefined;
+    const { extras } = describeMolecule(mol);
+    return { fraction_csp3: extras.fraction_csp3, num_aromatic_rings: extras.num_aromatic_rings };
+  } catch {
+    return undefined;
+  } finally {
+    mol?.delete();
+  }
 }
