@@ -146,6 +146,8 @@ export function withV2Spaces(
         metric: 'rdkit.ecfp4_tanimoto',
         engine_version: ENGINE_VERSION,
         query_smiles: q.canonicalSmiles,
+        // The top `limit` are proven the best only when the search finished within its budget.
+        timed_out: r.timedOut,
         results,
         counts: {
           returned: results.length,

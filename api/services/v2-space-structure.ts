@@ -6,7 +6,7 @@
  * running search; the searches run on the space pool's thread.
  */
 import { DomainError, invalidSmiles, validationError } from '../../platform/errors.ts';
-import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
+import { getRDKit, parseMolecule, smilesPrecheck } from '../../engine/chem/index.ts';
 import { functionalGroups } from '../../engine/filters/functional-groups.ts';
 import type { SpacePool } from '../../engine/synthons/space-pool.ts';
 import { parseQuery, SUBSTRUCTURE_LIMITS, type StructureMode } from '../../engine/synthons/substructure.ts';
@@ -104,6 +104,8 @@ export async function spaceSubstructure(
       issues: [{ loc: ['body', 'query'], msg: 'field required', type: 'value_error.missing' }],
     });
   const field = b.query ? ['body', 'query', 'value'] : ['body', 'query_smiles'];
+  const bad = mode === 'superstructure' ? smilesPrecheck(query.value) : undefined;
+  if (bad) throw invalidSmiles(field, query.value, `SMILES (${bad})`);
   try {
     parseQuery(await getRDKit(), query.value, 'query', query.format, mode).delete();
   } catch {
@@ -245,6 +247,7 @@ export async function spaceCheese(
     scorer: 'morgan',
     metric: 'rdkit.ecfp4_tanimoto',
     query_smiles: q.canonicalSmiles,
+    timed_out: r.timedOut,
     shortlist_multiplier: multiplier,
     effective_shortlist: shortlist,
     smarts_prefilter: prefilter ?? null,

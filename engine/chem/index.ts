@@ -5,6 +5,7 @@ export {
   canonicalize,
   matchSubstructure,
   MAX_SMILES_LENGTH,
+  smilesPrecheck,
   type ParsedMolecule,
   type ParseResult,
   type SubstructureMatch,

@@ -26,8 +26,8 @@ export interface ParsedMolecule {
 
 export type ParseResult = ParsedMolecule | { error: string };
 
-/** Why a SMILES is rejected before or after parsing; `undefined` when it is acceptable. */
-function precheck(smiles: string): string | undefined {
+/** Why a SMILES is rejected before it is parsed; `undefined` when it may be parsed. */
+export function smilesPrecheck(smiles: string): string | undefined {
   if (smiles.trim() === '') return 'empty SMILES';
   if (smiles.length > MAX_SMILES_LENGTH) return `SMILES longer than ${MAX_SMILES_LENGTH} characters`;
   // RDKit reads "CCO\tname" as CCO named "name", and parses past characters outside SMILES (an
@@ -61,7 +61,7 @@ function getMol(rd: RDKitModule, smiles: string): RDKitMol | null {
  * SMILES and for molecules without heavy atoms.
  */
 export function parseMolecule(rd: RDKitModule, smiles: string): ParseResult {
-  const bad = precheck(smiles);
+  const bad = smilesPrecheck(smiles);
   if (bad) return { error: bad };
   const mol = getMol(rd, smiles.trim());
   if (!mol) return { error: 'unparsable SMILES' };
@@ -82,7 +82,7 @@ export function parseMolecule(rd: RDKitModule, smiles: string): ParseResult {
 
 /** Canonical SMILES (RDKit's, as Python `Chem.MolToSmiles`), or `undefined` when unparsable. */
 export function canonicalize(rd: RDKitModule, smiles: string): string | undefined {
-  if (precheck(smiles)) return undefined;
+  if (smilesPrecheck(smiles)) return undefined;
   const mol = getMol(rd, smiles.trim());
   if (!mol) return undefined;
   try {

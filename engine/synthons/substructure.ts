@@ -15,6 +15,7 @@
  */
 import { DomainError } from '../../platform/errors.ts';
 import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
+import { smilesPrecheck } from '../chem/molecule.ts';
 import { querySkeleton, skeletonQuery, skeletonSmarts, splitQuery, type Split } from './fragments.ts';
 import { mayContain, mayFitIn, skeletonNeeds, smilesElementCounts, zCounts } from './element-counts.ts';
 import type { SlotColumns } from './format.ts';
@@ -100,6 +101,10 @@ export function parseQuery(
   };
   const order: Array<'smarts' | 'smiles'> =
     mode === 'superstructure' ? ['smiles'] : format ? [format] : ['smarts', 'smiles'];
+  // A superstructure query is a molecule: RDKit's SMILES parser would read '~' as a query bond
+  // that no product matches, so the search would answer nothing instead of saying why.
+  const bad = mode === 'superstructure' ? smilesPrecheck(query) : undefined;
+  if (bad) throw invalidQuery(field, `SMILES molecule (${bad})`);
   for (const f of order) {
     const m = tryParse(f);
     if (m) return m;

@@ -114,8 +114,15 @@ const Envelope = Open({
 });
 
 /** The Morgan search result: Envelope with what was scanned and, over a fleet catalog, the coverage. */
+const TimedOut = Type.Optional(
+  Type.Boolean({
+    description:
+      'Synthon spaces: true when the search stopped at its time budget, so the results are the best found, not proven the best (a timed_out warning says the same)',
+  }),
+);
 const SearchResult = Open({
   ...Envelope.properties,
+  timed_out: TimedOut,
   counts: Open({
     returned: Type.Integer(),
     scanned: Type.Integer({ minimum: 0, description: 'Products searched' }),
@@ -144,6 +151,7 @@ const RerankResult = Open({
       'The proposal model (3D descriptors and conformer recipe, or Morgan); null for scorer morgan on synthon spaces',
   }),
   query_smiles: Type.String(),
+  timed_out: TimedOut,
   effective_shortlist: Type.Integer({ description: 'Rows actually proposed and scored exactly' }),
   shortlist_multiplier: Type.Integer(),
   results: Type.Array(

@@ -112,6 +112,18 @@ describe('v2 search_substructure on a synthon space', () => {
     expect(body.warnings[0].code).toBe('timed_out');
   });
 
+  it("a superstructure query with '~' (a SMARTS bond) is a 422 saying why, not 0 rows", async () => {
+    const res = await post('/api/v2/search_substructure', {
+      database_id: 'idorsia',
+      query: { format: 'smiles', value: '[#6]~[#7]' },
+      search_mode: 'superstructure',
+    });
+    expect(res.statusCode).toBe(422);
+    const body = JSON.stringify(res.json());
+    expect(body).toMatch(/query.*value/);
+    expect(body).toMatch(/'~' \(any bond\) is a SMARTS query bond/);
+  });
+
   it('an invalid SMARTS is a 422 naming query.value', async () => {
     const res = await post('/api/v2/search_substructure', {
       database_id: 'idorsia',
@@ -137,6 +149,8 @@ describe('v2 search on a synthon space', () => {
     const scoreOf = new Map(e.top);
     for (const r of body.results as Hit[]) expect(scoreOf.get(r.smiles)).toBeCloseTo(r.score, 5);
     expect(body.warnings).toEqual([]);
+    // Finished within its budget, so the top `limit` are proven the best.
+    expect(body.timed_out).toBe(false);
   });
 
   it('returns a product reached by two reactions once, still `limit` results', async () => {
@@ -175,7 +189,12 @@ describe('v2 search_cheese (morgan) on a synthon space', () => {
         .top.slice(0, 10)
         .map((t) => expect.closeTo(t[1], 5)),
     );
-    expect(body).toMatchObject({ scorer: 'morgan', shortlist_multiplier: 10, effective_shortlist: 100 });
+    expect(body).toMatchObject({
+      scorer: 'morgan',
+      shortlist_multiplier: 10,
+      effective_shortlist: 100,
+      timed_out: false,
+    });
     for (const k of [
       'proposed',
       'assembled',
