@@ -186,3 +186,40 @@ export function smallestRingSize(g: MolGraph, i: number): number {
   for (const ring of g.rings) if ((best === 0 || ring.length < best) && ring.includes(i)) best = ring.length;
   return best;
 }
+
+/** Sets atomRings to 1 for atoms with a bond that is not a bridge (Tarjan's low-link), else 0. */
+export function markRingAtoms(g: MolGraph): void {
+  const disc = new Int32Array(g.n).fill(-1);
+  const low = new Int32Array(g.n);
+  const parentBond = new Int32Array(g.n).fill(-1);
+  const next = new Uint32Array(g.n);
+  g.atomRings.fill(0);
+  let t = 0;
+  for (let root = 0; root < g.n; root++) {
+    if (disc[root] >= 0) continue;
+    const stack = [root];
+    disc[root] = low[root] = t++;
+    while (stack.length) {
+      const a = stack[stack.length - 1];
+      const k = g.adjStart[a] + next[a];
+      if (k < g.adjStart[a + 1]) {
+        next[a]++;
+        const o = g.adjAtom[k];
+        const b = g.adjBond[k];
+        if (b === parentBond[a]) continue;
+        if (disc[o] < 0) {
+          disc[o] = low[o] = t++;
+          parentBond[o] = b;
+          stack.push(o);
+        } else if (disc[o] < low[a]) low[a] = disc[o];
+        continue;
+      }
+      stack.pop();
+      const p = stack.length ? stack[stack.length - 1] : -1;
+      if (p < 0) continue;
+      if (low[a] < low[p]) low[p] = low[a];
+      // The bond p–a lies on a cycle unless nothing below a reaches above it.
+      if (low[a] <= disc[p]) g.atomRings[a] = g.atomRings[p] = 1;
+    }
+  }
+}

@@ -208,7 +208,11 @@ async function buildReaction(
       joinEnv: rows.map((r) => r.chem.joinEnv),
       screen: new Uint8Array(n * SCREEN_BYTES),
     };
+    const offsets = new Int32Array(n + 1);
+    rows.forEach((r, i) => (offsets[i + 1] = offsets[i] + r.chem.ringCore.length));
+    cols.ringCores = { data: new Uint8Array(offsets[n]), offsets };
     rows.forEach((r, i) => {
+      cols.ringCores!.data.set(r.chem.ringCore, offsets[i]);
       cols.fps.set(r.chem.fp, i * FP_BYTES);
       cols.guaranteed.set(r.chem.guaranteed, i * FP_BYTES);
       cols.screen!.set(r.chem.screen, i * SCREEN_BYTES);

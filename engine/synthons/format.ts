@@ -6,6 +6,7 @@
 import { readFile, writeFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  Binary,
   Field,
   FixedSizeBinary,
   makeData,
@@ -30,8 +31,9 @@ export const SPACE_FORMAT = 'molsearch-synthon-space';
  * Version 3 has the same columns; its builder rejects synthons with a radical atom
  * (synthon-chem.ts), so a rebuild does not reuse a v2 reaction that may hold them.
  */
-export const SPACE_FORMAT_VERSION = 3;
-export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2, 3];
+export const SPACE_FORMAT_VERSION = 4;
+/** Version 4 added `ring_core` (ring-core.ts) for the synthons of ring-closing reactions. */
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2, 3, 4];
 
 export interface SlotInfo {
   /** Compacted slot index (0-based). */
@@ -83,6 +85,12 @@ export interface SlotColumns {
   joinEnv?: string[];
   /** n × SCREEN_BYTES: substructure screens (sss-screen.ts); absent in format-1 spaces. */
   screen?: Uint8Array;
+  /**
+   * Ring cores (ring-core.ts `encodeRingCore`): synthon i's bytes are data[offsets[i] ..
+   * offsets[i + 1]), empty where the build made none (not a ring-closing reaction); absent
+   * before format 4.
+   */
+  ringCores?: { data: Uint8Array; offsets: Int32Array };
 }
 
 const FIELDS = [
@@ -95,6 +103,7 @@ const FIELDS = [
   new Field('line', new Uint32(), false),
   new Field('join_env', new Utf8(), false),
   new Field('sss_screen', new FixedSizeBinary(SCREEN_BYTES), false),
+  new Field('ring_core', new Binary(), false),
 ];
 
 const encoder = new TextEncoder();
@@ -131,6 +140,12 @@ export function encodeSlot(cols: SlotColumns): Uint8Array {
       length: n,
       data: cols.screen ?? new Uint8Array(n * SCREEN_BYTES).fill(0xff), // all bits: screens nothing out
     }),
+    makeData({
+      type: new Binary(),
+      length: n,
+      valueOffsets: cols.ringCores?.offsets ?? new Int32Array(n + 1),
+      data: cols.ringCores?.data ?? new Uint8Array(0),
+    }),
   ];
   const struct = makeData({ type: new Struct(FIELDS), length: n, nullCount: 0, children });
   return tableToIPC(new Table(schema, [new RecordBatch(schema, struct)]), 'file');
@@ -158,7 +173,24 @@ export function decodeSlot(bytes: Uint8Array): SlotColumns {
     lines: table.getChild('line')!.toArray() as Uint32Array,
     joinEnv: table.getChild('join_env') ? strings('join_env') : undefined,
     screen: table.getChild('sss_screen') ? fixed('sss_screen') : undefined,
+    ringCores: binary(table.getChild('ring_core')?.data),
   };
+}
+
+function binary(data: readonly Data[] | undefined): SlotColumns['ringCores'] {
+  if (!data || data.length !== 1) return undefined;
+  const d = data[0];
+  const offsets = (d.valueOffsets as Int32Array).subarray(d.offset, d.offset + d.length + 1);
+  return { data: d.values as Uint8Array, offsets };
+}
+
+/** The ring-core bytes of synthon i, or undefined when the space holds none for it. */
+export function ringCoreBytes(cols: SlotColumns, i: number): Uint8Array | undefined {
+  const c = cols.ringCores;
+  if (!c) return undefined;
+  const a = c.offsets[i];
+  const b = c.offsets[i + 1];
+  return b > a ? c.data.subarray(a, b) : undefined;
 }
 
 /** Writes a file atomically (temp name, then rename), so an interrupted build leaves no half file. */

@@ -46,10 +46,21 @@ export function synthonGraph(rd: RDKitModule, slot: SlotColumns, i: number): Cac
 
 /**
  * Zips synthon graphs: paired dummies (same isotope label in two synthons) are removed and their
- * neighbours bonded with a single bond; an unpaired dummy stays, unlabelled. Undefined when a
- * label is not on exactly one atom per side.
+ * neighbours bonded; an unpaired dummy stays, unlabelled. Undefined when a label is not on exactly
+ * one atom per side.
  */
 export function zipGraphs(graphs: readonly MolGraph[]): MolGraph | undefined {
+  return zipGraphsMapped(graphs)?.g;
+}
+
+/**
+ * zipGraphs with each synthon's atom → product atom map (-1 for a paired dummy). The new bond
+ * takes RDKit molzip's order: the first side's unless that is single, then the other's
+ * (zip-valence.ts); a connector written with an aromatic bond makes the zip undefined.
+ */
+export function zipGraphsMapped(
+  graphs: readonly MolGraph[],
+): { g: MolGraph; index: Int32Array[] } | undefined {
   const labelCount = new Map<number, number>();
   for (const g of graphs)
     for (let i = 0; i < g.n; i++)
@@ -87,14 +98,14 @@ export function zipGraphs(graphs: readonly MolGraph[]): MolGraph | undefined {
         const [dummy, atom] = map[x] < 0 ? [x, y] : [y, x];
         const list = ends.get(g.isotope[dummy]) ?? [];
         // Two paired dummies bonded to each other leave nothing to join: an invalid tuple.
-        list.push(map[atom] < 0 ? -1 : map[atom]);
+        list.push(map[atom] < 0 || g.bondAromatic[b] ? -1 : map[atom], g.order[b]);
         ends.set(g.isotope[dummy], list);
       }
     }
   });
-  for (const [, atoms] of ends) {
-    if (atoms.length !== 2 || atoms[0] < 0 || atoms[1] < 0) return undefined;
-    bonds.push([atoms[0], atoms[1], 1, 0]);
+  for (const [, e] of ends) {
+    if (e.length !== 4 || e[0] < 0 || e[2] < 0) return undefined;
+    bonds.push([e[0], e[2], e[1] === 1 ? e[3] : e[1], 0]);
   }
   const nb = bonds.length;
   const deg = new Uint32Array(n);
@@ -121,7 +132,7 @@ export function zipGraphs(graphs: readonly MolGraph[]): MolGraph | undefined {
     adjAtom[fill[y]] = x;
     adjBond[fill[y]++] = b;
   });
-  return {
+  const g: MolGraph = {
     n,
     z,
     charge,
@@ -142,6 +153,7 @@ export function zipGraphs(graphs: readonly MolGraph[]): MolGraph | undefined {
     atomRings,
     bondRings: new Uint8Array(nb),
   };
+  return { g, index };
 }
 
 /** Morgan r2 2048 bits of a zipped graph, RDKit layout. */

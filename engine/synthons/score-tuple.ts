@@ -1,14 +1,15 @@
 /**
  * Exact scoring of one candidate tuple of a space against a Morgan query, as cheaply as it can be
  * done exactly: join bits (join-walk.ts) for two-synthon single-bond joins, the TypeScript graph
- * zip (graph-zip.ts) for acyclic joins, RDKit's zip of kept synthon molecules (zip-fingerprint.ts)
- * otherwise, and RDKit assembly (assemble.ts) where that cannot say.
+ * zip (graph-zip.ts) for acyclic joins, the graph zip with RDKit's perception of the ring cores
+ * (ring-zip.ts) for ring-closing and double-bond joins, RDKit's zip of kept synthon molecules
+ * (zip-fingerprint.ts) where that cannot say, and RDKit assembly (assemble.ts) last.
  */
 import type { RDKitModule } from '../chem/rdkit.ts';
 import { tanimoto } from '../chem/fingerprint.ts';
 import { assembleProduct } from './assemble.ts';
 import { tupleFingerprint } from './graph-zip.ts';
-import { zipFingerprint } from './zip-fingerprint.ts';
+import { ringZipFingerprint } from './ring-zip.ts';
 import { joinable, joinFingerprint } from './join-bits.ts';
 import { envFingerprint, slotJoinEnvs } from './join-walk.ts';
 import { tupleSmiles, type OpenSpace, type ProductTuple } from './space.ts';
@@ -55,8 +56,9 @@ export function scoreTuple(
         joinFingerprint(rd, reaction.slots, c.synthons[0], c.synthons[1], fpBuf);
   }
   fp ??= tupleFingerprint(rd, reaction.slots, c.synthons, reaction.info.ringForming);
-  // What the graph zip cannot take (a ring closed): RDKit's zip without the canonical SMILES.
-  fp ??= zipFingerprint(rd, reaction.slots, c.synthons);
+  // What the graph zip cannot take (a ring closed, a double-bond join): the graph zip with RDKit's
+  // perception of the ring cores (ring-zip.ts), which falls back to RDKit's zip itself.
+  fp ??= ringZipFingerprint(rd, reaction.slots, c.synthons, reaction.info.ringForming);
   if (!fp) {
     const product = assembleProduct(rd, tupleSmiles(space, c), true);
     if (!product?.fp) {

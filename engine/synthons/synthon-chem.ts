@@ -17,6 +17,7 @@ import { morganEnvironments } from '../analysis/embed/morgan-counts.ts';
 import type { RDKitModule } from '../chem/rdkit.ts';
 import { encodeJoinEnv } from './join-env.ts';
 import { synthonScreen } from './sss-screen.ts';
+import { encodeRingCore, ringCore } from './ring-core.ts';
 
 export interface SynthonChem {
   /** Morgan r2 2048 of the synthon itself (dummies included), RDKit layout. */
@@ -32,6 +33,8 @@ export interface SynthonChem {
   joinEnv: string;
   /** Substructure screen (sss-screen.ts). */
   screen: Uint8Array;
+  /** Ring-closing reactions: the ring core's bytes (ring-core.ts); empty otherwise. */
+  ringCore: Uint8Array;
 }
 
 /** Dummy atoms that are connectors: atomic number 0 with isotope 1–4. */
@@ -149,7 +152,17 @@ export function synthonChemistry(
       if (g.z[a] !== 0) for (let r = 0; r <= 2; r++) if (dist[a] <= r) unstableEnvs++;
     const joinEnv = ringForming ? '' : encodeJoinEnv(g);
     const screen = synthonScreen(g);
-    return { fp, guaranteed, unstableEnvs, heavyAtoms: g.n - d.length, labels, joinEnv, screen };
+    const core = ringForming ? encodeRingCore(ringCore(rd, g, unstable)) : new Uint8Array(0);
+    return {
+      fp,
+      guaranteed,
+      unstableEnvs,
+      heavyAtoms: g.n - d.length,
+      labels,
+      joinEnv,
+      screen,
+      ringCore: core,
+    };
   } catch (e) {
     return `RDKit failed: ${(e as Error).message ?? String(e)}`;
   } finally {
