@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import type { MolGraph } from '../chem/graph.ts';
 import type { RDKitModule } from '../chem/rdkit.ts';
 import { elementSymbol } from '../chem/molblock-3d.ts';
+import { graphBytes, graphFromBytes } from './graph-bytes.ts';
 
 /** How a core atom is written. */
 export const UNSTABLE = 0;
@@ -225,13 +226,16 @@ function hashKey(text: string): string {
 }
 
 /**
- * The core as bytes for the space's `ring_core` column: [1, m (uint16), key (16 bytes), atoms
- * (uint16 each), kinds, hydrogens]; a core that could not be made is [0].
+ * The core and the synthon's graph as bytes for the space's `ring_core` column: [1, m (uint16),
+ * key (16 bytes), atoms (uint16 each), kinds, hydrogens, graph (graph-bytes.ts)]; a core that
+ * could not be made is [0].
  */
-export function encodeRingCore(c: RingCore | null): Uint8Array {
+export function encodeRingCore(c: RingCore | null, g: MolGraph): Uint8Array {
   if (!c) return Uint8Array.of(0);
   const m = c.atoms.length;
-  const out = new Uint8Array(3 + 16 + 4 * m);
+  const graph = graphBytes(g);
+  const out = new Uint8Array(3 + 16 + 4 * m + graph.length);
+  out.set(graph, 19 + 4 * m);
   out[0] = 1;
   out[1] = m & 255;
   out[2] = m >> 8;
@@ -248,13 +252,19 @@ export function encodeRingCore(c: RingCore | null): Uint8Array {
   return out;
 }
 
-/** Reads `encodeRingCore`'s bytes: the core, null for a core that could not be made. */
-export function decodeRingCore(b: Uint8Array): RingCore | null {
+/**
+ * Reads `encodeRingCore`'s bytes: the core and the synthon's graph, null for a core that could not
+ * be made.
+ */
+export function decodeRingCore(b: Uint8Array): { core: RingCore; g: MolGraph } | null {
   if (b.length < 19 || b[0] !== 1) return null;
   const m = b[1] | (b[2] << 8);
   let key = '';
   for (let k = 0; k < 8; k++) key += String.fromCharCode(b[3 + 2 * k] | (b[4 + 2 * k] << 8));
   const atoms = new Int32Array(m);
   for (let k = 0; k < m; k++) atoms[k] = b[19 + 2 * k] | (b[20 + 2 * k] << 8);
-  return { key, atoms, kind: b.slice(19 + 2 * m, 19 + 3 * m), hs: b.slice(19 + 3 * m, 19 + 4 * m) };
+  const g = graphFromBytes(b.subarray(19 + 4 * m));
+  if (!g) return null;
+  const core = { key, atoms, kind: b.slice(19 + 2 * m, 19 + 3 * m), hs: b.slice(19 + 3 * m, 19 + 4 * m) };
+  return { core, g };
 }

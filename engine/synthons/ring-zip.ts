@@ -45,7 +45,9 @@ interface PairState {
 
 /** Pair entries kept per thread (~2 KB each); the map is cleared when it reaches this. */
 const MAX_PAIRS = 20_000;
-const cores = new WeakMap<SlotColumns, Array<RingCore | null | undefined>>();
+/** A synthon's ring core with the graph it indexes. */
+type Side = { core: RingCore; g: MolGraph };
+const cores = new WeakMap<SlotColumns, Array<Side | null | undefined>>();
 let pairs = new Map<string, PairState | null>();
 
 export const ringZipStats = { hits: 0, misses: 0, mismatches: 0, refused: 0 };
@@ -56,7 +58,7 @@ const pairKey = (s1: number, p1: number, s2: number, p2: number): number => {
   return a < b ? a * 65536 + b : b * 65536 + a;
 };
 
-function coreOf(rd: RDKitModule, slot: SlotColumns, i: number, ringForming: boolean): RingCore | null {
+function coreOf(rd: RDKitModule, slot: SlotColumns, i: number, ringForming: boolean): Side | null {
   let list = cores.get(slot);
   if (!list) cores.set(slot, (list = new Array(slot.synthonIds.length)));
   const hit = list[i];
@@ -65,7 +67,8 @@ function coreOf(rd: RDKitModule, slot: SlotColumns, i: number, ringForming: bool
   const stored = ringCoreBytes(slot, i);
   if (stored) return (list[i] = decodeRingCore(stored));
   const c = slot.smiles[i].includes(':') ? null : synthonGraph(rd, slot, i);
-  return (list[i] = c ? ringCore(rd, c.g, unstableAtoms(c.g, ringForming)) : null);
+  const core = c && ringCore(rd, c.g, unstableAtoms(c.g, ringForming));
+  return (list[i] = core ? { core, g: c.g } : null);
 }
 
 /** Frees the kept pair states (tests). */
@@ -243,13 +246,13 @@ export function ringZipFingerprint(
   const cs: RingCore[] = [];
   const graphs: MolGraph[] = [];
   for (let s = 0; s < slots.length; s++) {
-    const c = coreOf(rd, slots[s], synthons[s], ringForming);
-    if (!c) {
+    const side = coreOf(rd, slots[s], synthons[s], ringForming);
+    if (!side) {
       ringZipStats.refused++;
       return zipFingerprint(rd, slots, synthons);
     }
-    cs.push(c);
-    graphs.push(synthonGraph(rd, slots[s], synthons[s])!.g);
+    cs.push(side.core);
+    graphs.push(side.g);
   }
   if (
     zipWouldThrow(

@@ -152,7 +152,7 @@ export function synthonChemistry(
       if (g.z[a] !== 0) for (let r = 0; r <= 2; r++) if (dist[a] <= r) unstableEnvs++;
     const joinEnv = ringForming ? '' : encodeJoinEnv(g);
     const screen = synthonScreen(g);
-    const core = ringForming ? encodeRingCore(ringCore(rd, g, unstable)) : new Uint8Array(0);
+    const core = ringForming ? encodeRingCore(ringCore(rd, g, unstable), g) : new Uint8Array(0);
     return {
       fp,
       guaranteed,
