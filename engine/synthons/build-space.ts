@@ -17,6 +17,7 @@ import { parseSynthonText, type RejectedLine } from './parse.ts';
 import { groupReactions, type ReactionDraft } from './reactions.ts';
 import { synthonChemistry, type SynthonChem } from './synthon-chem.ts';
 import { SCREEN_BYTES } from './sss-screen.ts';
+import { connectorBonds } from './zip-valence.ts';
 import {
   decodeSlot,
   encodeSlot,
@@ -158,11 +159,12 @@ function cachedChemistry(
   rd: Awaited<ReturnType<typeof getRDKit>>,
   smiles: string,
   ringForming: boolean,
+  withCore: boolean,
 ): SynthonChem | string {
-  const key = `${ringForming ? 'r' : 'a'}${smiles}`;
+  const key = `${ringForming ? 'r' : 'a'}${withCore ? 'c' : ''}${smiles}`;
   let chem = chemCache.get(key);
   if (chem === undefined) {
-    chem = synthonChemistry(rd, smiles, ringForming);
+    chem = synthonChemistry(rd, smiles, ringForming, withCore);
     if (chemCache.size >= CHEM_CACHE_MAX) chemCache.clear();
     chemCache.set(key, chem);
   }
@@ -177,6 +179,11 @@ async function buildReaction(
 ): Promise<{ info: ReactionInfo; rejects: RejectedLine[] }> {
   const rejects: RejectedLine[] = [];
   const slots: ReactionInfo['slots'] = [];
+  // Ring cores (ring-core.ts) wherever the TypeScript graph zip cannot score a product: a ring
+  // closed, or some connector written with a bond other than single.
+  const withCore =
+    draft.ringForming ||
+    draft.slots.some((list) => list.some((l) => connectorBonds(l.smiles).some(([, order]) => order !== 1)));
   for (let s = 0; s < draft.slots.length; s++) {
     const want = draft.labels[s].join(',');
     const rows: Array<{
@@ -186,7 +193,7 @@ async function buildReaction(
       chem: SynthonChem;
     }> = [];
     for (const l of draft.slots[s]) {
-      const chem = cachedChemistry(rd, l.smiles, draft.ringForming);
+      const chem = cachedChemistry(rd, l.smiles, draft.ringForming, withCore);
       if (typeof chem === 'string') rejects.push({ line: l.line, reason: chem, text: l.smiles });
       else if (chem.labels.join(',') !== want)
         rejects.push({

@@ -33,7 +33,7 @@ export interface SynthonChem {
   joinEnv: string;
   /** Substructure screen (sss-screen.ts). */
   screen: Uint8Array;
-  /** Ring-closing reactions: the ring core's bytes (ring-core.ts); empty otherwise. */
+  /** Ring-closing and double-bond reactions: the ring core's bytes (ring-core.ts); else empty. */
   ringCore: Uint8Array;
 }
 
@@ -121,6 +121,7 @@ export function synthonChemistry(
   rd: RDKitModule,
   smiles: string,
   ringForming: boolean,
+  withCore = ringForming,
 ): SynthonChem | string {
   const mol = rd.get_mol(smiles);
   try {
@@ -152,7 +153,7 @@ export function synthonChemistry(
       if (g.z[a] !== 0) for (let r = 0; r <= 2; r++) if (dist[a] <= r) unstableEnvs++;
     const joinEnv = ringForming ? '' : encodeJoinEnv(g);
     const screen = synthonScreen(g);
-    const core = ringForming ? encodeRingCore(ringCore(rd, g, unstable), g) : new Uint8Array(0);
+    const core = withCore ? encodeRingCore(ringCore(rd, g, unstable), g) : new Uint8Array(0);
     return {
       fp,
       guaranteed,

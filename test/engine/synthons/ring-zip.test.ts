@@ -100,6 +100,26 @@ describe('ring-closing product fingerprints from ring cores', () => {
       expect(ringZipStats.refused).toBe(0);
       // Distinct synthons with one core: more tuples took the TypeScript path than pairs were learnt.
       expect(ringZipStats.hits).toBeGreaterThan(2 * ringZipStats.misses);
+      // The build stored a core for every synthon of every reaction the graph zip cannot take
+      // (ring-closing ones and the double-bond joins), so none is made at query time.
+      let needing = 0;
+      for (const reaction of sp.reactions) {
+        if (
+          tupleFingerprint(
+            rd,
+            reaction.slots,
+            reaction.slots.map(() => 0),
+            reaction.info.ringForming,
+          )
+        )
+          continue;
+        for (const slot of reaction.slots)
+          for (let i = 0; i < slot.synthonIds.length; i++) {
+            needing++;
+            expect(ringCoreBytes(slot, i), `${reaction.info.id} ${slot.smiles[i]}`).toBeDefined();
+          }
+      }
+      expect(needing).toBeGreaterThan(300);
     },
   );
 
