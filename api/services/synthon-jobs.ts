@@ -8,7 +8,7 @@ import type { WorkflowClient } from '@temporalio/client';
 import { DomainError, invalidSmiles, validationError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Jobs } from '../../store/jobs.ts';
-import { getRDKit, parseMolecule } from '../../engine/chem/index.ts';
+import { getRDKit, parseMolecule, structurePrecheck } from '../../engine/chem/index.ts';
 import { moleculeToBase64, type Molecule3d } from '../../engine/catalog/three-d-schema.ts';
 import { functionalGroups } from '../../engine/filters/index.ts';
 import { queryMol } from '../../engine/synthons/job-search.ts';
@@ -172,6 +172,8 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
       const query = q.search_input.trim();
       if (!query) throw validationError(['query', 'search_input'], 'empty SMILES');
       if (mode === 'substructure') {
+        const bad = structurePrecheck(query);
+        if (bad) throw invalidSmiles(['query', 'search_input'], q.search_input, `SMILES/SMARTS (${bad})`);
         const m = queryMol(rd, query, true);
         if (!m) throw invalidSmiles(['query', 'search_input'], q.search_input, 'SMILES/SMARTS');
         m.delete();
@@ -182,6 +184,8 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
       }
       const smarts = prefilterSmarts(q);
       if (smarts) {
+        const bad = structurePrecheck(smarts);
+        if (bad) throw invalidSmiles(['query', 'smarts_prefilter_pattern_smarts'], smarts, `SMARTS (${bad})`);
         const p = queryMol(rd, smarts, true);
         if (!p) throw invalidSmiles(['query', 'smarts_prefilter_pattern_smarts'], smarts, 'SMARTS');
         p.delete();

@@ -112,7 +112,11 @@ export async function spaceSubstructure(
     throw invalidSmiles(
       field,
       query.value,
-      mode === 'superstructure' ? 'SMILES' : query.format.toUpperCase(),
+      mode !== 'superstructure'
+        ? query.format.toUpperCase()
+        : query.format === 'smarts'
+          ? 'SMILES (superstructure finds the products inside a molecule, so the query is read as a SMILES molecule; SMARTS query features have no products inside them)'
+          : 'SMILES',
     );
   }
   const t1 = performance.now();
@@ -204,7 +208,7 @@ export async function spaceCheese(
       },
     );
   const q = parseMolecule(await getRDKit(), b.query_smiles);
-  if ('error' in q) throw invalidSmiles(['body', 'query_smiles'], b.query_smiles);
+  if ('error' in q) throw invalidSmiles(['body', 'query_smiles'], b.query_smiles, `SMILES (${q.error})`);
   const prefilter = await resolvePrefilter(b);
   const multiplier = b.shortlist_multiplier ?? DEFAULT_SHORTLIST_MULTIPLIER;
   const shortlist = Math.min(MAX_SPACE_SHORTLIST, b.limit * multiplier);

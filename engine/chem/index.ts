@@ -6,6 +6,7 @@ export {
   matchSubstructure,
   MAX_SMILES_LENGTH,
   smilesPrecheck,
+  structurePrecheck,
   type ParsedMolecule,
   type ParseResult,
   type SubstructureMatch,

@@ -2,7 +2,7 @@
  * Parsing a SMILES into the plain data the catalog and the search need. All RDKit objects are
  * freed before returning; callers only see strings, numbers and typed arrays.
  */
-import type { RDKitModule, RDKitMol } from './rdkit.ts';
+import { atomTokens, MAX_STRUCTURE_ATOMS, tooManyAtoms, type RDKitModule, type RDKitMol } from './rdkit.ts';
 import type { Descriptors } from './descriptors.ts';
 import { MORGAN_DETAILS, popcount } from './fingerprint.ts';
 import { describeMolecule, type GraphDescriptors } from './graph-descriptors.ts';
@@ -39,6 +39,17 @@ export function smilesPrecheck(smiles: string): string | undefined {
   // answered nothing instead of saying why (user trial). A molecule has no such bond.
   if (smiles.includes('~'))
     return "'~' (any bond) is a SMARTS query bond, not a bond of a molecule: give the molecule as SMILES";
+  return structurePrecheck(smiles);
+}
+
+/**
+ * Why a SMILES or SMARTS is refused before RDKit sees it (too many atoms for RDKit's WebAssembly
+ * stack: rdkit.ts `MAX_STRUCTURE_ATOMS`); `undefined` when it may be parsed.
+ */
+export function structurePrecheck(text: string): string | undefined {
+  if (text.length > MAX_SMILES_LENGTH) return `longer than ${MAX_SMILES_LENGTH} characters`;
+  if (tooManyAtoms(text))
+    return `more than ${MAX_STRUCTURE_ATOMS} atoms (${atomTokens(text)}); larger structures overflow RDKit's WebAssembly stack`;
   return undefined;
 }
 

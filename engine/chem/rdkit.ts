@@ -51,9 +51,64 @@ const initOptions: InitOptions = {
   },
 };
 
+const WasmTrap = (globalThis as unknown as { WebAssembly: { RuntimeError: new () => Error } }).WebAssembly
+  .RuntimeError;
+
+/** A WebAssembly trap (RDKit's heap may be corrupted): never an invalid input to swallow. */
+export function isWasmTrap(err: unknown): boolean {
+  return err instanceof WasmTrap;
+}
+
 /** Bytes of this thread's RDKit WebAssembly heap (0 before the module is loaded). */
 export function rdkitHeapBytes(): number {
   return heap?.buffer.byteLength ?? 0;
+}
+
+/**
+ * Most atoms a SMILES or SMARTS given to RDKit may have. MinimalLib's WebAssembly stack is fixed:
+ * a chain of 900 carbons overflows it in the parse, and 600 in the descriptors or the depiction
+ * (2026-11-29, RDKit 2026.09.1). The overflow is a trap ("memory access out of bounds") that
+ * corrupts the module's heap, after which every RDKit call of that thread fails: one such query
+ * broke every later synthon job until a restart (user trial). 500 passed every step; the largest
+ * bundled molecule has 96 atoms.
+ */
+export const MAX_STRUCTURE_ATOMS = 400;
+
+const ATOM_TOKEN = /\[[^\]]*\]|Br|Cl|[BCNOPSFIAa*]|[bcnops]/g;
+
+/** Atoms written in a SMILES or SMARTS (a bracket atom counts once). */
+export function atomTokens(text: string): number {
+  return text.match(ATOM_TOKEN)?.length ?? 0;
+}
+
+/** A SMILES/SMARTS (not a mol block or JSON) with more atoms than RDKit's stack can take. */
+export function tooManyAtoms(text: unknown): boolean {
+  return (
+    typeof text === 'string' &&
+    text.length > MAX_STRUCTURE_ATOMS &&
+    !text.includes('\n') &&
+    !text.trimStart().startsWith('{') &&
+    atomTokens(text) > MAX_STRUCTURE_ATOMS
+  );
+}
+
+/**
+ * Every parse of text goes through this guard, so no caller can hand RDKit a structure that
+ * overflows its stack: too large a one reads as unparsable (null), as MinimalLib answers for
+ * invalid input. Callers that explain their 422s check `tooManyAtoms` first (molecule.ts).
+ */
+function guardParses(rd: RDKitModule): RDKitModule {
+  for (const name of ['get_mol', 'get_qmol'] as const) {
+    const original = rd[name] as ((...a: unknown[]) => unknown) & { overloadTable?: unknown };
+    const guarded = Object.assign(
+      (...args: unknown[]) => (tooManyAtoms(args[0]) ? null : original.apply(rd, args)),
+      // Embind's dispatcher of an overloaded function finds its overloads on the module's
+      // property it was installed as, which is now this wrapper.
+      original.overloadTable ? { overloadTable: original.overloadTable } : {},
+    );
+    (rd as unknown as Record<string, unknown>)[name] = guarded;
+  }
+  return rd;
 }
 
 /** Resolves to this thread's RDKit module (instantiated on first call, then cached). */
@@ -63,7 +118,7 @@ export function getRDKit(): Promise<RDKitModule> {
   ).then((rd) => {
     // RDKit logs parse failures to stderr; callers get them as `{ error }` values instead.
     rd.disable_logging();
-    return rd;
+    return guardParses(rd);
   });
   return modulePromise;
 }

@@ -10,7 +10,7 @@
  *   `maxProducts` and `timeoutMs`), scored by Morgan Tanimoto to the query when it is a molecule.
  * `matchMode` `exact` matches chirality too; `fuzzy` does not (RDKit's default).
  */
-import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
+import { isWasmTrap, type RDKitModule, type RDKitMol } from '../chem/rdkit.ts';
 import { MORGAN_DETAILS, tanimoto } from '../chem/fingerprint.ts';
 import type { SpaceHit } from './similarity.ts';
 import { similarityTopK } from './similarity-topk.ts';
@@ -64,7 +64,10 @@ export function queryMol(rd: RDKitModule, text: string, smartsFirst: boolean): R
     let m: RDKitMol | null = null;
     try {
       m = parse.call(rd, text.trim());
-    } catch {
+    } catch (err) {
+      // A trap leaves RDKit unusable: rethrown, so the pool retires this thread (threads/pool.ts)
+      // instead of every later slice reading as an invalid query.
+      if (isWasmTrap(err)) throw err;
       m = null;
     }
     if (m?.is_valid()) return m;

@@ -14,7 +14,7 @@
  * fraction of products decided, screened out or verified) say how far it got.
  */
 import { DomainError } from '../../platform/errors.ts';
-import type { RDKitModule, RDKitMol } from '../chem/rdkit.ts';
+import { isWasmTrap, type RDKitModule, type RDKitMol } from '../chem/rdkit.ts';
 import { smilesPrecheck } from '../chem/molecule.ts';
 import { querySkeleton, skeletonQuery, skeletonSmarts, splitQuery, type Split } from './fragments.ts';
 import { mayContain, mayFitIn, skeletonNeeds, smilesElementCounts, zCounts } from './element-counts.ts';
@@ -94,8 +94,9 @@ export function parseQuery(
       const m = f === 'smarts' ? rd.get_qmol(query) : rd.get_mol(query);
       if (m?.is_valid()) return m;
       m?.delete();
-    } catch {
-      /* an RDKit parse error is an invalid query */
+    } catch (err) {
+      // An RDKit parse error is an invalid query; a trap is not (the thread must be retired).
+      if (isWasmTrap(err)) throw err;
     }
     return null;
   };

@@ -404,12 +404,28 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
       ['search_input=CCO&synthon_scorer=shape&search_quality=10000', ['query', 'search_quality']],
       ['search_input=CCO&synthon_scorer=morgan&sample_size=100001', ['query', 'sample_size']],
       ['search_input=CCO&synthon_scorer=morgan&search_quality=5', ['query', 'search_quality']],
+      // Too long, or too many atoms for RDKit's WebAssembly stack (a 3,000-atom substructure query
+      // was accepted and its trap broke every later job: user trial).
+      [`search_input=${'C'.repeat(1200)}&search_mode=substructure`, ['query', 'search_input']],
+      [`search_input=${'C'.repeat(500)}&search_mode=substructure`, ['query', 'search_input']],
+      [
+        `search_input=CCO&synthon_scorer=morgan&smarts_prefilter_pattern_smarts=${'C'.repeat(500)}`,
+        ['query', 'smarts_prefilter_pattern_smarts'],
+      ],
     ];
     for (const [q, loc] of cases) {
       const r = await call(s, 'POST', `/submit_synthongpt_job?${q}`, s.keyA, {});
       expect(r.status, q).toBe(422);
       expect(r.body.detail[0].loc, q).toEqual(loc);
     }
+    const many = await call(
+      s,
+      'POST',
+      `/submit_synthongpt_job?search_input=${'C'.repeat(500)}&search_mode=substructure`,
+      s.keyA,
+      {},
+    );
+    expect(many.body.detail[0].msg).toMatch(/more than 400 atoms \(500\)/);
   });
 
   it('the default scorer (shape) and esp: the Morgan shortlist ranked by the exact 3D score', async () => {

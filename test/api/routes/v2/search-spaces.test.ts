@@ -122,6 +122,13 @@ describe('v2 search_substructure on a synthon space', () => {
     const body = JSON.stringify(res.json());
     expect(body).toMatch(/query.*value/);
     expect(body).toMatch(/'~' \(any bond\) is a SMARTS query bond/);
+    const smarts = await post('/api/v2/search_substructure', {
+      database_id: 'idorsia',
+      query: { format: 'smarts', value: '[C,N]' },
+      search_mode: 'superstructure',
+    });
+    expect(smarts.statusCode).toBe(422);
+    expect(JSON.stringify(smarts.json())).toMatch(/superstructure finds the products inside a molecule/);
   });
 
   it('an invalid SMARTS is a 422 naming query.value', async () => {
@@ -246,6 +253,8 @@ describe('v2 search_cheese (morgan) on a synthon space', () => {
     const base = { database_id: 'idorsia', query_smiles: e().query, scorer: 'morgan' };
     const cases: Array<[object, RegExp]> = [
       [{ ...base, query_smiles: 'C1CC' }, /query_smiles/],
+      // The reason, not only "could not parse" (user trial).
+      [{ ...base, query_smiles: '[#6]~[#7]' }, /query_smiles.*'~' \(any bond\) is a SMARTS query bond/],
       [{ ...base, smarts_prefilter_pattern_id: 'fg_999999' }, /smarts_prefilter_pattern_id/],
       [{ ...base, smarts_prefilter_pattern_smarts: 'C(' }, /smarts_prefilter_pattern_smarts/],
       [{ ...base, scorer: 'tanimoto' }, /scorer/],
