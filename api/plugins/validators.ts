@@ -1,6 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { validationError } from '../../platform/errors.ts';
 
 const COMMON: Options = { useDefaults: true, removeAdditional: false, allErrors: true, addUsedSchema: false };
 
@@ -18,4 +19,43 @@ export function registerValidators(app: FastifyInstance): void {
     const ajv = httpPart === 'body' && url.startsWith('/api/v2') ? strict : coercing;
     return ajv.compile(schema);
   });
+  refuseNonDecimalIntegers(app);
+}
+
+/** A whole number as a query string writes it: digits, an optional sign. */
+const DECIMAL = /^[+-]?\d+$/;
+
+/**
+ * Ajv coerces query text with JavaScript's Number(): `n_neighbors=1e3` read as 1000 and `0x10` as
+ * 16 (user trial), where the interface's FastAPI answers 422. Each route's integer query
+ * parameters are found once from its schema, and their text checked before validation.
+ */
+function refuseNonDecimalIntegers(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const props = (route.schema?.querystring as { properties?: Record<string, unknown> } | undefined)
+      ?.properties;
+    if (!props) return;
+    const ints = Object.entries(props)
+      .filter(([, v]) => isInteger(v))
+      .map(([k]) => k);
+    if (!ints.length) return;
+    const check = async (req: { query: unknown }) => {
+      const q = req.query as Record<string, unknown>;
+      for (const k of ints) {
+        const v = q?.[k];
+        for (const text of Array.isArray(v) ? v : [v])
+          if (typeof text === 'string' && !DECIMAL.test(text.trim()))
+            throw validationError(['query', k], 'value is not a valid integer', 'type_error.integer');
+      }
+    };
+    const pre = route.preValidation;
+    route.preValidation = pre ? [...(Array.isArray(pre) ? pre : [pre]), check] : [check];
+  });
+}
+
+function isInteger(schema: unknown): boolean {
+  const s = schema as { type?: unknown; anyOf?: unknown[]; items?: unknown };
+  if (s.type === 'integer') return true;
+  if (s.type === 'array') return isInteger(s.items ?? {});
+  return Array.isArray(s.anyOf) && s.anyOf.some(isInteger);
 }

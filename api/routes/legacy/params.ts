@@ -56,7 +56,25 @@ export function defaultDatabaseFor(
   const def = dbs.find((d) => d.id === search.defaultDatabase());
   if (def && (acceptsSpaces || def.kind !== 'synthon') && serves(def)) return def.id;
   const catalogs = dbs.filter((d) => d.kind !== 'synthon').sort((a, b) => b.molecules - a.molecules);
-  return (catalogs.find(serves) ?? catalogs[0])?.id ?? search.defaultDatabase();
+  const catalog = catalogs.find(serves);
+  if (catalog || !acceptsSpaces) return (catalog ?? catalogs[0])?.id ?? search.defaultDatabase();
+  // Only synthon spaces serve these types (synthongpt): the largest ready one, unless a larger one
+  // is still being built (the default space's first minutes), which is said rather than a catalog
+  // the client never named (user trial: "synthongpt is not available for database zinc15_sample").
+  const bySize = <T extends { molecules: number }>(a: T, b: T) => b.molecules - a.molecules;
+  const spaces = dbs.filter((d) => d.kind === 'synthon' && serves(d)).sort(bySize);
+  const building = (search.pending?.() ?? [])
+    .filter((p) => p.kind === 'synthon' && p.build.status === 'building')
+    .filter((p) => p.molecules > (spaces[0]?.molecules ?? 0))
+    .sort(bySize)[0];
+  if (building)
+    throw validationError(
+      ['query', 'db_names'],
+      `db_names not sent, and the default (largest) synthon space is not ready: ${building.build.message}; ` +
+        `or name a ready synthon space (${spaces.map((d) => d.id).join(', ') || 'none yet'})`,
+      'value_error.not_ready',
+    );
+  return spaces[0]?.id ?? catalogs[0]?.id ?? search.defaultDatabase();
 }
 
 /**

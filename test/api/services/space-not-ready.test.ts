@@ -73,6 +73,18 @@ describe('legacy endpoints', () => {
     expect(unknown.msg).toMatch(/unknown database "nope"; available: .*amide/);
     expect((await get('db_names=amide')).statusCode).toBe(200);
   });
+
+  it('synthongpt without db_names while the default space is built: 422 naming db_names with its progress', async () => {
+    const res = await h.app.inject({
+      method: 'GET',
+      url: '/molsearch?search_input=CCO&search_type=synthongpt&n_neighbors=5',
+      headers: { 'X-API-Key': h.key },
+    });
+    expect(res.statusCode).toBe(422);
+    const d = res.json().detail[0];
+    expect(d).toMatchObject({ loc: ['query', 'db_names'], type: 'value_error.not_ready' });
+    expect(d.msg).toMatch(/default \(largest\) synthon space is not ready: .*25%.*\(amide\)/);
+  });
 });
 
 describe('synthon jobs', () => {

@@ -125,6 +125,23 @@ describe('GET /molsearch (morgan)', () => {
     ]);
   });
 
+  it('reads integers only as decimal digits: 1e3 and 0x10 are 422s naming the field, 5 and +5 are 5', async () => {
+    for (const bad of ['1e3', '0x10', '1.0', '']) {
+      const res = await get(
+        `/molsearch?${q({ search_input: 'CCO', search_type: 'morgan', db_names: 'refcat_a', n_neighbors: bad })}`,
+      );
+      expect(res.statusCode, bad).toBe(422);
+      expect(res.json().detail[0]).toMatchObject({ loc: ['query', 'n_neighbors'] });
+    }
+    for (const good of ['5', '+5']) {
+      const res = await get(
+        `/molsearch?${q({ search_input: 'CCO', search_type: 'morgan', db_names: 'refcat_a', n_neighbors: good })}`,
+      );
+      expect(res.statusCode, good).toBe(200);
+      expect(res.json().neighbors, good).toHaveLength(5);
+    }
+  });
+
   it('answers a bad SMILES with a 422 naming search_input', async () => {
     for (const bad of ['C1CC', 'not a molecule', 'X'.repeat(2000)]) {
       const res = await get(
