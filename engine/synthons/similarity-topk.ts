@@ -56,9 +56,12 @@ export function similarityTopK(
   const fpBuf = new Uint8Array(FP_BYTES);
 
   // 1. The weak reactions' most promising tuples, by estimate.
-  // About one tuple per millisecond of budget (an RDKit assembly takes about that), so a job's
-  // longer budget scores more of them; at least 50 per wanted product.
-  const limit = Math.min(1_000_000, Math.max(20_000, 50 * k, Math.floor(budget)));
+  // Three tuples per millisecond of budget (ring cores score one in 0.1–0.2 ms, ring-zip.ts), so
+  // a job's longer budget scores more of them; at least 50 per wanted product. More of them
+  // find closer products: at one per millisecond (an RDKit assembly each, before ring cores) the
+  // 20 s top 100 of the 10^9 space had 100th scores 0.346, 0.585, 0.480, 0.410, 0.583 in 7–9 s,
+  // at three 0.389, 0.589, 0.480, 0.413, 0.612 in 13 s (bench/synthons/README.md, "Ring cores").
+  const limit = Math.min(1_000_000, Math.max(20_000, 50 * k, Math.floor(3 * budget)));
   const proposed = estimateCandidates(space, queryFp, weak, limit, floor);
   let proposal = performance.now() - start;
   let next = 0;
@@ -66,7 +69,7 @@ export function similarityTopK(
   while (next < proposed.length && left(ESTIMATE_SHARE) > 0)
     scoreTuple(rd, space, queryFp, proposed[next++], fpBuf, scored);
   // What scoring one of these tuples costs here: microseconds from the graph zip of an acyclic
-  // join, about a millisecond from RDKit's assembly of a ring-closing one.
+  // join, 0.1–0.2 ms from ring cores, about a millisecond from RDKit's assembly of a new pair.
   const perTuple = next > 0 ? Math.max(0.005, (performance.now() - t1) / next) : 1;
 
   // 2. The exact ladder over the join-environment reactions.
