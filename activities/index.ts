@@ -26,6 +26,8 @@ export interface ActivityDeps {
   catalogDir: string;
   /** Directory of the built synthon spaces synthon jobs scan (DATA_DIR/spaces). */
   spaceDir?: string;
+  /** Spaces with at least this many products take the synthon jobs' large lane (config). */
+  largeSpaceProducts?: number;
   /** Shard source of job scans (default: the catalog directory). */
   shards?: ShardCache;
   /** Live fleet members, for job placement (absent: every scan goes to the shared queue). */
@@ -68,6 +70,7 @@ export function createActivities(deps: ActivityDeps) {
       objects: deps.objects,
       jobs: deps.store.jobs,
       spaceDir: deps.spaceDir,
+      largeProducts: deps.largeSpaceProducts,
     }),
     ...createSynthon3dActivities({ log: deps.log, objects: deps.objects, shapePool: deps.shapePool }),
     ...createAnalysisJobActivities({ log: deps.log, objects: deps.objects, shards }),

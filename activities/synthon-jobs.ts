@@ -21,6 +21,7 @@ import {
   type SynthonJobSliceResult,
 } from '../engine/synthons/job-search.ts';
 import { createSynthonJobPool, type SynthonJobPool } from '../engine/synthons/job-pool.ts';
+import { LARGE_SPACE_PRODUCTS } from '../engine/synthons/space-pool.ts';
 import type { SpaceHit } from '../engine/synthons/similarity.ts';
 import { INVALID_INPUT_FAILURE } from '../workflows/contracts.ts';
 import { beat, cancellationSignal, shutdownFailure } from './jobs.ts';
@@ -35,8 +36,10 @@ export interface SynthonActivityDeps {
   progressIntervalMs?: number;
   /** Directory of the built spaces (DATA_DIR/spaces), one directory per space id; none: no spaces. */
   spaceDir?: string;
-  /** Slices run at once on this worker (threads). */
+  /** Slices run at once on this worker per lane (threads): large spaces' and small ones'. */
   threads?: number;
+  /** Spaces with at least this many products take the large lane (tests lower it). */
+  largeProducts?: number;
 }
 
 /** Most slices a job is split into: enough to spread over a fleet, few enough for history. */
@@ -195,6 +198,17 @@ export function createSynthonJobActivities(deps: SynthonActivityDeps) {
   const slicePool = () =>
     (pool ??= createSynthonJobPool({ spaceDir: deps.spaceDir ?? '.', threads: deps.threads }));
   const progress = deps.jobs && createSliceProgressWriter(deps.jobs, deps.log, deps.progressIntervalMs);
+  // Products of each space, read from its manifest once: which engine lane its slices take.
+  const products = new Map<string, Promise<number>>();
+  const productsOf = (space: string): Promise<number> => {
+    let p = products.get(space);
+    if (!p) {
+      p = readManifest(join(deps.spaceDir ?? '.', space)).then((m) => m.counts.products);
+      products.set(space, p);
+      p.catch(() => products.delete(space));
+    }
+    return p.catch(() => 0);
+  };
 
   return {
     /** Checks the query, the prefilter and the space (all non-retryable) and slices the reactions. */
@@ -234,7 +248,8 @@ export function createSynthonJobActivities(deps: SynthonActivityDeps) {
         return done(scanResult(key, part, input.slice));
       }
       // Cancelled (the job, or this worker shutting down): stop the slice, not finish it.
-      const run = slicePool().run(input.space, input.slice, cancellationSignal());
+      const lane = (await productsOf(input.space)) >= (deps.largeProducts ?? LARGE_SPACE_PRODUCTS);
+      const run = slicePool().run(input.space, input.slice, cancellationSignal(), lane ? 'large' : 'small');
       // How far the slice got: what the engine reports (structure modes) or, at least, the share
       // of its time budget spent since its thread took it (it ends by then, so the rest of the
       // budget bounds the time left). 0.99 at most: done is when the part is written.

@@ -97,6 +97,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
         jobs: store.jobs,
         workflows,
         taskQueuePrefix,
+        largeProducts: deps.config.largeSpaceProducts,
         log,
       }),
       downloads: createDownloadService({

@@ -37,7 +37,10 @@ export async function openSynthonSpaces(opts: {
     spaceDir,
     bundledSpaces.map((b) => b.id),
   );
-  const spacePool = createSpacePool({ dirs: spaces.map((s) => s.dir) });
+  const spacePool = createSpacePool({
+    dirs: spaces.map((s) => s.dir),
+    largeProducts: config.largeSpaceProducts,
+  });
   cleanups.push(() => spacePool.close());
   spacePool.start().catch((err: unknown) => log.warn({ err }, 'synthon space threads did not start'));
   const entryOf = (manifest: SpaceManifest) => {

@@ -83,6 +83,7 @@ export async function openWorkerDeps(
       objects,
       catalogDir: config.catalogDir,
       spaceDir: resolve(config.dataDir, 'spaces'),
+      largeSpaceProducts: config.largeSpaceProducts,
       shards: published && layeredShardCache(createShardCache(config.catalogDir), published),
       fleet: published
         ? async () => (await listMembers(objects, config.temporal.taskQueuePrefix, config.fleet.staleMs)).live

@@ -82,6 +82,12 @@ export interface Config {
   };
   engineThreads: number;
   /**
+   * Synthon spaces with at least this many products (LARGE_SPACE_PRODUCTS, default 10,000,000)
+   * take the long lanes: the synchronous searches' long space thread, the synthon jobs' large
+   * engine lane and scan queue (engine/synthons/space-pool.ts, job-pool.ts; contracts.ts).
+   */
+  largeSpaceProducts: number;
+  /**
    * SHUTDOWN_GRACE_MS: on SIGINT/SIGTERM, how long running activities may finish before they are
    * cancelled (their engine work stopped; the job resumes elsewhere); default 10 s.
    */
@@ -288,6 +294,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
     engineThreads: int(env, 'ENGINE_THREADS', Math.max(1, Math.min(availableParallelism(), 8)), 1, 256),
+    largeSpaceProducts: int(env, 'LARGE_SPACE_PRODUCTS', 10_000_000, 1, 2 ** 31 - 1),
     substructureThreads: int(env, 'SUBSTRUCTURE_THREADS', 2, 1, 64),
     chem3d: {
       worker: bool(env, 'CHEM3D_WORKER', true),

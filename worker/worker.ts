@@ -8,7 +8,13 @@ import {
   type LogLevel,
 } from '@temporalio/worker';
 import type { Logger } from '../platform/logger.ts';
-import { taskQueue, type TaskQueueKind } from '../workflows/contracts.ts';
+import { largeSpaceScanQueue, taskQueue, type TaskQueueKind } from '../workflows/contracts.ts';
+
+/**
+ * Slots of the large-space scan queue: one slice on its engine lane and one waiting (or a merge),
+ * so large jobs never hold the shared scan queue's slots.
+ */
+const LARGE_SPACE_SCAN_SLOTS = 2;
 import { ensureRunPurgeSchedule } from './schedules.ts';
 
 export interface RunningWorkers {
@@ -67,6 +73,8 @@ export async function startWorkers(opts: {
     queue: taskQueue(opts.prefix, kind),
   }));
   if (opts.ownScanQueue) queues.push({ kind: 'scan', queue: opts.ownScanQueue });
+  const large = kinds.includes('scan') ? largeSpaceScanQueue(opts.prefix) : undefined;
+  if (large) queues.push({ kind: 'scan', queue: large });
   const workers = await Promise.all(
     queues.map(({ kind, queue }) =>
       Worker.create({
@@ -75,7 +83,8 @@ export async function startWorkers(opts: {
         taskQueue: queue,
         workflowsPath: kind === 'orchestration' ? workflowsPath : undefined,
         activities: opts.activities,
-        maxConcurrentActivityTaskExecutions: kind === 'scan' ? (opts.maxConcurrentScans ?? 4) : 20,
+        maxConcurrentActivityTaskExecutions:
+          queue === large ? LARGE_SPACE_SCAN_SLOTS : kind === 'scan' ? (opts.maxConcurrentScans ?? 4) : 20,
         // Running activities get the grace time to finish, then are cancelled (engine work stops
         // on cancellation); whatever still ignores it is abandoned 60 s later: a stop never hangs.
         shutdownGraceTime: grace,

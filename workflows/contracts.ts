@@ -46,6 +46,16 @@ export function workerScanQueue(prefix: string, workerId: string): string {
   return `${taskQueue(prefix, 'scan')}-${workerId}`;
 }
 
+/**
+ * The scan queue of the synthon jobs over large spaces (the 10^9 default): every worker that polls
+ * the scan queue polls it too, with fewer slots (worker.ts). A large job's slices wait for its
+ * engine lane while holding their activity slots; on the shared queue four of them held all four,
+ * and a job on a small space waited minutes for a slot, its merge too (user trial).
+ */
+export function largeSpaceScanQueue(prefix: string): string {
+  return `${taskQueue(prefix, 'scan')}-large-spaces`;
+}
+
 /** Deterministic workflow ids, so retries and duplicate submissions are harmless. */
 export const workflowIds = {
   job: (jobName: string) => jobName,

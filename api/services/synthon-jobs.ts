@@ -12,7 +12,14 @@ import { getRDKit, parseMolecule, structurePrecheck } from '../../engine/chem/in
 import { moleculeToBase64, type Molecule3d } from '../../engine/catalog/three-d-schema.ts';
 import { functionalGroups } from '../../engine/filters/index.ts';
 import { queryMol } from '../../engine/synthons/job-search.ts';
-import { chem3dQueue, JOB_WORKFLOWS, taskQueue, type SynthonJobInput } from '../../workflows/contracts.ts';
+import {
+  chem3dQueue,
+  JOB_WORKFLOWS,
+  largeSpaceScanQueue,
+  taskQueue,
+  type SynthonJobInput,
+} from '../../workflows/contracts.ts';
+import { LARGE_SPACE_PRODUCTS } from '../../engine/synthons/space-pool.ts';
 import { newJobName } from './jobs-ids.ts';
 import { MAX_JOB_NEIGHBORS } from './jobs.ts';
 import type { SearchService } from './search-service.ts';
@@ -76,6 +83,8 @@ export interface SynthonJobServiceDeps {
   log?: Logger;
   /** Slices a job scans at once. */
   concurrency?: number;
+  /** Spaces with at least this many products scan on the large-space queue (tests lower it). */
+  largeProducts?: number;
   /**
    * The 3D path's query check (shape search's checkQuery): the query's conformers, passed on to
    * the job so that it is embedded once; 422 naming `loc` when the chem3d worker cannot embed the
@@ -164,6 +173,10 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
     return `db_name not sent, and the default (largest) space is not ready: ${building.build.message}; or name a ready synthon space (${ready})`;
   }
 
+  const large = (space: string): boolean =>
+    (search.databases().find((d) => d.id === space)?.molecules ?? 0) >=
+    (deps.largeProducts ?? LARGE_SPACE_PRODUCTS);
+
   return {
     /** Validates a synthon job, records it and starts its workflow; answers the job name. */
     async submit(accountId: string, q: SynthonJobRequest, sent: SentParams): Promise<string> {
@@ -234,7 +247,12 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
           ? { smarts, mode: q.smarts_prefilter_mode === 'exclude' ? 'exclude' : 'include' }
           : undefined,
         descriptors: q.include_properties,
-        queues: { scan: taskQueue(prefix, 'scan'), export: taskQueue(prefix, 'export') },
+        queues: {
+          // Slices of a large space go to their own queue, so they never take the slots that
+          // jobs on small spaces need (contracts.ts largeSpaceScanQueue).
+          scan: large(space) ? largeSpaceScanQueue(prefix) : taskQueue(prefix, 'scan'),
+          export: taskQueue(prefix, 'export'),
+        },
         concurrency: deps.concurrency,
         threeD: metric3d
           ? {
