@@ -53,9 +53,9 @@ function refuseNonDecimalIntegers(app: FastifyInstance): void {
   });
 }
 
+/** An integer parameter, or a list of them; a union that also takes text is left to Ajv. */
 function isInteger(schema: unknown): boolean {
-  const s = schema as { type?: unknown; anyOf?: unknown[]; items?: unknown };
+  const s = schema as { type?: unknown; items?: unknown };
   if (s.type === 'integer') return true;
-  if (s.type === 'array') return isInteger(s.items ?? {});
-  return Array.isArray(s.anyOf) && s.anyOf.some(isInteger);
+  return s.type === 'array' && isInteger(s.items ?? {});
 }
