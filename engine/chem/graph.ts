@@ -78,7 +78,45 @@ export function graphFromRDKitJson(json: string): MolGraph {
   const n = mol.atoms.length;
   const bonds = mol.bonds ?? [];
   const nb = bonds.length;
-  const g: MolGraph = {
+  const g = newGraph(n, nb);
+  for (let i = 0; i < n; i++) {
+    const a = mol.atoms[i];
+    g.z[i] = a.z ?? da.z ?? 6;
+    g.charge[i] = a.chg ?? da.chg ?? 0;
+    g.hs[i] = a.impHs ?? da.impHs ?? 0;
+    g.isotope[i] = a.isotope ?? da.isotope ?? 0;
+    g.radicals[i] = a.nRad ?? da.nRad ?? 0;
+  }
+  for (let b = 0; b < nb; b++) {
+    const [x, y] = bonds[b].atoms;
+    g.bondA[b] = x;
+    g.bondB[b] = y;
+    g.order[b] = bonds[b].bo ?? dbo;
+  }
+  fillAdjacency(g);
+  const ext = mol.extensions?.find((e) => e.name === 'rdkitRepresentation');
+  for (const i of ext?.aromaticAtoms ?? []) g.aromatic[i] = 1;
+  for (const b of ext?.aromaticBonds ?? []) g.bondAromatic[b] = 1;
+  g.rings = ext?.atomRings ?? [];
+  for (const ring of g.rings) {
+    const ringBonds: number[] = [];
+    g.ringBonds.push(ringBonds);
+    for (let k = 0; k < ring.length; k++) {
+      const x = ring[k];
+      // saturate at 255: symmetrised SSSRs of macrocycles can put a bond in 256+ rings
+      // (cyclodextrins), and a wrapped count would make a ring bond look acyclic
+      if (g.atomRings[x] < 255) g.atomRings[x]++;
+      const b = bondBetween(g, x, ring[(k + 1) % ring.length]);
+      ringBonds.push(b);
+      if (b >= 0 && g.bondRings[b] < 255) g.bondRings[b]++;
+    }
+  }
+  return g;
+}
+
+/** A graph of n atoms and nb bonds, every array zeroed (callers fill atoms and bonds, then fillAdjacency). */
+export function newGraph(n: number, nb: number): MolGraph {
+  return {
     n,
     z: new Uint8Array(n),
     charge: new Int8Array(n),
@@ -99,26 +137,18 @@ export function graphFromRDKitJson(json: string): MolGraph {
     atomRings: new Uint8Array(n),
     bondRings: new Uint8Array(nb),
   };
-  for (let i = 0; i < n; i++) {
-    const a = mol.atoms[i];
-    g.z[i] = a.z ?? da.z ?? 6;
-    g.charge[i] = a.chg ?? da.chg ?? 0;
-    g.hs[i] = a.impHs ?? da.impHs ?? 0;
-    g.isotope[i] = a.isotope ?? da.isotope ?? 0;
-    g.radicals[i] = a.nRad ?? da.nRad ?? 0;
+}
+
+/** The neighbour lists (adjStart, adjAtom, adjBond) from the bonds' ends. */
+export function fillAdjacency(g: MolGraph): void {
+  const deg = new Uint32Array(g.n);
+  for (let b = 0; b < g.nb; b++) {
+    deg[g.bondA[b]]++;
+    deg[g.bondB[b]]++;
   }
-  const deg = new Uint32Array(n);
-  for (let b = 0; b < nb; b++) {
-    const [x, y] = bonds[b].atoms;
-    g.bondA[b] = x;
-    g.bondB[b] = y;
-    g.order[b] = bonds[b].bo ?? dbo;
-    deg[x]++;
-    deg[y]++;
-  }
-  for (let i = 0; i < n; i++) g.adjStart[i + 1] = g.adjStart[i] + deg[i];
-  const fill = g.adjStart.slice(0, n);
-  for (let b = 0; b < nb; b++) {
+  for (let i = 0; i < g.n; i++) g.adjStart[i + 1] = g.adjStart[i] + deg[i];
+  const fill = g.adjStart.slice(0, g.n);
+  for (let b = 0; b < g.nb; b++) {
     const x = g.bondA[b];
     const y = g.bondB[b];
     g.adjAtom[fill[x]] = y;
@@ -126,24 +156,6 @@ export function graphFromRDKitJson(json: string): MolGraph {
     g.adjAtom[fill[y]] = x;
     g.adjBond[fill[y]++] = b;
   }
-  const ext = mol.extensions?.find((e) => e.name === 'rdkitRepresentation');
-  for (const i of ext?.aromaticAtoms ?? []) g.aromatic[i] = 1;
-  for (const b of ext?.aromaticBonds ?? []) g.bondAromatic[b] = 1;
-  g.rings = ext?.atomRings ?? [];
-  for (const ring of g.rings) {
-    const ringBonds: number[] = [];
-    g.ringBonds.push(ringBonds);
-    for (let k = 0; k < ring.length; k++) {
-      const x = ring[k];
-      // saturate at 255: symmetrised SSSRs of macrocycles can put a bond in 256+ rings
-      // (cyclodextrins), and a wrapped count would make a ring bond look acyclic
-      if (g.atomRings[x] < 255) g.atomRings[x]++;
-      const b = bondBetween(g, x, ring[(k + 1) % ring.length]);
-      ringBonds.push(b);
-      if (b >= 0 && g.bondRings[b] < 255) g.bondRings[b]++;
-    }
-  }
-  return g;
 }
 
 /** Index of the bond joining atoms x and y, or -1. */

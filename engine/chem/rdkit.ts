@@ -69,10 +69,11 @@ export function rdkitHeapBytes(): number {
  * a chain of 900 carbons overflows it in the parse, and 600 in the descriptors or the depiction
  * (2026-11-29, RDKit 2026.09.1). The overflow is a trap ("memory access out of bounds") that
  * corrupts the module's heap, after which every RDKit call of that thread fails: one such query
- * broke every later synthon job until a restart (user trial). 500 passed every step; the largest
+ * broke every later synthon job until a restart (user trial). A 500-carbon chain passes every
+ * step (test/engine/chem/rdkit-guard.test.ts; the descriptor fixture holds one); the largest
  * bundled molecule has 96 atoms.
  */
-export const MAX_STRUCTURE_ATOMS = 400;
+export const MAX_STRUCTURE_ATOMS = 500;
 
 const ATOM_TOKEN = /\[[^\]]*\]|Br|Cl|[BCNOPSFIAa*]|[bcnops]/g;
 

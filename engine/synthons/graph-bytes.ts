@@ -5,7 +5,7 @@
  * per atom element, charge, hydrogens, isotope, aromatic flag and radicals; per bond its ends,
  * Kekulé order and aromatic flag. Ring membership is recomputed from the bonds. Pure.
  */
-import { markRingAtoms, type MolGraph } from '../chem/graph.ts';
+import { fillAdjacency, markRingAtoms, newGraph, type MolGraph } from '../chem/graph.ts';
 
 const ATOM_BYTES = 7;
 const BOND_BYTES = 6;
@@ -42,27 +42,7 @@ export function graphFromBytes(bytes: Uint8Array): MolGraph | undefined {
   const n = v.getUint16(0, true);
   const nb = v.getUint16(2, true);
   if (bytes.length < 4 + ATOM_BYTES * n + BOND_BYTES * nb) return undefined;
-  const g: MolGraph = {
-    n,
-    z: new Uint8Array(n),
-    charge: new Int8Array(n),
-    hs: new Uint8Array(n),
-    isotope: new Uint16Array(n),
-    radicals: new Uint8Array(n),
-    aromatic: new Uint8Array(n),
-    nb,
-    bondA: new Uint16Array(nb),
-    bondB: new Uint16Array(nb),
-    order: new Uint8Array(nb),
-    bondAromatic: new Uint8Array(nb),
-    adjStart: new Uint32Array(n + 1),
-    adjAtom: new Uint16Array(2 * nb),
-    adjBond: new Uint16Array(2 * nb),
-    rings: [],
-    ringBonds: [],
-    atomRings: new Uint8Array(n),
-    bondRings: new Uint8Array(nb),
-  };
+  const g = newGraph(n, nb);
   for (let i = 0; i < n; i++) {
     const o = 4 + ATOM_BYTES * i;
     g.z[i] = bytes[o];
@@ -72,7 +52,6 @@ export function graphFromBytes(bytes: Uint8Array): MolGraph | undefined {
     g.aromatic[i] = bytes[o + 5];
     g.radicals[i] = bytes[o + 6];
   }
-  const deg = new Uint32Array(n);
   for (let b = 0; b < nb; b++) {
     const o = 4 + ATOM_BYTES * n + BOND_BYTES * b;
     const x = v.getUint16(o, true);
@@ -82,19 +61,8 @@ export function graphFromBytes(bytes: Uint8Array): MolGraph | undefined {
     g.bondB[b] = y;
     g.order[b] = bytes[o + 4];
     g.bondAromatic[b] = bytes[o + 5];
-    deg[x]++;
-    deg[y]++;
   }
-  for (let i = 0; i < n; i++) g.adjStart[i + 1] = g.adjStart[i] + deg[i];
-  const fill = g.adjStart.slice(0, n);
-  for (let b = 0; b < nb; b++) {
-    const x = g.bondA[b];
-    const y = g.bondB[b];
-    g.adjAtom[fill[x]] = y;
-    g.adjBond[fill[x]++] = b;
-    g.adjAtom[fill[y]] = x;
-    g.adjBond[fill[y]++] = b;
-  }
+  fillAdjacency(g);
   markRingAtoms(g);
   return g;
 }

@@ -407,9 +407,9 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
       // Too long, or too many atoms for RDKit's WebAssembly stack (a 3,000-atom substructure query
       // was accepted and its trap broke every later job: user trial).
       [`search_input=${'C'.repeat(1200)}&search_mode=substructure`, ['query', 'search_input']],
-      [`search_input=${'C'.repeat(500)}&search_mode=substructure`, ['query', 'search_input']],
+      [`search_input=${'C'.repeat(600)}&search_mode=substructure`, ['query', 'search_input']],
       [
-        `search_input=CCO&synthon_scorer=morgan&smarts_prefilter_pattern_smarts=${'C'.repeat(500)}`,
+        `search_input=CCO&synthon_scorer=morgan&smarts_prefilter_pattern_smarts=${'C'.repeat(600)}`,
         ['query', 'smarts_prefilter_pattern_smarts'],
       ],
     ];
@@ -421,11 +421,11 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
     const many = await call(
       s,
       'POST',
-      `/submit_synthongpt_job?search_input=${'C'.repeat(500)}&search_mode=substructure`,
+      `/submit_synthongpt_job?search_input=${'C'.repeat(600)}&search_mode=substructure`,
       s.keyA,
       {},
     );
-    expect(many.body.detail[0].msg).toMatch(/more than 400 atoms \(500\)/);
+    expect(many.body.detail[0].msg).toMatch(/more than 500 atoms \(600\)/);
   });
 
   it('the default scorer (shape) and esp: the Morgan shortlist ranked by the exact 3D score', async () => {

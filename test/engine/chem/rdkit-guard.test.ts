@@ -20,7 +20,7 @@ describe('RDKit parse guard', () => {
   it('refuses a structure over the limit with the reason, and RDKit keeps working', () => {
     const chain = 'C'.repeat(900);
     const parsed = parseMolecule(rd, chain);
-    expect(parsed).toEqual({ error: expect.stringMatching(/more than 400 atoms \(900\)/) });
+    expect(parsed).toEqual({ error: expect.stringMatching(/more than 500 atoms \(900\)/) });
     expect(rd.get_mol(chain)).toBeNull();
     expect(rd.get_qmol(chain)).toBeNull();
     const after = rd.get_mol('CC(=O)Oc1ccccc1C(=O)O')!;
