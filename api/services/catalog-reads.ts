@@ -23,8 +23,8 @@ export function databaseInfo(c: Pick<Catalog, 'manifest'>): DatabaseInfo {
     molecules: m.counts.molecules,
     searchTypes: servedSearchTypes(m).filter((t) => SERVED_SEARCH_TYPES.includes(t)) as SearchType[],
     hasPredictions: Boolean(m.models),
-    license: (m as { license?: string }).license,
-    source: (m as { source?: string }).source,
+    license: m.license,
+    source: m.source,
   };
 }
 

@@ -2,15 +2,17 @@
  * The sample catalogs shipped in the repo (catalogs/bundled.json + catalogs/sources/): built on
  * first start into the service's catalog directory.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openCatalog } from './reader.ts';
-import type { CatalogMeta } from './schema.ts';
+import { MANIFEST_FILE, type CatalogManifest, type CatalogMeta } from './schema.ts';
 import { admetModelVersion, buildCatalog } from './builder/build-catalog.ts';
 
-export interface BundledCatalog extends CatalogMeta {
+export interface BundledCatalog extends Omit<CatalogMeta, 'source'> {
   /** Path relative to catalogs/. */
   source: string;
+  /** Where the data comes from (the manifest's `source`, shown by `/license_information`). */
+  origin?: string;
   smiles_col: string;
   id_col: string;
   selection?: string;
@@ -57,7 +59,10 @@ export async function ensureBundledCatalogs(opts: EnsureBundledOptions): Promise
       // never keeps serving the previous models' values.
       const stale =
         (opts.admet ?? true) && Object.values(have.manifest.models ?? {}).some((v) => v !== modelVersion);
-      if (!stale) continue;
+      if (!stale) {
+        await addAttribution(dir, have.manifest, c);
+        continue;
+      }
       opts.log?.info(
         { catalog: c.id, models: Object.values(have.manifest.models ?? {})[0], current: modelVersion },
         'ADMET models changed: rebuilding bundled catalog',
@@ -75,6 +80,8 @@ export async function ensureBundledCatalogs(opts: EnsureBundledOptions): Promise
       website: c.website,
       contact: c.contact,
       release: c.release,
+      license: c.license,
+      source: c.origin,
       smilesCol: c.smiles_col,
       idCol: c.id_col,
       threads: opts.threads,
@@ -88,4 +95,16 @@ export async function ensureBundledCatalogs(opts: EnsureBundledOptions): Promise
     built.push(c.id);
   }
   return built;
+}
+
+/**
+ * Writes the bundled entry's licence and origin into a catalog built before the manifest held
+ * them (a rename, so a reader sees the old manifest or the new one, never half of one).
+ */
+async function addAttribution(dir: string, m: CatalogManifest, c: BundledCatalog): Promise<void> {
+  if ((m.license ?? '') === (c.license ?? '') && (m.source ?? '') === (c.origin ?? '')) return;
+  const next: CatalogManifest = { ...m, license: c.license, source: c.origin };
+  const tmp = join(dir, `.${MANIFEST_FILE}.tmp`);
+  await writeFile(tmp, `${JSON.stringify(next, null, 2)}\n`);
+  await rename(tmp, join(dir, MANIFEST_FILE));
 }

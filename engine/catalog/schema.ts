@@ -96,7 +96,10 @@ export interface ShardInfo {
 }
 
 /** Who publishes a catalog and which release it is: the descriptive part of a manifest. */
-export type CatalogMeta = Pick<CatalogManifest, 'id' | 'name' | 'vendor' | 'website' | 'contact' | 'release'>;
+export type CatalogMeta = Pick<
+  CatalogManifest,
+  'id' | 'name' | 'vendor' | 'website' | 'contact' | 'release' | 'license' | 'source'
+>;
 
 export interface CatalogManifest {
   format: typeof CATALOG_FORMAT;
@@ -107,6 +110,9 @@ export interface CatalogManifest {
   contact: string;
   kind: CatalogKind;
   release: string;
+  /** The data's licence and where it comes from (`/license_information`); absent when not given. */
+  license?: string;
+  source?: string;
   created_at: string;
   counts: { input_rows: number; molecules: number; rejected: number; duplicates: number };
   fingerprint: { kind: 'morgan'; radius: number; nBits: number; rdkit_version: string };

@@ -44,6 +44,8 @@ export async function buildReferenceCatalog(
     name?: string;
     shardRows?: number;
     take?: (m: ReferenceMolecule, i: number) => boolean;
+    license?: string;
+    source?: string;
   } = {},
 ): Promise<{ catalog: Catalog; reference: Reference; dir: string; ids: Map<string, number> }> {
   const reference = await loadReference();
@@ -67,6 +69,8 @@ export async function buildReferenceCatalog(
     outDir: out,
     id,
     name: opts.name ?? 'Reference catalog',
+    license: opts.license,
+    source: opts.source,
     smilesCol: 'smiles',
     idCol: 'id',
     delimiter: '\t',

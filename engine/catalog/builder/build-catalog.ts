@@ -25,6 +25,9 @@ export interface BuildCatalogOptions {
   website?: string;
   contact?: string;
   release?: string;
+  /** The data's licence and origin, kept in the manifest for `/license_information`. */
+  license?: string;
+  source?: string;
   smilesCol: string;
   idCol: string;
   priceCol?: string;
@@ -168,6 +171,8 @@ export async function buildCatalog(opts: BuildCatalogOptions): Promise<BuildCata
       website: opts.website ?? '',
       contact: opts.contact ?? '',
       release: opts.release ?? new Date().toISOString().slice(0, 10),
+      ...(opts.license ? { license: opts.license } : {}),
+      ...(opts.source ? { source: opts.source } : {}),
     },
     predictor: admetVersion ? undefined : opts.predictor,
     models: admetVersion ? Object.fromEntries(ADMET_NAMES.map((n) => [n, admetVersion])) : opts.models,

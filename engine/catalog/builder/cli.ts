@@ -7,7 +7,8 @@ import { buildCatalog } from './build-catalog.ts';
 
 export const CATALOG_BUILD_USAGE = `usage: molsearch catalog build --input FILE --out DIR --id ID --name NAME
        [--smiles-col smiles] [--id-col id] [--price-col COL] [--delimiter ',' | tab]
-       [--vendor V] [--website URL] [--contact C] [--release R] [--threads N] [--limit N] [--shard-rows N]
+       [--vendor V] [--website URL] [--contact C] [--release R]
+       [--license TEXT] [--source TEXT] [--threads N] [--limit N] [--shard-rows N]
        [--no-admet]   (skip the 22 ADMET predictions; they are computed by default)
 FILE is .csv, .tsv or .smi (headerless: columns by position, e.g. --smiles-col 0 --id-col 1), optionally .gz.
 A rerun with the same arguments resumes an interrupted build.`;
@@ -36,6 +37,8 @@ export async function runCatalogBuild(argv: string[], hooks: CatalogBuildHooks =
         website: { type: 'string' },
         contact: { type: 'string' },
         release: { type: 'string' },
+        license: { type: 'string' },
+        source: { type: 'string' },
         threads: { type: 'string' },
         limit: { type: 'string' },
         'shard-rows': { type: 'string' },
@@ -73,6 +76,8 @@ export async function runCatalogBuild(argv: string[], hooks: CatalogBuildHooks =
       website: values.website,
       contact: values.contact,
       release: values.release,
+      license: values.license,
+      source: values.source,
       smilesCol: values['smiles-col'] ?? 'smiles',
       idCol: values['id-col'] ?? 'id',
       priceCol: values['price-col'],

@@ -24,6 +24,8 @@ beforeAll(async () => {
     website: 'https://example.org',
     contact: 'https://example.org',
     release: '2026',
+    license: 'CC0',
+    origin: 'a test of the bundled list',
     source: 'sources/tiny.csv',
     smiles_col: 'smiles',
     id_col: 'id',
@@ -45,6 +47,18 @@ describe('ensureBundledCatalogs', () => {
     };
     expect(m.counts.molecules).toBe(3);
     expect(new Set(Object.values(m.models))).toEqual(new Set([await admetModelVersion()]));
+    expect(m).toMatchObject({ license: 'CC0', source: 'a test of the bundled list' });
+  });
+
+  it('adds the licence and origin to a catalog built before the manifest held them', async () => {
+    const m = JSON.parse(await readFile(manifestPath(), 'utf8')) as Record<string, unknown>;
+    delete m.license;
+    delete m.source;
+    await writeFile(manifestPath(), JSON.stringify(m));
+    // Not rebuilt: only the manifest gains the two fields.
+    expect(await ensureBundledCatalogs({ catalogDir: catalogDir(), repoRoot: root, threads: 1 })).toEqual([]);
+    const after = JSON.parse(await readFile(manifestPath(), 'utf8')) as Record<string, unknown>;
+    expect(after).toEqual({ ...m, license: 'CC0', source: 'a test of the bundled list' });
   });
 
   it('leaves a valid catalog of the current models alone', async () => {

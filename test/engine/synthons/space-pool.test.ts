@@ -25,10 +25,13 @@ afterAll(async () => {
 
 describe('space pool lanes', () => {
   it('answers a small space while a long search of a large space runs', { timeout: 120_000 }, async () => {
-    // 'C' is in nearly every product: the search verifies products until its 4 s deadline.
+    // The quick lane's thread and space open first, so that the time below is the request's alone
+    // (under CI load, starting a thread and loading RDKit took seconds of its own).
+    expect((await pool.sample('amide', 1, 9)).products.length).toBe(1);
+    // 'C' is in nearly every product: the search verifies products until its 6 s deadline.
     const done: string[] = [];
     const long = pool
-      .substructure('idorsia', 'C', { maxHits: 100_000, maxProducts: 100_000, timeoutMs: 4_000 })
+      .substructure('idorsia', 'C', { maxHits: 100_000, maxProducts: 100_000, timeoutMs: 6_000 })
       .then((r) => (done.push('long'), r));
     await new Promise((r) => setTimeout(r, 300));
     const t0 = performance.now();
@@ -37,8 +40,8 @@ describe('space pool lanes', () => {
     done.push('quick');
     expect(sample.products.length).toBe(5);
     expect(done).toEqual(['quick']);
-    // With one thread for everything this waited for the whole long search (4 s).
-    expect(quickMs).toBeLessThan(2_500);
+    // With one thread for everything this waited for the whole long search (6 s).
+    expect(quickMs).toBeLessThan(4_000);
     expect((await long).timedOut).toBe(true);
   });
 

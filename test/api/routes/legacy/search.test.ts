@@ -11,7 +11,12 @@ let ref: Reference;
 let ids: Map<string, number>;
 
 beforeAll(async () => {
-  const a = await buildReferenceCatalog({ id: 'refcat_a', take: (_m, i) => i % 2 === 0 });
+  const a = await buildReferenceCatalog({
+    id: 'refcat_a',
+    take: (_m, i) => i % 2 === 0,
+    license: 'CC BY-SA 3.0',
+    source: 'ChEMBL via a test',
+  });
   const b = await buildReferenceCatalog({ id: 'refcat_b', take: (_m, i) => i % 2 === 1 });
   ref = a.reference;
   ids = new Map([...a.ids, ...b.ids]);
@@ -243,6 +248,16 @@ describe('catalog and service endpoints', () => {
     expect(body.refcat_a.number_of_molecules + body.refcat_b.number_of_molecules).toBe(ids.size);
     const full = (await get('/available_databases_full')).json();
     expect(full.refcat_a.search_types).toEqual(['morgan']);
+  });
+
+  it("names each catalog's licence and source, from its manifest", async () => {
+    const res = await get('/license_information');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().databases).toEqual({
+      refcat_a: { license: 'CC BY-SA 3.0', source: 'ChEMBL via a test' },
+      // Built without either: said so, not invented.
+      refcat_b: { license: 'see source', source: null },
+    });
   });
 
   it('returns random molecules from the catalogs and bounds n_mols', async () => {
