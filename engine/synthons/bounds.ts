@@ -76,6 +76,45 @@ export function tupleBound(
   return den <= 0 ? 1 : Math.min(a, x + unstableSum) / den;
 }
 
+const wordViews = new WeakMap<Uint8Array, Uint32Array>();
+
+/**
+ * A column of packed fingerprints as one array of words (row i at i·64), made once per column:
+ * the walks index it instead of making a view per row and tuple (their garbage, 2026-11-29).
+ */
+export function columnWords(bytes: Uint8Array): Uint32Array {
+  let v = wordViews.get(bytes);
+  if (!v) wordViews.set(bytes, (v = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)));
+  return v;
+}
+
+/** tupleBound of the tuple `pick` (one row per column of `cols`, from columnWords). */
+export function pickBound(
+  query: Uint32Array,
+  a: number,
+  cols: readonly Uint32Array[],
+  pick: Int32Array,
+  unstableSum: number,
+  scratch: Uint32Array,
+): number {
+  scratch.fill(0);
+  for (let r = 0; r < cols.length; r++) {
+    const col = cols[r];
+    const o = pick[r] * WORDS;
+    for (let k = 0; k < WORDS; k++) scratch[k] |= col[o + k];
+  }
+  let x = 0;
+  let all = 0;
+  for (let k = 0; k < WORDS; k++) {
+    const v = scratch[k];
+    if (v === 0) continue;
+    all += pop32(v);
+    x += pop32(v & query[k]);
+  }
+  const den = a + all - x;
+  return den <= 0 ? 1 : Math.min(a, x + unstableSum) / den;
+}
+
 /** A synthon's guaranteed row as 64 words (a view). */
 export function guaranteedRow(guaranteed: Uint8Array, i: number): Uint32Array {
   return new Uint32Array(guaranteed.buffer, guaranteed.byteOffset + i * FP_BYTES, WORDS);

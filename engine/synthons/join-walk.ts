@@ -11,7 +11,7 @@
  */
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import type { SlotColumns } from './format.ts';
-import { guaranteedRow, type SlotTerms } from './bounds.ts';
+import { columnWords, type SlotTerms } from './bounds.ts';
 import { acrossCodes, decodeJoinEnv, exactCrossCodes, nearCodes, type JoinEnv } from './join-env.ts';
 
 const NBITS = FP_BYTES * 8;
@@ -67,6 +67,13 @@ function inQ(q: Uint32Array, code: number): boolean {
   return ((q[bit >>> 5] >>> (bit & 31)) & 1) === 1;
 }
 
+/** 0, 1, …, n − 1. */
+function positions(n: number): Int32Array {
+  const out = new Int32Array(n);
+  for (let p = 0; p < n; p++) out[p] = p;
+  return out;
+}
+
 /** Synthon indices of a slot by the invariant of their attachment atom. */
 function byAttachment(envs: readonly JoinEnv[]): Map<number, number[]> {
   const out = new Map<number, number[]>();
@@ -78,11 +85,28 @@ function byAttachment(envs: readonly JoinEnv[]): Map<number, number[]> {
   return out;
 }
 
+/**
+ * Adds `bit` to the first `n` entries of `seen` unless it is there; returns the new count. The
+ * lists are a handful of bits long, so a scan beats a Set (whose allocations per tuple were a
+ * large part of the walk's garbage).
+ */
+function addDistinct(seen: Int32Array, n: number, bit: number): number {
+  for (let k = 0; k < n; k++) if (seen[k] === bit) return n;
+  seen[n] = bit;
+  return n + 1;
+}
+
+/** Room for the distinct bits of one tuple's cross codes (a handful; more get their own). */
+const distinct = new Int32Array(64);
+const room = (n: number): Int32Array => (n <= distinct.length ? distinct : new Int32Array(n));
+
 /** |Q ∩ near(x, partnerC0)| + 1 for (x's (A,2)), in distinct bits. */
 function nearInQ(q: Uint32Array, x: JoinEnv, partnerC0: number): number {
-  const bits = new Set<number>();
-  for (const c of nearCodes(x, partnerC0)) if (inQ(q, c)) bits.add(c % NBITS);
-  return bits.size + 1;
+  const codes = nearCodes(x, partnerC0);
+  const seen = room(codes.length);
+  let n = 0;
+  for (let k = 0; k < codes.length; k++) if (inQ(q, codes[k])) n = addDistinct(seen, n, codes[k] % NBITS);
+  return n + 1;
 }
 
 /**
@@ -130,20 +154,25 @@ export function joinWalk(
       const key = `${ka}:${kb}`;
       let group = memo.groups.get(key);
       if (!group) {
-        const wa = Int32Array.from(ia, (i) => x[0][i] + nearInQ(q, envs[0][i], kb));
-        const wb = Int32Array.from(jb, (j) => x[1][j] + nearInQ(q, envs[1][j], ka));
-        const oa = Int32Array.from(ia.keys()).sort((p, r) => wa[r] - wa[p]);
-        const ob = Int32Array.from(jb.keys()).sort((p, r) => wb[r] - wb[p]);
+        const wa = new Int32Array(ia.length);
+        for (let p = 0; p < ia.length; p++) wa[p] = x[0][ia[p]] + nearInQ(q, envs[0][ia[p]], kb);
+        const wb = new Int32Array(jb.length);
+        for (let p = 0; p < jb.length; p++) wb[p] = x[1][jb[p]] + nearInQ(q, envs[1][jb[p]], ka);
+        const oa = positions(ia.length).sort((p, r) => wa[r] - wa[p]);
+        const ob = positions(jb.length).sort((p, r) => wb[r] - wb[p]);
         memo.groups.set(key, (group = { wa, wb, oa, ob, nearA: [], nearB: [] }));
       }
       const { wa, wb, oa, ob, nearA, nearB } = group;
       const wbMax = wb[ob[0]];
-      for (const pa of oa) {
+      // Indexed loops: the walk's hot path allocates nothing per tuple it only bounds.
+      for (let ka2 = 0; ka2 < oa.length; ka2++) {
+        const pa = oa[ka2];
         const i = ia[pa];
         const di = terms[0].d[i];
         if (Math.min(a, wa[pa] + wbMax) < t * a) break;
         if (Math.min(a, wa[pa] + wbMax) < t * (a + di)) continue;
-        for (const pb of ob) {
+        for (let kb2 = 0; kb2 < ob.length; kb2++) {
+          const pb = ob[kb2];
           const j = jb[pb];
           const w = Math.min(a, wa[pa] + wb[pb]);
           if (w < t * (a + di)) break;
@@ -151,15 +180,8 @@ export function joinWalk(
           if (++counts.screened % 4096 === 0 && expired()) return false;
           const na = (nearA[pa] ??= nearCodes(envs[0][i], kb));
           const nb = (nearB[pb] ??= nearCodes(envs[1][j], ka));
-          const bound = orBound(
-            q,
-            a,
-            slots,
-            i,
-            j,
-            [na, nb, acrossCodes(envs[0][i], envs[1][j], na[0], nb[0])],
-            scratch,
-          );
+          const across = acrossCodes(envs[0][i], envs[1][j], na[0], nb[0]);
+          const bound = orBound(q, a, slots, i, j, na, nb, across, scratch);
           if (bound + 1e-9 >= t && !push(i, j, bound)) return false;
         }
       }
@@ -174,26 +196,33 @@ function orBound(
   slots: readonly SlotColumns[],
   i: number,
   j: number,
-  cross: readonly (readonly number[])[],
+  na: readonly number[],
+  nb: readonly number[],
+  across: readonly number[],
   g: Uint32Array,
 ): number {
-  const ra = guaranteedRow(slots[0].guaranteed, i);
-  const rb = guaranteedRow(slots[1].guaranteed, j);
+  const ra = columnWords(slots[0].guaranteed);
+  const rb = columnWords(slots[1].guaranteed);
+  const oa = i * WORDS;
+  const ob = j * WORDS;
   let common = 0;
   let all = 0;
   for (let k = 0; k < WORDS; k++) {
-    const v = (g[k] = ra[k] | rb[k]);
+    const v = (g[k] = ra[oa + k] | rb[ob + k]);
     if (v === 0) continue;
     all += pop32(v);
     common += pop32(v & q[k]);
   }
-  const extra = new Set<number>();
+  let extra = 0;
   // The tuple's cross codes (crossCodes of join-env.ts, in parts).
-  for (const codes of cross)
-    for (const c of codes) {
-      const bit = c % NBITS;
-      if (inQ(q, bit) && ((g[bit >>> 5] >>> (bit & 31)) & 1) === 0) extra.add(bit);
+  const seen = room(na.length + nb.length + across.length);
+  for (let part = 0; part < 3; part++) {
+    const codes = part === 0 ? na : part === 1 ? nb : across;
+    for (let k = 0; k < codes.length; k++) {
+      const bit = codes[k] % NBITS;
+      if (inQ(q, bit) && ((g[bit >>> 5] >>> (bit & 31)) & 1) === 0) extra = addDistinct(seen, extra, bit);
     }
+  }
   const den = a + all - common;
-  return den <= 0 ? 1 : Math.min(a, common + extra.size) / den;
+  return den <= 0 ? 1 : Math.min(a, common + extra) / den;
 }

@@ -18,7 +18,7 @@ import type { RDKitModule } from '../chem/rdkit.ts';
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import { assembleProduct } from './assemble.ts';
 import { hasJoinEnvs, scoreTuple, tupleKey } from './score-tuple.ts';
-import { fpWords, guaranteedRow, popcountWords, slotTerms, tupleBound, type SlotTerms } from './bounds.ts';
+import { columnWords, fpWords, pickBound, popcountWords, slotTerms, type SlotTerms } from './bounds.ts';
 import { joinable } from './join-bits.ts';
 import { joinWalk, slotJoinEnvs } from './join-walk.ts';
 import { tupleId, tupleSmiles, type OpenSpace } from './space.ts';
@@ -173,10 +173,12 @@ export function similaritySearch(
       const rest = new Int32Array(slots.length + 1);
       for (let s = slots.length - 1; s >= 0; s--) rest[s] = rest[s + 1] + terms[s].w[terms[s].order[0]];
       const pick = new Int32Array(slots.length);
+      const cols = slots.map((s) => columnWords(s.guaranteed));
       const walk = (s: number, wSum: number, dMax: number, uSum: number): void => {
         if (stop) return;
         const ts = terms[s];
-        for (const i of ts.order) {
+        for (let n = 0; n < ts.order.length; n++) {
+          const i = ts.order[n];
           const w = wSum + ts.w[i];
           const d = Math.max(dMax, ts.d[i]);
           // Σw only shrinks along `order` and max d only grows, so the first failure ends the loop.
@@ -189,8 +191,7 @@ export function similaritySearch(
             continue;
           }
           counts.screened++;
-          const rows = Array.from(pick, (p, k) => guaranteedRow(slots[k].guaranteed, p));
-          const bound = tupleBound(q, a, rows, u, scratch);
+          const bound = pickBound(q, a, cols, pick, u, scratch);
           if (bound + 1e-9 < t) continue;
           propose(Array.from(pick), bound);
           if (stop || (counts.screened % 4096 === 0 && performance.now() > until)) {

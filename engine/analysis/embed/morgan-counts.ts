@@ -14,6 +14,7 @@ import { MORGAN_FP } from '../../chem/fingerprint.ts';
 /** RDKit Bond::BondType values the invariants hash. */
 const BOND_TYPE = { SINGLE: 1, DOUBLE: 2, TRIPLE: 3, AROMATIC: 12, DATIVE: 17, ZERO: 21 } as const;
 const GOLDEN = 0x9e3779b9;
+const PAIR_SHIFT = 2 ** 32;
 
 /** gboost::hash_combine on a uint32 seed: seed ^ (h + 0x9e3779b9 + (seed << 6) + (seed >> 2)), mod 2^32. */
 export function combine(seed: number, h: number): number {
@@ -37,12 +38,18 @@ export function atomInvariantParts(g: MolGraph, i: number): number[] {
   return parts;
 }
 
+/** The hash of atomInvariantParts of every atom (the parts are not built: this runs per product). */
 export function atomInvariants(g: MolGraph): Uint32Array {
   const inv = new Uint32Array(g.n);
   for (let i = 0; i < g.n; i++) {
-    let seed = 0;
-    for (const p of atomInvariantParts(g, i)) seed = combine(seed, p);
-    inv[i] = seed;
+    const z = g.z[i];
+    const deltaMass = Math.trunc(atomMass(z, g.isotope[i]) - atomMass(z, 0));
+    let seed = combine(0, z);
+    seed = combine(seed, degree(g, i) + g.hs[i]);
+    seed = combine(seed, totalHs(g, i));
+    seed = combine(seed, g.charge[i] >>> 0);
+    seed = combine(seed, deltaMass >>> 0);
+    inv[i] = g.atomRings[i] > 0 ? combine(seed, 1) : seed;
   }
   return inv;
 }
@@ -89,6 +96,12 @@ export function morganEnvironments(
   const roundNbhd = new Uint32Array(g.n * words);
   const dead = new Uint8Array(g.n);
   const seen = new Set<string>();
+  // (bond invariant, neighbour code) pairs of one atom as bond·2^32 + code (exact in a double), so
+  // numeric order is RDKit's pair order; insertion-sorted in place (degrees are small). Arrays of
+  // pairs and their sorts were most of this function's garbage in the synthon searches.
+  let maxDegree = 0;
+  for (let a = 0; a < g.n; a++) maxDegree = Math.max(maxDegree, g.adjStart[a + 1] - g.adjStart[a]);
+  const nbrs = new Float64Array(maxDegree);
   for (let layer = 0; layer < radius; layer++) {
     const next = new Uint32Array(g.n);
     const round = new Map<string, { code: number; atom: number }>();
@@ -98,17 +111,22 @@ export function morganEnvironments(
         dead[a] = 1;
         continue;
       }
-      const nbrs: Array<[number, number]> = [];
+      let m = 0;
       for (let k = g.adjStart[a]; k < g.adjStart[a + 1]; k++) {
         const b = g.adjBond[k];
         const o = g.adjAtom[k];
         roundNbhd[a * words + (b >>> 5)] |= 1 << (b & 31);
         for (let w = 0; w < words; w++) roundNbhd[a * words + w] |= atomNbhd[o * words + w];
-        nbrs.push([bondInv[b], cur[o]]);
+        const v = bondInv[b] * PAIR_SHIFT + cur[o];
+        let p = m++;
+        for (; p > 0 && nbrs[p - 1] > v; p--) nbrs[p] = nbrs[p - 1];
+        nbrs[p] = v;
       }
-      nbrs.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
       let code = combine(layer, cur[a]);
-      for (const [bt, inv] of nbrs) code = combine(code, hashPair(bt, inv));
+      for (let p = 0; p < m; p++) {
+        const bt = Math.floor(nbrs[p] / PAIR_SHIFT);
+        code = combine(code, hashPair(bt, nbrs[p] - bt * PAIR_SHIFT));
+      }
       next[a] = code;
       let key = String(roundNbhd[a * words]);
       for (let w = 1; w < words; w++) key += ',' + roundNbhd[a * words + w];
