@@ -173,6 +173,12 @@ def main():
     # A reaction is kept only if zipping its synthons made RunReactants' product for every checked
     # pair (E/Z set by the template across the join is the one thing a synthon cannot carry).
     dropped = sorted(n for n, st in check['reactions'].items() if st['invalid'] or st['differ'])
+    # A synthon with a radical atom (the cut left an atom without the hydrogen it had: 2,134 lines,
+    # 1,049 SMILES, e.g. [1*][C](C)C(F)(F)F) would make every product a radical; the builder
+    # rejects them, so they are left out here (after the check, which never picked one).
+    for slots in per_reaction.values():
+        for k in slots:
+            slots[k] = [(smi, zid) for smi, zid in slots[k] if not radical(smi)]
     lines, reactions, synthons, products = [], 0, 0, 0
     for name, slots in per_reaction.items():
         if len(slots) != 2 or any(not s for s in slots.values()) or name in dropped:
@@ -193,6 +199,11 @@ def main():
     check = {k: v for k, v in check.items() if k != 'reactions'}
     print(json.dumps({'reactions': reactions, 'synthons': synthons, 'products': products, 'check': check,
                       'dropped': dropped}))
+
+
+def radical(smi):
+    m = Chem.MolFromSmiles(smi)
+    return m is None or any(a.GetNumRadicalElectrons() for a in m.GetAtoms())
 
 
 def specify_bonds(m):
