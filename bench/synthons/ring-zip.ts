@@ -82,7 +82,7 @@ for (const mode of ['random', 'blocks'] as const) {
     );
   const rdkit = () => run((x) => (valid(x) ? zipFingerprint(rd, slotsOf(x), x.t) : undefined));
   const ours = () =>
-    run((x) => ringZipFingerprint(rd, slotsOf(x), x.t, space.reactions[x.r].info.ringForming));
+    run((x) => ringZipFingerprint(rd, slotsOf(x), x.t, space.reactions[x.r].info.ringForming) ?? undefined);
   rdkit();
   const cold = ours();
   const stats = { ...ringZipStats };

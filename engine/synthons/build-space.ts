@@ -18,6 +18,7 @@ import { groupReactions, type ReactionDraft } from './reactions.ts';
 import { synthonChemistry, type SynthonChem } from './synthon-chem.ts';
 import { SCREEN_BYTES } from './sss-screen.ts';
 import { connectorBonds } from './zip-valence.ts';
+import { ringBounds } from './ring-bound.ts';
 import {
   decodeSlot,
   encodeSlot,
@@ -184,6 +185,7 @@ async function buildReaction(
   const withCore =
     draft.ringForming ||
     draft.slots.some((list) => list.some((l) => connectorBonds(l.smiles).some(([, order]) => order !== 1)));
+  const built: SlotColumns[] = [];
   for (let s = 0; s < draft.slots.length; s++) {
     const want = draft.labels[s].join(',');
     const rows: Array<{
@@ -224,12 +226,31 @@ async function buildReaction(
       cols.guaranteed.set(r.chem.guaranteed, i * FP_BYTES);
       cols.screen!.set(r.chem.screen, i * SCREEN_BYTES);
     });
+    built.push(cols);
+  }
+  // Weak-bound reactions get the ring-core bound in their guaranteed and unstable columns
+  // (ring-bound.ts: same meaning, tighter values).
+  const tighter = withCore ? ringBounds(rd, draft.ringForming, built) : undefined;
+  for (let s = 0; s < built.length; s++) {
+    const cols = built[s];
+    if (tighter) {
+      cols.guaranteed = tighter[s].guaranteed;
+      cols.unstableEnvs = tighter[s].unstable;
+    }
     const file = `reactions/r${ri}-s${s}.arrow`;
     await writeAtomic(join(out, file), encodeSlot(cols));
-    slots.push({ slot: s, rawSlot: draft.rawSlots[s], synthons: n, connectors: draft.labels[s], file });
+    slots.push({
+      slot: s,
+      rawSlot: draft.rawSlots[s],
+      synthons: cols.synthonIds.length,
+      connectors: draft.labels[s],
+      file,
+    });
   }
   const products = slots.reduce((p, s) => p * s.synthons, 1);
-  return { info: { id: draft.id, ringForming: draft.ringForming, slots, products }, rejects };
+  const info: ReactionInfo = { id: draft.id, ringForming: draft.ringForming, slots, products };
+  if (tighter) info.ringBound = true;
+  return { info, rejects };
 }
 
 /** Loads every slot of a built space (used by searches and tests). */

@@ -31,9 +31,13 @@ export const SPACE_FORMAT = 'molsearch-synthon-space';
  * Version 3 has the same columns; its builder rejects synthons with a radical atom
  * (synthon-chem.ts), so a rebuild does not reuse a v2 reaction that may hold them.
  */
-export const SPACE_FORMAT_VERSION = 4;
-/** Version 4 added `ring_core` (ring-core.ts) for the synthons of ring-closing reactions. */
-export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2, 3, 4];
+export const SPACE_FORMAT_VERSION = 5;
+/**
+ * Version 4 added `ring_core` (ring-core.ts) for the synthons of ring-closing reactions. Version 5
+ * has the same columns; in reactions with ring cores `guaranteed_fp` and `unstable_envs` hold the
+ * ring-core bound (ring-bound.ts), so a rebuild does not reuse a v4 reaction with the weaker one.
+ */
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2, 3, 4, 5];
 
 export interface SlotInfo {
   /** Compacted slot index (0-based). */
@@ -53,6 +57,11 @@ export interface ReactionInfo {
   slots: SlotInfo[];
   /** Product of the slot sizes. */
   products: number;
+  /**
+   * The slots' guaranteed and unstable columns hold the ring-core bound (ring-bound.ts, format 5):
+   * tight enough for the exact walk, as join environments are.
+   */
+  ringBound?: boolean;
 }
 
 export interface SpaceManifest {

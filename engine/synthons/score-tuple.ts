@@ -19,6 +19,14 @@ export function hasJoinEnvs(r: OpenSpace['reactions'][number]): boolean {
   return joinable(r.info) && r.slots.length === 2 && r.slots.every((s) => slotJoinEnvs(s) !== undefined);
 }
 
+/**
+ * Whether the reaction's bound is tight enough for the exact walk: join environments, or the
+ * ring-core bound stored by the build (ring-bound.ts).
+ */
+export function hasStrongBound(r: OpenSpace['reactions'][number]): boolean {
+  return r.info.ringBound === true || hasJoinEnvs(r);
+}
+
 /** The key of a tuple in `SimilarityOptions.scored` (similarity.ts). */
 export function tupleKey(c: ProductTuple): string {
   return `${c.reaction}:${c.synthons.join(',')}`;
@@ -58,7 +66,12 @@ export function scoreTuple(
   fp ??= tupleFingerprint(rd, reaction.slots, c.synthons, reaction.info.ringForming);
   // What the graph zip cannot take (a ring closed, a double-bond join): the graph zip with RDKit's
   // perception of the ring cores (ring-zip.ts), which falls back to RDKit's zip itself.
-  fp ??= ringZipFingerprint(rd, reaction.slots, c.synthons, reaction.info.ringForming);
+  const ring = fp ? undefined : ringZipFingerprint(rd, reaction.slots, c.synthons, reaction.info.ringForming);
+  if (ring === null) {
+    memo?.set(key, null);
+    return undefined;
+  }
+  fp ??= ring;
   if (!fp) {
     const product = assembleProduct(rd, tupleSmiles(space, c), true);
     if (!product?.fp) {

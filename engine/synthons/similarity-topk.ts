@@ -2,11 +2,12 @@
  * The best k products of a space by Morgan Tanimoto (/molsearch, v2 search and search_cheese,
  * synthon jobs): exact when the budget allows, the closest products it could find when not.
  *
- * Without a budget, or when every reaction has join environments (a bound tight enough to walk),
- * this is the exact ladder of similarity-ladder.ts. Under a budget with weak-bound reactions
- * (ring-closing joins, double-bond joins, three or more slots: their bound stays near 1 for small
- * synthons, so the ladder alone spent a 20 s budget on tuples in an order that said little about
- * their products; user trial on the 10^9 space), three stages share one map of exact scores:
+ * Without a budget, or when every reaction has a bound tight enough to walk (join environments,
+ * or the ring-core bound a format-5 build stores for ring-closing and double-bond joins), this is
+ * the exact ladder of similarity-ladder.ts. Under a budget with weak-bound reactions (spaces built
+ * before format 5, three or more slots, too many pairs of cores: their bound stays near 1 for
+ * small synthons, so the ladder alone spent a 20 s budget on tuples in an order that said little
+ * about their products; user trial on the 10^9 space), three stages share one map of exact scores:
  *
  * 1. Estimate (until ESTIMATE_SHARE of the budget): the weak reactions' tuples most likely to be
  *    close (similarity-estimate.ts), scored exactly, best estimate first.
@@ -20,7 +21,7 @@
  */
 import type { RDKitModule } from '../chem/rdkit.ts';
 import { FP_BYTES } from '../chem/fingerprint.ts';
-import { hasJoinEnvs, scoreTuple, tupleKey } from './score-tuple.ts';
+import { hasStrongBound, scoreTuple, tupleKey } from './score-tuple.ts';
 import { searchableReactions, similaritySearch, type SimilarityResult } from './similarity.ts';
 import { estimateCandidates } from './similarity-estimate.ts';
 import { ladderTopK, type TopKOptions, type TopKResult } from './similarity-ladder.ts';
@@ -44,7 +45,7 @@ export function similarityTopK(
   opts: TopKOptions = {},
 ): TopKResult {
   const searched = searchableReactions(space, opts.reactions);
-  const weak = searched.filter((r) => !hasJoinEnvs(space.reactions[r]));
+  const weak = searched.filter((r) => !hasStrongBound(space.reactions[r]));
   if (opts.timeoutMs === undefined || weak.length === 0 || k <= 0)
     return ladderTopK(rd, space, queryFp, k, opts);
   const start = performance.now();
@@ -73,7 +74,7 @@ export function similarityTopK(
   const perTuple = next > 0 ? Math.max(0.005, (performance.now() - t1) / next) : 1;
 
   // 2. The exact ladder over the join-environment reactions.
-  const strong = searched.filter((r) => hasJoinEnvs(space.reactions[r]));
+  const strong = searched.filter((r) => hasStrongBound(space.reactions[r]));
   let exact = true;
   let screened = proposed.length;
   if (strong.length > 0) {
