@@ -64,10 +64,15 @@ export function tupleBound(
     const row = rows[r];
     for (let k = 0; k < WORDS; k++) scratch[k] |= row[k];
   }
+  return orBound(query, a, scratch, unstableSum);
+}
+
+/** min(a, x + U) / (a + |G| − x) for G, the OR of a tuple's guaranteed rows, in `g`. */
+function orBound(query: Uint32Array, a: number, g: Uint32Array, unstableSum: number): number {
   let x = 0;
   let all = 0;
   for (let k = 0; k < WORDS; k++) {
-    const v = scratch[k];
+    const v = g[k];
     if (v === 0) continue;
     all += pop32(v);
     x += pop32(v & query[k]);
@@ -103,16 +108,7 @@ export function pickBound(
     const o = pick[r] * WORDS;
     for (let k = 0; k < WORDS; k++) scratch[k] |= col[o + k];
   }
-  let x = 0;
-  let all = 0;
-  for (let k = 0; k < WORDS; k++) {
-    const v = scratch[k];
-    if (v === 0) continue;
-    all += pop32(v);
-    x += pop32(v & query[k]);
-  }
-  const den = a + all - x;
-  return den <= 0 ? 1 : Math.min(a, x + unstableSum) / den;
+  return orBound(query, a, scratch, unstableSum);
 }
 
 /** A synthon's guaranteed row as 64 words (a view). */

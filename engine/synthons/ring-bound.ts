@@ -24,11 +24,11 @@
  */
 import { morganEnvironments } from '../analysis/embed/morgan-counts.ts';
 import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
-import type { MolGraph } from '../chem/graph.ts';
 import type { RDKitModule } from '../chem/rdkit.ts';
 import type { SlotColumns } from './format.ts';
 import { ringCoreKey, ringProduct, type PairState, type RingProduct } from './ring-zip.ts';
 import { zipWouldThrow } from './zip-valence.ts';
+import { distancesFrom } from './synthon-chem.ts';
 
 const NBITS = FP_BYTES * 8;
 
@@ -57,34 +57,14 @@ function stateKey(p: RingProduct, s: number): string {
   return JSON.stringify([[...p.state.aromatic[s]], [...p.state.hs[s]], [...p.state.charge[s]], rings, bonds]);
 }
 
-/** Bonds from each atom to the nearest atom of another slot (255 = farther than 254). */
-function partnerDistance(g: MolGraph, owner: Int8Array, s: number): Uint8Array {
-  const dist = new Uint8Array(g.n).fill(255);
-  const queue: number[] = [];
-  for (let x = 0; x < g.n; x++)
-    if (owner[x] !== s) {
-      dist[x] = 0;
-      queue.push(x);
-    }
-  for (let h = 0; h < queue.length; h++) {
-    const x = queue[h];
-    if (dist[x] >= 254) continue;
-    for (let k = g.adjStart[x]; k < g.adjStart[x + 1]; k++) {
-      const y = g.adjAtom[k];
-      if (dist[y] > dist[x] + 1) {
-        dist[y] = dist[x] + 1;
-        queue.push(y);
-      }
-    }
-  }
-  return dist;
-}
-
 /** S_a(σ) as bits, and C_a, of slot s's synthon in one product. */
 function sideBits(p: RingProduct, s: number): { bits: Uint8Array; cross: number } {
   const owner = new Int8Array(p.g.n).fill(-1);
   p.index.forEach((map, slot) => map.forEach((j) => j >= 0 && (owner[j] = slot)));
-  const dist = partnerDistance(p.g, owner, s);
+  const partner: number[] = [];
+  for (let x = 0; x < p.g.n; x++) if (owner[x] !== s) partner.push(x);
+  // Bonds from each atom to the nearest atom of the other slot.
+  const dist = distancesFrom(p.g, partner);
   const bits = new Uint8Array(FP_BYTES);
   const env = morganEnvironments(p.g);
   for (let e = 0; e < env.codes.length; e++) {

@@ -45,7 +45,7 @@ function dummies(g: MolGraph): number[] {
 }
 
 /** BFS distances (in bonds) from a set of atoms; unreachable atoms get Infinity. */
-function distancesFrom(g: MolGraph, sources: Iterable<number>): Float64Array {
+export function distancesFrom(g: MolGraph, sources: Iterable<number>): Float64Array {
   const dist = new Float64Array(g.n).fill(Infinity);
   const queue: number[] = [];
   for (const s of sources) {
