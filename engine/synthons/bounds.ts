@@ -26,7 +26,16 @@ export interface SlotTerms {
   d: Int32Array;
   /** Synthon indices by w descending. */
   order: Int32Array;
+  /**
+   * G ∩ Q of each synthon with Q's bits renumbered 0..a−1 (`qw` words per synthon): the OR of a
+   * tuple's rows gives its exact x in a word or two instead of 64 (`maskX`).
+   */
+  qm: Uint32Array;
+  qw: number;
 }
+
+/** Words of a query's renumbered bits (SlotTerms.qm). */
+export const maskWords = (a: number): number => Math.max(1, Math.ceil(a / 32));
 
 /** x_s, |G_s| − x_s and w_s = x_s + u_s of every synthon of a slot. */
 export function slotTerms(query: Uint32Array, guaranteed: Uint8Array, unstable: Uint16Array): SlotTerms {
@@ -34,6 +43,11 @@ export function slotTerms(query: Uint32Array, guaranteed: Uint8Array, unstable: 
   const g = new Uint32Array(guaranteed.buffer, guaranteed.byteOffset, n * WORDS);
   const w = new Int32Array(n);
   const d = new Int32Array(n);
+  // Rank of a query bit = query bits in the words before it + those below it in its word.
+  const base = new Int32Array(WORDS);
+  for (let k = 1; k < WORDS; k++) base[k] = base[k - 1] + pop32(query[k - 1]);
+  const qw = maskWords(base[WORDS - 1] + pop32(query[WORDS - 1]));
+  const qm = new Uint32Array(n * qw);
   for (let i = 0; i < n; i++) {
     let x = 0;
     let all = 0;
@@ -42,13 +56,20 @@ export function slotTerms(query: Uint32Array, guaranteed: Uint8Array, unstable: 
       const v = g[o + k];
       if (v === 0) continue;
       all += pop32(v);
-      x += pop32(v & query[k]);
+      const common = v & query[k];
+      if (common === 0) continue;
+      x += pop32(common);
+      for (let c = common; c !== 0; c &= c - 1) {
+        const low = (c & -c) >>> 0;
+        const r = base[k] + pop32(query[k] & (low - 1));
+        qm[i * qw + (r >>> 5)] |= 1 << (r & 31);
+      }
     }
     w[i] = x + unstable[i];
     d[i] = all - x;
   }
   const order = Int32Array.from({ length: n }, (_, i) => i).sort((p, q) => w[q] - w[p] || p - q);
-  return { w, d, order };
+  return { w, d, order, qm, qw };
 }
 
 /** The OR bound of one tuple: min(a, x + U) / (a + |G| − x). `scratch` is 64 words of work space. */

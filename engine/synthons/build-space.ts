@@ -82,7 +82,11 @@ export async function buildSpace(opts: BuildSpaceOptions): Promise<BuildSpaceRes
       rejects.push(...prior.rejects);
       resumed++;
     } else {
-      const built = await buildReaction(rd, draft, ri, opts.out);
+      // Within a reaction, progress moves with its synthons parsed and its ring-core pairs done
+      // (the AutoGrow4 Fischer indole reaction's 113,565 pairs take over a minute alone).
+      const rows = draft.slots.flat().length;
+      const tick = (frac: number): void => progress.update(done + Math.floor(frac * rows), rejects.length);
+      const built = await buildReaction(rd, draft, ri, opts.out, tick);
       rejects.push(...built.rejects);
       info = built.info;
       await writeAtomic(
@@ -177,6 +181,7 @@ async function buildReaction(
   draft: ReactionDraft,
   ri: number,
   out: string,
+  tick: (fraction: number) => void = () => {},
 ): Promise<{ info: ReactionInfo; rejects: RejectedLine[] }> {
   const rejects: RejectedLine[] = [];
   const slots: ReactionInfo['slots'] = [];
@@ -186,6 +191,10 @@ async function buildReaction(
     draft.ringForming ||
     draft.slots.some((list) => list.some((l) => connectorBonds(l.smiles).some(([, order]) => order !== 1)));
   const built: SlotColumns[] = [];
+  // Parsing is half a reaction's progress when the ring-core bound follows, all of it otherwise.
+  const lineCount = draft.slots.flat().length;
+  const parseShare = withCore ? 0.5 : 1;
+  let parsed = 0;
   for (let s = 0; s < draft.slots.length; s++) {
     const want = draft.labels[s].join(',');
     const rows: Array<{
@@ -196,6 +205,7 @@ async function buildReaction(
     }> = [];
     for (const l of draft.slots[s]) {
       const chem = cachedChemistry(rd, l.smiles, draft.ringForming, withCore);
+      if (++parsed % 1024 === 0) tick((parseShare * parsed) / lineCount);
       if (typeof chem === 'string') rejects.push({ line: l.line, reason: chem, text: l.smiles });
       else if (chem.labels.join(',') !== want)
         rejects.push({
@@ -230,12 +240,14 @@ async function buildReaction(
   }
   // Weak-bound reactions get the ring-core bound in their guaranteed and unstable columns
   // (ring-bound.ts: same meaning, tighter values).
-  const tighter = withCore ? ringBounds(rd, draft.ringForming, built) : undefined;
+  const tighter = withCore
+    ? ringBounds(rd, draft.ringForming, built, (f) => tick(parseShare + (1 - parseShare) * f))
+    : undefined;
   for (let s = 0; s < built.length; s++) {
     const cols = built[s];
     if (tighter) {
-      cols.guaranteed = tighter[s].guaranteed;
-      cols.unstableEnvs = tighter[s].unstable;
+      cols.guaranteed = tighter.bounds[s].guaranteed;
+      cols.unstableEnvs = tighter.bounds[s].unstable;
     }
     const file = `reactions/r${ri}-s${s}.arrow`;
     await writeAtomic(join(out, file), encodeSlot(cols));
@@ -249,7 +261,11 @@ async function buildReaction(
   }
   const products = slots.reduce((p, s) => p * s.synthons, 1);
   const info: ReactionInfo = { id: draft.id, ringForming: draft.ringForming, slots, products };
-  if (tighter) info.ringBound = true;
+  if (tighter) {
+    info.ringBound = true;
+    info.ringPairs = `reactions/r${ri}-pairs.bin`;
+    await writeAtomic(join(out, info.ringPairs), tighter.pairs);
+  }
   return { info, rejects };
 }
 

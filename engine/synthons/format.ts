@@ -31,13 +31,17 @@ export const SPACE_FORMAT = 'molsearch-synthon-space';
  * Version 3 has the same columns; its builder rejects synthons with a radical atom
  * (synthon-chem.ts), so a rebuild does not reuse a v2 reaction that may hold them.
  */
-export const SPACE_FORMAT_VERSION = 5;
+export const SPACE_FORMAT_VERSION = 6;
 /**
  * Version 4 added `ring_core` (ring-core.ts) for the synthons of ring-closing reactions. Version 5
  * has the same columns; in reactions with ring cores `guaranteed_fp` and `unstable_envs` hold the
  * ring-core bound (ring-bound.ts), so a rebuild does not reuse a v4 reaction with the weaker one.
  */
-export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2, 3, 4, 5];
+/**
+ * Version 6 adds each ring-bound reaction's pair states (ring-pairs.ts, `ringPairs`), so its
+ * searches ask RDKit nothing about pairs of cores.
+ */
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2, 3, 4, 5, 6];
 
 export interface SlotInfo {
   /** Compacted slot index (0-based). */
@@ -62,6 +66,8 @@ export interface ReactionInfo {
    * tight enough for the exact walk, as join environments are.
    */
   ringBound?: boolean;
+  /** Path of the reaction's ring-pair table (ring-pairs.ts, format 6), relative to the space. */
+  ringPairs?: string;
 }
 
 export interface SpaceManifest {

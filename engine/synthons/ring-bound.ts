@@ -27,6 +27,7 @@ import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
 import type { RDKitModule } from '../chem/rdkit.ts';
 import type { SlotColumns } from './format.ts';
 import { ringCoreKey, ringProduct, type PairState, type RingProduct } from './ring-zip.ts';
+import { encodeRingPairs } from './ring-pairs.ts';
 import { zipWouldThrow } from './zip-valence.ts';
 import { distancesFrom } from './synthon-chem.ts';
 
@@ -86,14 +87,17 @@ const popcount = (b: Uint8Array): number => {
 };
 
 /**
- * (G'', U'') of every synthon of a two-slot reaction whose products ring-zip.ts scores, or
+ * (G'', U'') of every synthon of a two-slot reaction whose products ring-zip.ts scores, with the
+ * pair states it learnt on the way (ring-pairs.ts: stored so searches need no RDKit for them), or
  * undefined when the reaction has another shape or too many pairs of cores.
  */
 export function ringBounds(
   rd: RDKitModule,
   ringForming: boolean,
   slots: readonly SlotColumns[],
-): RingBounds[] | undefined {
+  /** Called now and then with the share of the work done (0..1), for the build's progress. */
+  onProgress: (fraction: number) => void = () => {},
+): { bounds: RingBounds[]; pairs: Uint8Array } | undefined {
   if (slots.length !== 2) return undefined;
   const keys = slots.map((slot) =>
     Array.from({ length: slot.synthonIds.length }, (_, i) => ringCoreKey(rd, slot, i, ringForming)),
@@ -109,8 +113,12 @@ export function ringBounds(
   // RDKit's path. Kept here (not in ring-zip.ts's bounded cache): the AutoGrow4 Fischer indole
   // reaction has 113,565 pairs of cores.
   const states = new Map<string, { state: PairState; seen: [string, string] } | null | 'invalid'>();
+  // Pairs of cores cost an RDKit zip each (most of the time), synthons one per state: 80 / 20.
+  const pairs = reps[0].size * reps[1].size;
+  const synthons = slots[0].synthonIds.length + slots[1].synthonIds.length;
   for (const [ka, ia] of reps[0])
     for (const [kb, ib] of reps[1]) {
+      if (states.size % 512 === 0) onProgress((0.8 * states.size) / pairs);
       // molzip's valence failure depends only on the connectors' atoms, which the cores hold:
       // every product of such a pair is an invalid assembly, never a hit, and needs no bound.
       if (zipWouldThrow(rd, [slots[0].smiles[ia], slots[1].smiles[ib]])) {
@@ -120,12 +128,21 @@ export function ringBounds(
       const p = ringProduct(rd, slots, [ia, ib], ringForming);
       states.set(`${ka}\t${kb}`, p ? { state: p.state, seen: [stateKey(p, 0), stateKey(p, 1)] } : null);
     }
-  return slots.map((slot, s) => {
+  const order = reps.map((m) => [...m.keys()]);
+  const position = order.map((list) => new Map(list.map((k, n) => [k, n])));
+  const core = keys.map((list, s) => Int32Array.from(list, (k) => (k === null ? -1 : position[s].get(k)!)));
+  const table = encodeRingPairs([core[0], core[1]], [order[0].length, order[1].length], (a, b) => {
+    const st = states.get(`${order[0][a]}\t${order[1][b]}`);
+    return st === 'invalid' || !st ? (st ?? null) : st.state;
+  });
+  const bounds = slots.map((slot, s) => {
     const n = slot.synthonIds.length;
     const guaranteed = slot.guaranteed.slice();
     const unstable = slot.unstableEnvs.slice();
     const other = reps[1 - s];
     for (let i = 0; i < n; i++) {
+      if (i % 512 === 0)
+        onProgress(0.8 + (0.2 * (i + (s === 0 ? 0 : slots[0].synthonIds.length))) / synthons);
       const key = keys[s][i];
       if (key === null) continue;
       // One partner per state this synthon can take.
@@ -171,4 +188,5 @@ export function ringBounds(
     }
     return { guaranteed, unstable };
   });
+  return { bounds, pairs: table };
 }

@@ -29,6 +29,7 @@ import {
   writeSmiles,
   type RingCore,
 } from './ring-core.ts';
+import { pairEntry, PAIR_INVALID, PAIR_RDKIT, ringPairsOf, storedState } from './ring-pairs.ts';
 import { unstableAtoms } from './synthon-chem.ts';
 import { zipFingerprint } from './zip-fingerprint.ts';
 import { zipWouldThrow } from './zip-valence.ts';
@@ -345,6 +346,11 @@ export function ringZipFingerprint(
   synthons: readonly number[],
   ringForming: boolean,
 ): Uint8Array | null | undefined {
+  // The build's pair states (ring-pairs.ts, format 6), when the space has them: no RDKit then.
+  const table = ringPairsOf(slots);
+  const stored = table ? pairEntry(table, synthons[0], synthons[1]) : -1;
+  if (table && stored === PAIR_INVALID) return null;
+  if (table && stored === PAIR_RDKIT) return zipFingerprint(rd, slots, synthons);
   const cs: RingCore[] = [];
   const graphs: MolGraph[] = [];
   for (let s = 0; s < slots.length; s++) {
@@ -355,6 +361,11 @@ export function ringZipFingerprint(
     }
     cs.push(side.core);
     graphs.push(side.g);
+  }
+  if (table && stored >= 0) {
+    const g = productGraph(graphs, cs, storedState(table, stored));
+    if (g) ringZipStats.hits++;
+    return g ? graphFingerprint(g) : zipFingerprint(rd, slots, synthons);
   }
   const key = cs.map((c) => c.key).join('\t');
   if (pairThrows(rd, key, slots, synthons)) return null;

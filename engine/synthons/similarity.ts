@@ -18,9 +18,18 @@ import type { RDKitModule } from '../chem/rdkit.ts';
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import { assembleProduct } from './assemble.ts';
 import { hasJoinEnvs, scoreTuple, tupleKey } from './score-tuple.ts';
-import { columnWords, fpWords, pickBound, popcountWords, slotTerms, type SlotTerms } from './bounds.ts';
+import {
+  columnWords,
+  fpWords,
+  pickBound,
+  pop32,
+  popcountWords,
+  slotTerms,
+  type SlotTerms,
+} from './bounds.ts';
 import { joinable } from './join-bits.ts';
 import { joinWalk, slotJoinEnvs } from './join-walk.ts';
+import { pairEntry, PAIR_INVALID, ringPairsOf } from './ring-pairs.ts';
 import { tupleId, tupleSmiles, type OpenSpace } from './space.ts';
 
 export interface SimilarityOptions {
@@ -64,7 +73,7 @@ export interface SpaceHit {
 export interface SimilarityResult {
   hits: SpaceHit[];
   counts: {
-    /** Tuples the separable bound let through. */
+    /** Tuples the cheap bounds (separable, then exact x with max d) let through. */
     screened: number;
     /** Tuples whose OR bound reached the threshold. */
     candidates: number;
@@ -174,9 +183,15 @@ export function similaritySearch(
       for (let s = slots.length - 1; s >= 0; s--) rest[s] = rest[s + 1] + terms[s].w[terms[s].order[0]];
       const pick = new Int32Array(slots.length);
       const cols = slots.map((s) => columnWords(s.guaranteed));
+      // Pairs of ring cores molzip cannot join (ring-pairs.ts) give only invalid assemblies.
+      const pairs = ringPairsOf(slots);
+      // Per depth, the OR of the picks' G ∩ Q in renumbered query bits (SlotTerms.qm).
+      const qw = terms[0].qw;
+      const acc = new Uint32Array((slots.length + 1) * qw);
       const walk = (s: number, wSum: number, dMax: number, uSum: number): void => {
         if (stop) return;
         const ts = terms[s];
+        const qm = ts.qm;
         for (let n = 0; n < ts.order.length; n++) {
           const i = ts.order[n];
           const w = wSum + ts.w[i];
@@ -184,8 +199,18 @@ export function similaritySearch(
           // Σw only shrinks along `order` and max d only grows, so the first failure ends the loop.
           if (Math.min(a, w + rest[s + 1]) < t * (a + Math.max(dMax, 0))) break;
           if (Math.min(a, w + rest[s + 1]) < t * (a + d)) continue;
-          pick[s] = i;
           const u = uSum + slots[s].unstableEnvs[i];
+          // Σw counts a query bit once per synthon holding it (aromatic CH is in most of them):
+          // the exact x of the picks so far, plus what the rest can add, cuts most tuples before
+          // the 64-word OR bound (12.4 M → 0.2 M for aspirin at 0.55 on the 10^9 space).
+          let x = 0;
+          for (let k = 0; k < qw; k++) {
+            const v = acc[s * qw + k] | qm[i * qw + k];
+            acc[(s + 1) * qw + k] = v;
+            x += pop32(v);
+          }
+          if (Math.min(a, x + u + rest[s + 1]) < t * (a + d)) continue;
+          pick[s] = i;
           if (s + 1 < slots.length) {
             walk(s + 1, w, d, u);
             continue;
@@ -193,6 +218,7 @@ export function similaritySearch(
           counts.screened++;
           const bound = pickBound(q, a, cols, pick, u, scratch);
           if (bound + 1e-9 < t) continue;
+          if (pairs && pairEntry(pairs, pick[0], pick[1]) === PAIR_INVALID) continue;
           propose(Array.from(pick), bound);
           if (stop || (counts.screened % 4096 === 0 && performance.now() > until)) {
             stop = true;

@@ -13,6 +13,7 @@ import {
   type SlotColumns,
   type SpaceManifest,
 } from './format.ts';
+import { attachRingPairs, decodeRingPairs } from './ring-pairs.ts';
 
 export interface SpaceReaction {
   info: ReactionInfo;
@@ -29,10 +30,14 @@ export interface OpenSpace {
 export async function openSpace(dir: string): Promise<OpenSpace> {
   const manifest = await readManifest(dir);
   const reactions = await Promise.all(
-    manifest.reactions.map(async (info) => ({
-      info,
-      slots: await Promise.all(info.slots.map(async (s) => decodeSlot(await readFile(join(dir, s.file))))),
-    })),
+    manifest.reactions.map(async (info) => {
+      const slots = await Promise.all(
+        info.slots.map(async (s) => decodeSlot(await readFile(join(dir, s.file)))),
+      );
+      // The pair states of a ring-bound reaction (format 6), for ring-zip.ts.
+      if (info.ringPairs) attachRingPairs(slots, decodeRingPairs(await readFile(join(dir, info.ringPairs))));
+      return { info, slots };
+    }),
   );
   return { dir, manifest, reactions };
 }

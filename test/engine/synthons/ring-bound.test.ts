@@ -90,6 +90,18 @@ describe('the ring-core bound', () => {
     expect(res.newU).toBeLessThan(res.oldU);
   });
 
+  it('reports its progress as rising fractions of its work, up to 1', async () => {
+    const sp = await space('dm-progress', resolve(SOURCES, 'doebner_miller_space.txt'));
+    const seen: number[] = [];
+    const r = sp.reactions[0];
+    expect(ringBounds(rd, r.info.ringForming, r.slots, (f) => seen.push(f))).toBeDefined();
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen[0]).toBe(0);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]);
+    expect(seen[seen.length - 1]).toBeLessThanOrEqual(1);
+    expect(seen.some((f) => f >= 0.8)).toBe(true);
+  });
+
   it('leaves reactions of three or more slots to bounds.ts (the triazole test space)', async () => {
     const sp = await space('triazole', resolve(SOURCES, 'triazole_space.txt'));
     for (const r of sp.reactions) expect(ringBounds(rd, r.info.ringForming, r.slots)).toBeUndefined();

@@ -1,0 +1,56 @@
+// The per-synthon terms of the similarity walk (engine/synthons/bounds.ts): the renumbered query
+// masks give a tuple's exact |Q ∩ G| from a word or two.
+import { describe, expect, it } from 'vitest';
+import { FP_BYTES } from '../../../engine/chem/fingerprint.ts';
+import { fpWords, maskWords, pop32, slotTerms } from '../../../engine/synthons/bounds.ts';
+
+/** Deterministic pseudo-random bytes (xorshift), `density` of the bits set. */
+function rows(n: number, density: number, seed: number): Uint8Array {
+  const out = new Uint8Array(n * FP_BYTES);
+  let x = seed;
+  for (let b = 0; b < out.length * 8; b++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    if ((x >>> 0) / 2 ** 32 < density) out[b >>> 3] |= 1 << (b & 7);
+  }
+  return out;
+}
+
+const bitsOf = (bytes: Uint8Array, i: number): Set<number> => {
+  const s = new Set<number>();
+  for (let b = 0; b < FP_BYTES * 8; b++) if (bytes[i * FP_BYTES + (b >>> 3)] & (1 << (b & 7))) s.add(b);
+  return s;
+};
+
+describe('slotTerms query masks', () => {
+  for (const [name, density] of [
+    ['a small query (one word)', 0.01],
+    ['a large query (several words)', 0.08],
+  ] as const)
+    it(`${name}: the OR of two synthons' masks counts Q ∩ (G_i ∪ G_j) exactly`, () => {
+      const query = rows(1, density, 7);
+      const a = bitsOf(query, 0).size;
+      const g0 = rows(20, 0.05, 11);
+      const g1 = rows(20, 0.05, 23);
+      const unstable = new Uint16Array(20);
+      const t0 = slotTerms(fpWords(query), g0, unstable);
+      const t1 = slotTerms(fpWords(query), g1, unstable);
+      expect(t0.qw).toBe(maskWords(a));
+      const q = bitsOf(query, 0);
+      for (let i = 0; i < 20; i++)
+        for (let j = 0; j < 20; j++) {
+          const union = new Set([...bitsOf(g0, i), ...bitsOf(g1, j)]);
+          const want = [...union].filter((b) => q.has(b)).length;
+          let got = 0;
+          for (let k = 0; k < t0.qw; k++) got += pop32(t0.qm[i * t0.qw + k] | t1.qm[j * t1.qw + k]);
+          expect(got, `${i},${j}`).toBe(want);
+        }
+      // Each row's mask alone is its x: w − unstable.
+      for (let i = 0; i < 20; i++) {
+        let x = 0;
+        for (let k = 0; k < t0.qw; k++) x += pop32(t0.qm[i * t0.qw + k]);
+        expect(x).toBe(t0.w[i]);
+      }
+    });
+});
