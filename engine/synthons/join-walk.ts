@@ -11,7 +11,7 @@
  */
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import type { SlotColumns } from './format.ts';
-import { columnWords, type SlotTerms } from './bounds.ts';
+import { columnWords, FOLD_WORDS, type SlotTerms } from './bounds.ts';
 import { acrossCodes, decodeJoinEnv, exactCrossCodes, nearCodes, type JoinEnv } from './join-env.ts';
 
 const NBITS = FP_BYTES * 8;
@@ -74,9 +74,14 @@ function positions(n: number): Int32Array {
   return out;
 }
 
-/** Synthon indices of a slot by the invariant of their attachment atom. */
+const attachmentMemo = new WeakMap<readonly JoinEnv[], Map<number, number[]>>();
+
+/** Synthon indices of a slot by the invariant of their attachment atom (once per slot). */
 function byAttachment(envs: readonly JoinEnv[]): Map<number, number[]> {
+  const known = attachmentMemo.get(envs);
+  if (known) return known;
   const out = new Map<number, number[]>();
+  attachmentMemo.set(envs, out);
   envs.forEach((e, i) => {
     const list = out.get(e.c0);
     if (list) list.push(i);
@@ -164,6 +169,8 @@ export function joinWalk(
       }
       const { wa, wb, oa, ob, nearA, nearB } = group;
       const wbMax = wb[ob[0]];
+      const [ta, tb] = terms;
+      const qw = ta.qw;
       // Indexed loops: the walk's hot path allocates nothing per tuple it only bounds.
       for (let ka2 = 0; ka2 < oa.length; ka2++) {
         const pa = oa[ka2];
@@ -176,7 +183,17 @@ export function joinWalk(
           const j = jb[pb];
           const w = Math.min(a, wa[pa] + wb[pb]);
           if (w < t * (a + di)) break;
-          if (w < t * (a + Math.max(di, terms[1].d[j]))) continue;
+          const d = Math.max(di, terms[1].d[j]);
+          if (w < t * (a + d)) continue;
+          // As in similarity.ts's walk: the pair's exact |Q ∩ G| (x_i + x_j counts shared bits
+          // twice) and a lower bound on |G \ Q| from the folds, before the 64-word OR bound.
+          let xu = 0;
+          for (let k = 0; k < qw; k++) xu += pop32(ta.qm[i * qw + k] | tb.qm[j * qw + k]);
+          let out = 0;
+          for (let k = 0; k < FOLD_WORDS; k++)
+            out += pop32(ta.qf[i * FOLD_WORDS + k] | tb.qf[j * FOLD_WORDS + k]);
+          const near = wa[pa] - x[0][i] + wb[pb] - x[1][j];
+          if (Math.min(a, xu + near) < t * (a + Math.max(d, out))) continue;
           if (++counts.screened % 4096 === 0 && expired()) return false;
           const na = (nearA[pa] ??= nearCodes(envs[0][i], kb));
           const nb = (nearB[pb] ??= nearCodes(envs[1][j], ka));

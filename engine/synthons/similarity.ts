@@ -20,6 +20,7 @@ import { assembleProduct } from './assemble.ts';
 import { hasJoinEnvs, scoreTuple, tupleKey } from './score-tuple.ts';
 import {
   columnWords,
+  FOLD_WORDS,
   fpWords,
   pickBound,
   pop32,
@@ -188,10 +189,13 @@ export function similaritySearch(
       // Per depth, the OR of the picks' G ∩ Q in renumbered query bits (SlotTerms.qm).
       const qw = terms[0].qw;
       const acc = new Uint32Array((slots.length + 1) * qw);
+      const F = FOLD_WORDS;
+      const fold = new Uint32Array((slots.length + 1) * F);
       const walk = (s: number, wSum: number, dMax: number, uSum: number): void => {
         if (stop) return;
         const ts = terms[s];
         const qm = ts.qm;
+        const qf = ts.qf;
         for (let n = 0; n < ts.order.length; n++) {
           const i = ts.order[n];
           const w = wSum + ts.w[i];
@@ -210,6 +214,13 @@ export function similaritySearch(
             x += pop32(v);
           }
           if (Math.min(a, x + u + rest[s + 1]) < t * (a + d)) continue;
+          let out = 0;
+          for (let k = 0; k < F; k++) {
+            const v = fold[s * F + k] | qf[i * F + k];
+            fold[(s + 1) * F + k] = v;
+            out += pop32(v);
+          }
+          if (Math.min(a, x + u + rest[s + 1]) < t * (a + Math.max(d, out))) continue;
           pick[s] = i;
           if (s + 1 < slots.length) {
             walk(s + 1, w, d, u);
