@@ -78,7 +78,20 @@ export function zipGraphsMapped(
   const hs = new Uint8Array(n);
   const isotope = new Uint16Array(n);
   const atomRings = new Uint8Array(n);
-  const bonds: Array<[number, number, number, number]> = [];
+  // Bonds as parallel arrays (a tuple per bond was most of a ring-closing product's garbage).
+  let cap = 0;
+  for (const g of graphs) cap += g.nb;
+  const bondA = new Uint16Array(cap);
+  const bondB = new Uint16Array(cap);
+  const order = new Uint8Array(cap);
+  const bondAromatic = new Uint8Array(cap);
+  let nb = 0;
+  const addBond = (x: number, y: number, o: number, ar: number): void => {
+    bondA[nb] = x;
+    bondB[nb] = y;
+    order[nb] = o;
+    bondAromatic[nb++] = ar;
+  };
   graphs.forEach((g, k) => {
     const map = index[k];
     for (let i = 0; i < g.n; i++) {
@@ -93,7 +106,7 @@ export function zipGraphsMapped(
     for (let b = 0; b < g.nb; b++) {
       const x = g.bondA[b];
       const y = g.bondB[b];
-      if (map[x] >= 0 && map[y] >= 0) bonds.push([map[x], map[y], g.order[b], g.bondAromatic[b]]);
+      if (map[x] >= 0 && map[y] >= 0) addBond(map[x], map[y], g.order[b], g.bondAromatic[b]);
       else {
         const [dummy, atom] = map[x] < 0 ? [x, y] : [y, x];
         const list = ends.get(g.isotope[dummy]) ?? [];
@@ -105,33 +118,26 @@ export function zipGraphsMapped(
   });
   for (const [, e] of ends) {
     if (e.length !== 4 || e[0] < 0 || e[2] < 0) return undefined;
-    bonds.push([e[0], e[2], e[1] === 1 ? e[3] : e[1], 0]);
+    addBond(e[0], e[2], e[1] === 1 ? e[3] : e[1], 0);
   }
-  const nb = bonds.length;
   const deg = new Uint32Array(n);
-  for (const [x, y] of bonds) {
-    deg[x]++;
-    deg[y]++;
+  for (let b = 0; b < nb; b++) {
+    deg[bondA[b]]++;
+    deg[bondB[b]]++;
   }
   const adjStart = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) adjStart[i + 1] = adjStart[i] + deg[i];
   const adjAtom = new Uint16Array(2 * nb);
   const adjBond = new Uint16Array(2 * nb);
   const fill = adjStart.slice(0, n);
-  const bondA = new Uint16Array(nb);
-  const bondB = new Uint16Array(nb);
-  const order = new Uint8Array(nb);
-  const bondAromatic = new Uint8Array(nb);
-  bonds.forEach(([x, y, o, ar], b) => {
-    bondA[b] = x;
-    bondB[b] = y;
-    order[b] = o;
-    bondAromatic[b] = ar;
+  for (let b = 0; b < nb; b++) {
+    const x = bondA[b];
+    const y = bondB[b];
     adjAtom[fill[x]] = y;
     adjBond[fill[x]++] = b;
     adjAtom[fill[y]] = x;
     adjBond[fill[y]++] = b;
-  });
+  }
   const g: MolGraph = {
     n,
     z,
@@ -141,10 +147,10 @@ export function zipGraphsMapped(
     radicals: new Uint8Array(n),
     aromatic: new Uint8Array(n),
     nb,
-    bondA,
-    bondB,
-    order,
-    bondAromatic,
+    bondA: bondA.subarray(0, nb),
+    bondB: bondB.subarray(0, nb),
+    order: order.subarray(0, nb),
+    bondAromatic: bondAromatic.subarray(0, nb),
     adjStart,
     adjAtom,
     adjBond,

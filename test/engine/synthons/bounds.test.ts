@@ -2,7 +2,7 @@
 // masks give a tuple's exact |Q ∩ G| from a word or two.
 import { describe, expect, it } from 'vitest';
 import { FP_BYTES } from '../../../engine/chem/fingerprint.ts';
-import { fpWords, maskWords, pop32, slotTerms } from '../../../engine/synthons/bounds.ts';
+import { FOLD_WORDS, fpWords, maskWords, pop32, slotTerms } from '../../../engine/synthons/bounds.ts';
 
 /** Deterministic pseudo-random bytes (xorshift), `density` of the bits set. */
 function rows(n: number, density: number, seed: number): Uint8Array {
@@ -26,18 +26,21 @@ const bitsOf = (bytes: Uint8Array, i: number): Set<number> => {
 describe('slotTerms query masks', () => {
   for (const [name, density] of [
     ['a small query (one word)', 0.01],
-    ['a large query (several words)', 0.08],
+    ['a large query (several words)', 0.05],
   ] as const)
     it(`${name}: the OR of two synthons' masks counts Q ∩ (G_i ∪ G_j) exactly`, () => {
       const query = rows(1, density, 7);
       const a = bitsOf(query, 0).size;
-      const g0 = rows(20, 0.05, 11);
-      const g1 = rows(20, 0.05, 23);
+      // ~30 bits a row, as a synthon's guaranteed bits.
+      const g0 = rows(20, 0.015, 11);
+      const g1 = rows(20, 0.015, 23);
       const unstable = new Uint16Array(20);
       const t0 = slotTerms(fpWords(query), g0, unstable);
       const t1 = slotTerms(fpWords(query), g1, unstable);
       expect(t0.qw).toBe(maskWords(a));
       const q = bitsOf(query, 0);
+      let outside = 0;
+      let foldedSum = 0;
       for (let i = 0; i < 20; i++)
         for (let j = 0; j < 20; j++) {
           const union = new Set([...bitsOf(g0, i), ...bitsOf(g1, j)]);
@@ -45,7 +48,16 @@ describe('slotTerms query masks', () => {
           let got = 0;
           for (let k = 0; k < t0.qw; k++) got += pop32(t0.qm[i * t0.qw + k] | t1.qm[j * t1.qw + k]);
           expect(got, `${i},${j}`).toBe(want);
+          // The folds' OR never counts more than |(G_i ∪ G_j) \ Q|: a lower bound on |G| − x.
+          let folded = 0;
+          for (let k = 0; k < FOLD_WORDS; k++)
+            folded += pop32(t0.qf[i * FOLD_WORDS + k] | t1.qf[j * FOLD_WORDS + k]);
+          expect(folded).toBeLessThanOrEqual(union.size - want);
+          outside += union.size - want;
+          foldedSum += folded;
         }
+      // And it is not vacuous: most of those bits survive the fold.
+      expect(foldedSum).toBeGreaterThan(outside / 2);
       // Each row's mask alone is its x: w − unstable.
       for (let i = 0; i < 20; i++) {
         let x = 0;
