@@ -141,6 +141,20 @@ export function nearCodes(x: JoinEnv, partnerC0: number, out: number[] = []): nu
   return out;
 }
 
+/**
+ * nearCodes written into `out` (room for 1 + x.outer.length codes) instead of a new array; returns
+ * how many. The join walk's per-query setup calls it for every synthon and partner invariant.
+ */
+export function nearCodesInto(x: JoinEnv, partnerC0: number, out: Float64Array): number {
+  const c1A = joinCode1(x, partnerC0);
+  out[0] = c1A;
+  for (let k = 0; k < x.outer.length; k++) {
+    const o = x.outer[k];
+    out[k + 1] = foldWith(combine(1, o.c1), o.nbrs, o.bt, c1A);
+  }
+  return x.outer.length + 1;
+}
+
 /** Every cross code (both sides) of the product of x and y, a superset of the product's. */
 export function crossCodes(x: JoinEnv, y: JoinEnv): number[] {
   const out: number[] = [];

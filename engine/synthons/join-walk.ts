@@ -12,7 +12,14 @@
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import type { SlotColumns } from './format.ts';
 import { columnWords, FOLD_WORDS, type SlotTerms } from './bounds.ts';
-import { acrossCodes, decodeJoinEnv, exactCrossCodes, nearCodes, type JoinEnv } from './join-env.ts';
+import {
+  acrossCodes,
+  decodeJoinEnv,
+  exactCrossCodes,
+  nearCodes,
+  nearCodesInto,
+  type JoinEnv,
+} from './join-env.ts';
 
 const NBITS = FP_BYTES * 8;
 const WORDS = FP_BYTES / 4;
@@ -105,12 +112,15 @@ function addDistinct(seen: Int32Array, n: number, bit: number): number {
 const distinct = new Int32Array(64);
 const room = (n: number): Int32Array => (n <= distinct.length ? distinct : new Int32Array(n));
 
-/** |Q ∩ near(x, partnerC0)| + 1 for (x's (A,2)), in distinct bits. */
+let nearRoom = new Float64Array(16);
+
+/** |Q ∩ near(x, partnerC0)| + 1 for (x's (A,2)), in distinct bits; allocates nothing. */
 function nearInQ(q: Uint32Array, x: JoinEnv, partnerC0: number): number {
-  const codes = nearCodes(x, partnerC0);
-  const seen = room(codes.length);
+  if (x.outer.length + 1 > nearRoom.length) nearRoom = new Float64Array(2 * (x.outer.length + 1));
+  const m = nearCodesInto(x, partnerC0, nearRoom);
+  const seen = room(m);
   let n = 0;
-  for (let k = 0; k < codes.length; k++) if (inQ(q, codes[k])) n = addDistinct(seen, n, codes[k] % NBITS);
+  for (let k = 0; k < m; k++) if (inQ(q, nearRoom[k])) n = addDistinct(seen, n, nearRoom[k] % NBITS);
   return n + 1;
 }
 
