@@ -4,7 +4,7 @@
  *
  * 1. Per reaction and slot, per-synthon bound terms against the query (slotTerms).
  * 2. Tuples are walked slot by slot with synthons in descending order of what they can add; a
- *    branch stops as soon as the separable bound falls below the threshold.
+ *    branch stops as soon as a cheap bound falls below the threshold (tuple-walk.ts).
  * 3. Survivors get the OR bound; those at or above the threshold are candidates.
  * 4. Candidates are assembled (RDKit molzip) and scored exactly in descending bound order; with
  *    `maxHits` the walk stops once the k-th best score beats the next candidate's bound, so the
@@ -18,19 +18,10 @@ import type { RDKitModule } from '../chem/rdkit.ts';
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import { assembleProduct } from './assemble.ts';
 import { hasJoinEnvs, scoreTuple, tupleKey } from './score-tuple.ts';
-import {
-  columnWords,
-  FOLD_WORDS,
-  fpWords,
-  pickBound,
-  pop32,
-  popcountWords,
-  slotTerms,
-  type SlotTerms,
-} from './bounds.ts';
+import { fpWords, popcountWords, slotTerms, type SlotTerms } from './bounds.ts';
 import { joinable } from './join-bits.ts';
 import { joinWalk, slotJoinEnvs } from './join-walk.ts';
-import { pairEntry, PAIR_INVALID, ringPairsOf } from './ring-pairs.ts';
+import { tupleWalk } from './tuple-walk.ts';
 import { tupleId, tupleSmiles, type OpenSpace } from './space.ts';
 
 export interface SimilarityOptions {
@@ -116,7 +107,6 @@ export function similaritySearch(
   const counts = { screened: 0, candidates: 0, assembled: 0, invalid: 0, aboveThreshold: 0 };
   const candidates: Candidate[] = [];
   let timedOut = false;
-  const scratch = new Uint32Array(q.length);
   // Every reaction gets a fair share of what is left of the proposal time and of the candidate
   // limit, so a budgeted search sees every reaction instead of spending it all on the first ones.
   const todo = searchableReactions(space, opts.reactions);
@@ -179,65 +169,13 @@ export function similaritySearch(
         if (stop || performance.now() > until) cutOff(r);
         continue;
       }
-      // Most that the slots after s can still add to Σw.
-      const rest = new Int32Array(slots.length + 1);
-      for (let s = slots.length - 1; s >= 0; s--) rest[s] = rest[s + 1] + terms[s].w[terms[s].order[0]];
-      const pick = new Int32Array(slots.length);
-      const cols = slots.map((s) => columnWords(s.guaranteed));
-      // Pairs of ring cores molzip cannot join (ring-pairs.ts) give only invalid assemblies.
-      const pairs = ringPairsOf(slots);
-      // Per depth, the OR of the picks' G ∩ Q in renumbered query bits (SlotTerms.qm).
-      const qw = terms[0].qw;
-      const acc = new Uint32Array((slots.length + 1) * qw);
-      const F = FOLD_WORDS;
-      const fold = new Uint32Array((slots.length + 1) * F);
-      const walk = (s: number, wSum: number, dMax: number, uSum: number): void => {
-        if (stop) return;
-        const ts = terms[s];
-        const qm = ts.qm;
-        const qf = ts.qf;
-        for (let n = 0; n < ts.order.length; n++) {
-          const i = ts.order[n];
-          const w = wSum + ts.w[i];
-          const d = Math.max(dMax, ts.d[i]);
-          // Σw only shrinks along `order` and max d only grows, so the first failure ends the loop.
-          if (Math.min(a, w + rest[s + 1]) < t * (a + Math.max(dMax, 0))) break;
-          if (Math.min(a, w + rest[s + 1]) < t * (a + d)) continue;
-          const u = uSum + slots[s].unstableEnvs[i];
-          // Σw counts a query bit once per synthon holding it (aromatic CH is in most of them):
-          // the exact x of the picks so far, plus what the rest can add, cuts most tuples before
-          // the 64-word OR bound (12.4 M → 0.2 M for aspirin at 0.55 on the 10^9 space).
-          let x = 0;
-          for (let k = 0; k < qw; k++) {
-            const v = acc[s * qw + k] | qm[i * qw + k];
-            acc[(s + 1) * qw + k] = v;
-            x += pop32(v);
-          }
-          if (Math.min(a, x + u + rest[s + 1]) < t * (a + d)) continue;
-          let out = 0;
-          for (let k = 0; k < F; k++) {
-            const v = fold[s * F + k] | qf[i * F + k];
-            fold[(s + 1) * F + k] = v;
-            out += pop32(v);
-          }
-          if (Math.min(a, x + u + rest[s + 1]) < t * (a + Math.max(d, out))) continue;
-          pick[s] = i;
-          if (s + 1 < slots.length) {
-            walk(s + 1, w, d, u);
-            continue;
-          }
-          counts.screened++;
-          const bound = pickBound(q, a, cols, pick, u, scratch);
-          if (bound + 1e-9 < t) continue;
-          if (pairs && pairEntry(pairs, pick[0], pick[1]) === PAIR_INVALID) continue;
-          propose(Array.from(pick), bound);
-          if (stop || (counts.screened % 4096 === 0 && performance.now() > until)) {
-            stop = true;
-            return;
-          }
-        }
+      // Any other shape: the slot-by-slot walk (tuple-walk.ts).
+      const pushPick = (pick: Int32Array, bound: number): boolean => {
+        propose(Array.from(pick), bound);
+        return !stop;
       };
-      walk(0, 0, 0, 0);
+      const expired = (): boolean => (stop = stop || performance.now() > until);
+      tupleWalk(q, a, t, slots, terms, counts, pushPick, expired);
       if (stop || performance.now() > until) cutOff(r);
     }
     queue = cut;
