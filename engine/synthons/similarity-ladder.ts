@@ -96,6 +96,7 @@ export function ladderTopK(
       scored,
       unscored,
       terms,
+      walkShare: 1,
     });
     if (res.timedOut) break;
     // Complete at this threshold: every product at or above it is scored, so k of them scored
