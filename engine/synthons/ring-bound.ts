@@ -133,7 +133,7 @@ export function ringBounds(
   const core = keys.map((list, s) => Int32Array.from(list, (k) => (k === null ? -1 : position[s].get(k)!)));
   const table = encodeRingPairs([core[0], core[1]], [order[0].length, order[1].length], (a, b) => {
     const st = states.get(`${order[0][a]}\t${order[1][b]}`);
-    return st === 'invalid' || !st ? (st ?? null) : st.state;
+    return st && st !== 'invalid' ? st.state : (st ?? null);
   });
   const bounds = slots.map((slot, s) => {
     const n = slot.synthonIds.length;

@@ -29,7 +29,7 @@ import {
   writeSmiles,
   type RingCore,
 } from './ring-core.ts';
-import { pairEntry, PAIR_INVALID, PAIR_RDKIT, ringPairsOf, storedState } from './ring-pairs.ts';
+import { pairEntry, PAIR_INVALID, PAIR_NONE, PAIR_RDKIT, ringPairsOf, storedState } from './ring-pairs.ts';
 import { unstableAtoms } from './synthon-chem.ts';
 import { zipFingerprint } from './zip-fingerprint.ts';
 import { zipWouldThrow } from './zip-valence.ts';
@@ -348,9 +348,9 @@ export function ringZipFingerprint(
 ): Uint8Array | null | undefined {
   // The build's pair states (ring-pairs.ts, format 6), when the space has them: no RDKit then.
   const table = ringPairsOf(slots);
-  const stored = table ? pairEntry(table, synthons[0], synthons[1]) : -1;
-  if (table && stored === PAIR_INVALID) return null;
-  if (table && stored === PAIR_RDKIT) return zipFingerprint(rd, slots, synthons);
+  const stored = table ? pairEntry(table, synthons[0], synthons[1]) : PAIR_NONE;
+  if (stored === PAIR_INVALID) return null;
+  if (stored === PAIR_RDKIT) return zipFingerprint(rd, slots, synthons);
   const cs: RingCore[] = [];
   const graphs: MolGraph[] = [];
   for (let s = 0; s < slots.length; s++) {
