@@ -59,7 +59,7 @@ function spaceInfo(s: SpaceEntry): DatabaseInfo {
  * the space has no more products, or the budget runs out (then fewer than k may be returned).
  */
 export async function uniqueSpaceHits(
-  pool: SpacePool,
+  pool: Pick<SpacePool, 'similarity'>,
   space: string,
   fp: Uint8Array,
   k: number,
@@ -67,16 +67,38 @@ export async function uniqueSpaceHits(
 ): Promise<TopKResult> {
   const start = performance.now();
   let ask = k;
+  let complete: TopKResult | undefined;
   for (;;) {
-    const res = await pool.similarity(space, fp, ask, Math.max(0, timeoutMs - (performance.now() - start)));
+    const left = Math.max(0, timeoutMs - (performance.now() - start));
+    const got = await pool.similarity(space, fp, ask, left);
+    // A later round cut by the budget holds only the best it reached; the earlier complete round
+    // proved its hits, so they are kept (a trial saw a timed-out second round replace them).
+    const res = got.timedOut && complete ? mergeRounds(complete, got) : got;
     const seen = new Set<string>();
     const hits = res.hits.filter((h) => !seen.has(h.smiles) && seen.add(h.smiles));
     const done =
-      hits.length >= k || res.hits.length < ask || res.timedOut || performance.now() - start >= timeoutMs;
+      hits.length >= k || got.hits.length < ask || got.timedOut || performance.now() - start >= timeoutMs;
     if (done) return { ...res, hits: hits.slice(0, k) };
+    complete = got;
     // Twice the shortfall: the extra hits may repeat products too, and every round reruns the search.
     ask += 2 * (k - hits.length);
   }
+}
+
+/**
+ * A complete round's hits with those of a later round cut short, best first. The complete round
+ * scored every product down to its last hit and the cut round every product down to its
+ * provenAbove (if any), so together every product down to the lower of the two was scored.
+ */
+function mergeRounds(complete: TopKResult, cut: TopKResult): TopKResult {
+  const floor = complete.hits.at(-1)?.similarity ?? complete.threshold;
+  const hits = [...complete.hits, ...cut.hits].sort((a, b) => b.similarity - a.similarity);
+  return {
+    ...cut,
+    hits,
+    provenAbove: cut.provenAbove === undefined ? floor : Math.min(floor, cut.provenAbove),
+    scoredProducts: Math.max(complete.scoredProducts, cut.scoredProducts),
+  };
 }
 
 /** A 422 naming db_names: what a synthon space cannot serve (its products are never enumerated). */
