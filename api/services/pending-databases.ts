@@ -16,7 +16,10 @@ import type { BackgroundBuild } from '../../engine/synthons/bundled.ts';
 export interface BuildState {
   status: 'building' | 'failed';
   started_at: string;
-  /** Of the synthon rows read; null before the builder's first progress line (~5 s in). */
+  /**
+   * Of the build's work (rows parsed, and pairs of ring cores weighted by their cost); null before
+   * the builder's first progress line (~5 s in).
+   */
   percent: number | null;
   rows_done: number | null;
   rows_total: number | null;
@@ -45,7 +48,7 @@ export function buildProgress(b: BackgroundBuild) {
   const p = b.progress;
   if (!p) return undefined;
   return {
-    percent: Math.floor((100 * p.rows_done) / Math.max(1, p.rows_total)),
+    percent: Math.floor(p.percent),
     rows_done: p.rows_done,
     rows_total: p.rows_total,
     eta_seconds: p.eta_seconds,
@@ -63,7 +66,7 @@ export function spaceNotReady(builds: readonly BackgroundBuild[], id: string): s
     return `synthon space ${id} could not be built (${b.error ?? 'unknown error'}); see the service log`;
   const p = buildProgress(b);
   const done = p
-    ? `: ${p.percent}% of its ${p.rows_total} synthon rows, about ${Math.max(1, Math.ceil(p.eta_seconds / 60))} min to go`
+    ? `: ${p.percent}% done (${p.rows_done} of its ${p.rows_total} synthon rows read), about ${Math.max(1, Math.ceil(p.eta_seconds / 60))} min to go`
     : '';
   return `synthon space ${id} is being built in the background since ${b.startedAt}${done}; retry when it is ready (GET /available_databases_full and GET /health show the progress)`;
 }

@@ -17,7 +17,7 @@ import { parseSynthonText, type RejectedLine } from './parse.ts';
 import { groupReactions, type ReactionDraft } from './reactions.ts';
 import { synthonChemistry, type SynthonChem } from './synthon-chem.ts';
 import { SCREEN_BYTES } from './sss-screen.ts';
-import { connectorBonds } from './zip-valence.ts';
+import { createBuildWork, needsRingCore } from './build-work.ts';
 import { ringBounds } from './ring-bound.ts';
 import {
   decodeSlot,
@@ -65,6 +65,7 @@ export async function buildSpace(opts: BuildSpaceOptions): Promise<BuildSpaceRes
   const total = grouped.reactions.reduce((n, r) => n + r.slots.flat().length, 0);
   const progress = createProgress(`space ${opts.id}`, total, process.stderr, opts.progress ?? false);
   let done = 0;
+  const work = createBuildWork(grouped.reactions);
   let resumed = 0;
   const reactions: ReactionInfo[] = [];
   for (let ri = 0; ri < grouped.reactions.length; ri++) {
@@ -72,6 +73,7 @@ export async function buildSpace(opts: BuildSpaceOptions): Promise<BuildSpaceRes
     const marker = join(opts.out, 'reactions', `r${ri}.done`);
     const prior = await readMarker(marker);
     let info: ReactionInfo | undefined;
+    let pairCount = 0;
     // A reaction built by an older format version lacks columns: it is built again.
     if (
       prior?.inputHash === hash &&
@@ -85,8 +87,10 @@ export async function buildSpace(opts: BuildSpaceOptions): Promise<BuildSpaceRes
       // Within a reaction, progress moves with its synthons parsed and its ring-core pairs done
       // (the AutoGrow4 Fischer indole reaction's 113,565 pairs take over a minute alone).
       const rows = draft.slots.flat().length;
-      const tick = (frac: number): void => progress.update(done + Math.floor(frac * rows), rejects.length);
+      const tick = (parsed: number, pairShare?: number, pairs?: number): void =>
+        progress.update(done + Math.min(rows, parsed), rejects.length, work.at(ri, parsed, pairShare, pairs));
       const built = await buildReaction(rd, draft, ri, opts.out, tick);
+      pairCount = built.pairs;
       rejects.push(...built.rejects);
       info = built.info;
       await writeAtomic(
@@ -100,7 +104,7 @@ export async function buildSpace(opts: BuildSpaceOptions): Promise<BuildSpaceRes
       );
     }
     done += draft.slots.flat().length;
-    progress.update(done, rejects.length);
+    progress.update(done, rejects.length, work.finish(ri, pairCount));
     if (info.slots.every((s) => s.synthons > 0)) reactions.push(info);
     else
       rejects.push({
@@ -181,19 +185,14 @@ async function buildReaction(
   draft: ReactionDraft,
   ri: number,
   out: string,
-  tick: (fraction: number) => void = () => {},
-): Promise<{ info: ReactionInfo; rejects: RejectedLine[] }> {
+  /** Rows parsed so far; then, in the ring-core step, its share done and its pairs of cores. */
+  tick: (parsed: number, pairShare?: number, pairs?: number) => void = () => {},
+): Promise<{ info: ReactionInfo; rejects: RejectedLine[]; pairs: number }> {
   const rejects: RejectedLine[] = [];
   const slots: ReactionInfo['slots'] = [];
-  // Ring cores (ring-core.ts) wherever the TypeScript graph zip cannot score a product: a ring
-  // closed, or some connector written with a bond other than single.
-  const withCore =
-    draft.ringForming ||
-    draft.slots.some((list) => list.some((l) => connectorBonds(l.smiles).some(([, order]) => order !== 1)));
+  // Ring cores (ring-core.ts) wherever the TypeScript graph zip cannot score a product.
+  const withCore = needsRingCore(draft);
   const built: SlotColumns[] = [];
-  // Parsing is half a reaction's progress when the ring-core bound follows, all of it otherwise.
-  const lineCount = draft.slots.flat().length;
-  const parseShare = withCore ? 0.5 : 1;
   let parsed = 0;
   for (let s = 0; s < draft.slots.length; s++) {
     const want = draft.labels[s].join(',');
@@ -205,7 +204,7 @@ async function buildReaction(
     }> = [];
     for (const l of draft.slots[s]) {
       const chem = cachedChemistry(rd, l.smiles, draft.ringForming, withCore);
-      if (++parsed % 1024 === 0) tick((parseShare * parsed) / lineCount);
+      if (++parsed % 1024 === 0) tick(parsed);
       if (typeof chem === 'string') rejects.push({ line: l.line, reason: chem, text: l.smiles });
       else if (chem.labels.join(',') !== want)
         rejects.push({
@@ -240,8 +239,9 @@ async function buildReaction(
   }
   // Weak-bound reactions get the ring-core bound in their guaranteed and unstable columns
   // (ring-bound.ts: same meaning, tighter values).
+  let pairs = 0;
   const tighter = withCore
-    ? ringBounds(rd, draft.ringForming, built, (f) => tick(parseShare + (1 - parseShare) * f))
+    ? ringBounds(rd, draft.ringForming, built, (f, n) => tick(parsed, f, (pairs = n)))
     : undefined;
   for (let s = 0; s < built.length; s++) {
     const cols = built[s];
@@ -266,7 +266,7 @@ async function buildReaction(
     info.ringPairs = `reactions/r${ri}-pairs.bin`;
     await writeAtomic(join(out, info.ringPairs), tighter.pairs);
   }
-  return { info, rejects };
+  return { info, rejects, pairs: tighter ? pairs : 0 };
 }
 
 /** Loads every slot of a built space (used by searches and tests). */

@@ -114,6 +114,8 @@ export interface BackgroundBuild {
 }
 
 export interface BuildProgress {
+  /** Of the build's work (build-work.ts: a ring-core step's pairs weigh more than rows). */
+  percent: number;
   rows_done: number;
   rows_total: number;
   rejected: number;
@@ -123,19 +125,20 @@ export interface BuildProgress {
 
 /** Parses the builder's progress line (engine/catalog/builder/progress.ts) into numbers. */
 export function parseBuildProgress(text: string): BuildProgress | undefined {
-  const re = /(\d+)\/(\d+) rows, (\d+) rejected, (\d+)\/s, eta (\d+)s/g;
+  const re = /(\d+(?:\.\d+)?)% (\d+)\/(\d+) rows, (\d+) rejected, (\d+)\/s, eta (\d+)s/g;
   let m: RegExpExecArray | null;
   let last: RegExpExecArray | undefined;
   while ((m = re.exec(text))) last = m;
   if (!last) return undefined;
-  const [done, total, rejected, rate, eta] = last.slice(1).map(Number) as [
+  const [percent, done, total, rejected, rate, eta] = last.slice(1).map(Number) as [
+    number,
     number,
     number,
     number,
     number,
     number,
   ];
-  return { rows_done: done, rows_total: total, rejected, rows_per_second: rate, eta_seconds: eta };
+  return { percent, rows_done: done, rows_total: total, rejected, rows_per_second: rate, eta_seconds: eta };
 }
 
 const CLI = new URL('../../bin/molsearch.ts', import.meta.url).pathname;

@@ -95,8 +95,11 @@ export function ringBounds(
   rd: RDKitModule,
   ringForming: boolean,
   slots: readonly SlotColumns[],
-  /** Called now and then with the share of the work done (0..1), for the build's progress. */
-  onProgress: (fraction: number) => void = () => {},
+  /**
+   * Called now and then with the share of the work done (0..1) and the pairs of cores it is over,
+   * for the build's progress (build-work.ts).
+   */
+  onProgress: (fraction: number, pairs: number) => void = () => {},
 ): { bounds: RingBounds[]; pairs: Uint8Array } | undefined {
   if (slots.length !== 2) return undefined;
   const keys = slots.map((slot) =>
@@ -118,7 +121,7 @@ export function ringBounds(
   const synthons = slots[0].synthonIds.length + slots[1].synthonIds.length;
   for (const [ka, ia] of reps[0])
     for (const [kb, ib] of reps[1]) {
-      if (states.size % 512 === 0) onProgress((0.8 * states.size) / pairs);
+      if (states.size % 512 === 0) onProgress((0.8 * states.size) / pairs, pairs);
       // molzip's valence failure depends only on the connectors' atoms, which the cores hold:
       // every product of such a pair is an invalid assembly, never a hit, and needs no bound.
       if (zipWouldThrow(rd, [slots[0].smiles[ia], slots[1].smiles[ib]])) {
@@ -142,7 +145,7 @@ export function ringBounds(
     const other = reps[1 - s];
     for (let i = 0; i < n; i++) {
       if (i % 512 === 0)
-        onProgress(0.8 + (0.2 * (i + (s === 0 ? 0 : slots[0].synthonIds.length))) / synthons);
+        onProgress(0.8 + (0.2 * (i + (s === 0 ? 0 : slots[0].synthonIds.length))) / synthons, pairs);
       const key = keys[s][i];
       if (key === null) continue;
       // One partner per state this synthon can take.

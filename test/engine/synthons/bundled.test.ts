@@ -109,8 +109,11 @@ describe('background build progress', () => {
   it('reads the latest progress line the builder wrote, for /health', () => {
     const tail =
       'space s [###....] 10.0% 64362/643625 rows, 0 rejected, 700/s, eta 827s\n' +
-      'space s [######.] 18.6% 119748/643625 rows, 2 rejected, 715/s, eta 733s\n';
+      'space s [######.] 18.6% 119748/643625 rows, 2 rejected, 715/s, eta 733s\n' +
+      // The percent counts work, not rows (build-work.ts): a ring-core step moves it alone.
+      'space s [#######] 23.4% 119748/643625 rows, 2 rejected, 715/s, eta 733s\n';
     expect(parseBuildProgress(tail)).toEqual({
+      percent: 23.4,
       rows_done: 119748,
       rows_total: 643625,
       rejected: 2,

@@ -93,8 +93,15 @@ describe('the ring-core bound', () => {
   it('reports its progress as rising fractions of its work, up to 1', async () => {
     const sp = await space('dm-progress', resolve(SOURCES, 'doebner_miller_space.txt'));
     const seen: number[] = [];
+    const pairs = new Set<number>();
     const r = sp.reactions[0];
-    expect(ringBounds(rd, r.info.ringForming, r.slots, (f) => seen.push(f))).toBeDefined();
+    const onProgress = (f: number, n: number) => (seen.push(f), pairs.add(n));
+    expect(ringBounds(rd, r.info.ringForming, r.slots, onProgress)).toBeDefined();
+    // One count of pairs of cores, at most one per pair of synthons.
+    expect(pairs.size).toBe(1);
+    const [n] = pairs;
+    expect(n).toBeGreaterThan(0);
+    expect(n).toBeLessThanOrEqual(r.slots[0].synthonIds.length * r.slots[1].synthonIds.length);
     expect(seen.length).toBeGreaterThan(1);
     expect(seen[0]).toBe(0);
     for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]);
