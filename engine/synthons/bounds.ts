@@ -116,12 +116,16 @@ export function slotTerms(query: Uint32Array, guaranteed: Uint8Array, unstable: 
  * Indices by w descending, ties by index: a counting sort, since w is a small count (a
  * comparator sort of the 10^9 space's 641,491 synthons took a tenth of a query's setup).
  */
-function byWeight(w: Int32Array): Int32Array {
+export function byWeight(w: Int32Array): Int32Array {
   let max = 0;
-  for (let i = 0; i < w.length; i++) if (w[i] > max) max = w[i];
-  const start = new Int32Array(max + 2);
+  let min = 0;
+  for (let i = 0; i < w.length; i++) {
+    if (w[i] > max) max = w[i];
+    if (w[i] < min) min = w[i];
+  }
+  const start = new Int32Array(max - min + 2);
   for (let i = 0; i < w.length; i++) start[max - w[i] + 1]++;
-  for (let v = 1; v <= max + 1; v++) start[v] += start[v - 1];
+  for (let v = 1; v < start.length; v++) start[v] += start[v - 1];
   const order = new Int32Array(w.length);
   for (let i = 0; i < w.length; i++) order[start[max - w[i]]++] = i;
   return order;

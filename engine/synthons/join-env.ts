@@ -143,7 +143,7 @@ export function nearCodes(x: JoinEnv, partnerC0: number, out: number[] = []): nu
 
 /**
  * nearCodes written into `out` (room for 1 + x.outer.length codes) instead of a new array; returns
- * how many. The join walk's per-query setup calls it for every synthon and partner invariant.
+ * how many. near-bits.ts calls it once per synthon and partner invariant of an opened space.
  */
 export function nearCodesInto(x: JoinEnv, partnerC0: number, out: Float64Array): number {
   const c1A = joinCode1(x, partnerC0);

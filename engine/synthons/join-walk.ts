@@ -11,15 +11,9 @@
  */
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import type { SlotColumns } from './format.ts';
-import { columnWords, FOLD_WORDS, type SlotTerms } from './bounds.ts';
-import {
-  acrossCodes,
-  decodeJoinEnv,
-  exactCrossCodes,
-  nearCodes,
-  nearCodesInto,
-  type JoinEnv,
-} from './join-env.ts';
+import { byWeight, columnWords, FOLD_WORDS, type SlotTerms } from './bounds.ts';
+import { nearBits, nearInQ } from './near-bits.ts';
+import { acrossCodes, decodeJoinEnv, exactCrossCodes, nearCodes, type JoinEnv } from './join-env.ts';
 
 const NBITS = FP_BYTES * 8;
 const WORDS = FP_BYTES / 4;
@@ -74,13 +68,6 @@ function inQ(q: Uint32Array, code: number): boolean {
   return ((q[bit >>> 5] >>> (bit & 31)) & 1) === 1;
 }
 
-/** 0, 1, …, n − 1. */
-function positions(n: number): Int32Array {
-  const out = new Int32Array(n);
-  for (let p = 0; p < n; p++) out[p] = p;
-  return out;
-}
-
 const attachmentMemo = new WeakMap<readonly JoinEnv[], Map<number, number[]>>();
 
 /** Synthon indices of a slot by the invariant of their attachment atom (once per slot). */
@@ -111,18 +98,6 @@ function addDistinct(seen: Int32Array, n: number, bit: number): number {
 /** Room for the distinct bits of one tuple's cross codes (a handful; more get their own). */
 const distinct = new Int32Array(64);
 const room = (n: number): Int32Array => (n <= distinct.length ? distinct : new Int32Array(n));
-
-let nearRoom = new Float64Array(16);
-
-/** |Q ∩ near(x, partnerC0)| + 1 for (x's (A,2)), in distinct bits; allocates nothing. */
-function nearInQ(q: Uint32Array, x: JoinEnv, partnerC0: number): number {
-  if (x.outer.length + 1 > nearRoom.length) nearRoom = new Float64Array(2 * (x.outer.length + 1));
-  const m = nearCodesInto(x, partnerC0, nearRoom);
-  const seen = room(m);
-  let n = 0;
-  for (let k = 0; k < m; k++) if (inQ(q, nearRoom[k])) n = addDistinct(seen, n, nearRoom[k] % NBITS);
-  return n + 1;
-}
 
 /**
  * Per query and reaction (keyed by its slot terms, which similarityTopK's threshold steps share):
@@ -169,12 +144,14 @@ export function joinWalk(
       const key = `${ka}:${kb}`;
       let group = memo.groups.get(key);
       if (!group) {
+        const na = nearBits(envs[0], kb);
+        const nb = nearBits(envs[1], ka);
         const wa = new Int32Array(ia.length);
-        for (let p = 0; p < ia.length; p++) wa[p] = x[0][ia[p]] + nearInQ(q, envs[0][ia[p]], kb);
+        for (let p = 0; p < ia.length; p++) wa[p] = x[0][ia[p]] + nearInQ(q, na, ia[p]);
         const wb = new Int32Array(jb.length);
-        for (let p = 0; p < jb.length; p++) wb[p] = x[1][jb[p]] + nearInQ(q, envs[1][jb[p]], ka);
-        const oa = positions(ia.length).sort((p, r) => wa[r] - wa[p]);
-        const ob = positions(jb.length).sort((p, r) => wb[r] - wb[p]);
+        for (let p = 0; p < jb.length; p++) wb[p] = x[1][jb[p]] + nearInQ(q, nb, jb[p]);
+        const oa = byWeight(wa);
+        const ob = byWeight(wb);
         memo.groups.set(key, (group = { wa, wb, oa, ob, nearA: [], nearB: [] }));
       }
       const { wa, wb, oa, ob, nearA, nearB } = group;
