@@ -10,6 +10,7 @@
  *     [--reactions join|other]   (only the reactions searched with join environments, or the others)
  *     [--sss-passes 2]   (the substructure queries run twice: cold, then warm)
  *     [--warm-up DIR]    (first the space thread's warm-up (warm-up.ts) on the small space in DIR)
+ *     [--prepare]        (then what the space thread does while idle after it: prepare.ts)
  *     (--cutoff none: the top k only)
  */
 import { readFileSync } from 'node:fs';
@@ -21,6 +22,7 @@ import { similaritySearch } from '../../engine/synthons/similarity.ts';
 import { similarityTopK } from '../../engine/synthons/similarity-topk.ts';
 import { substructureSearch } from '../../engine/synthons/substructure.ts';
 import { warmUp } from '../../engine/synthons/warm-up.ts';
+import { prepareSimilarity } from '../../engine/synthons/prepare.ts';
 import { joinable } from '../../engine/synthons/join-bits.ts';
 import { slotJoinEnvs } from '../../engine/synthons/join-walk.ts';
 
@@ -36,6 +38,7 @@ const { values } = parseArgs({
     reactions: { type: 'string' },
     'sss-passes': { type: 'string', default: '1' },
     'warm-up': { type: 'string' },
+    prepare: { type: 'boolean', default: false },
   },
 });
 const timeoutMs = Number(values['timeout-s']) * 1000;
@@ -53,6 +56,13 @@ console.log(
 if (values['warm-up']) {
   const w = warmUp(rd, [await openSpace(values['warm-up'])]);
   console.log(`warm-up on ${w?.space}: ${w?.ms} ms`);
+}
+// --prepare: the query-independent work the service's space thread does while idle (prepare.ts),
+// timed apart from the queries, as RDKit's space load and synthon fingerprints are in peer.py.
+if (values.prepare) {
+  const ms = await prepareSimilarity(space, async () => {});
+  const rss = (process.memoryUsage().rss / 2 ** 20).toFixed(0);
+  console.log(`prepared for similarity in ${(ms / 1000).toFixed(1)} s, ${rss} MB rss`);
 }
 // --reactions join | other: only the reactions searched with join environments (two synthons,
 // one single-bond join, no ring closed: join-walk.ts), or only the others.

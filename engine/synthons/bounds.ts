@@ -48,7 +48,7 @@ export const maskWords = (a: number): number => Math.max(1, Math.ceil(a / 32));
 /** Per guaranteed column, what does not depend on the query: |G_s| and G_s folded to 256 bits. */
 const columnStats = new WeakMap<Uint8Array, { all: Uint16Array; fold: Uint32Array }>();
 
-function statsOf(guaranteed: Uint8Array, n: number): { all: Uint16Array; fold: Uint32Array } {
+export function statsOf(guaranteed: Uint8Array, n: number): { all: Uint16Array; fold: Uint32Array } {
   let st = columnStats.get(guaranteed);
   if (st) return st;
   const g = columnWords(guaranteed);

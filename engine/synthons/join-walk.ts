@@ -13,22 +13,19 @@ import { FP_BYTES } from '../chem/fingerprint.ts';
 import type { SlotColumns } from './format.ts';
 import { byWeight, columnWords, FOLD_WORDS, type SlotTerms } from './bounds.ts';
 import { nearBits, nearInQ } from './near-bits.ts';
-import { acrossCodes, decodeJoinEnv, exactCrossCodes, nearCodes, type JoinEnv } from './join-env.ts';
+import { acrossCodes, exactCrossCodes, nearCodes, type JoinEnv } from './join-env.ts';
+import { envAt, envC0, packJoinEnvs, type PackedEnvs } from './packed-envs.ts';
 
 const NBITS = FP_BYTES * 8;
 const WORDS = FP_BYTES / 4;
 
-const envCache = new WeakMap<SlotColumns, JoinEnv[] | null>();
+const envCache = new WeakMap<SlotColumns, PackedEnvs | null>();
 
-/** The slot's decoded join environments (once per opened space), or undefined if any is missing. */
-export function slotJoinEnvs(slot: SlotColumns): JoinEnv[] | undefined {
+/** The slot's join environments, packed (once per opened space); undefined if any is missing. */
+export function slotJoinEnvs(slot: SlotColumns): PackedEnvs | undefined {
   if (!slot.joinEnv) return undefined;
   let envs = envCache.get(slot);
-  if (envs === undefined) {
-    const all = slot.joinEnv.map(decodeJoinEnv);
-    envs = all.every((e) => e !== undefined) ? (all as JoinEnv[]) : null;
-    envCache.set(slot, envs);
-  }
+  if (envs === undefined) envCache.set(slot, (envs = packJoinEnvs(slot.joinEnv) ?? null));
   return envs ?? undefined;
 }
 
@@ -38,12 +35,12 @@ export function slotJoinEnvs(slot: SlotColumns): JoinEnv[] | undefined {
  */
 export function envFingerprint(
   slots: readonly SlotColumns[],
-  envs: readonly [readonly JoinEnv[], readonly JoinEnv[]],
+  envs: readonly [PackedEnvs, PackedEnvs],
   i: number,
   j: number,
   out: Uint8Array,
 ): Uint8Array | undefined {
-  const codes = exactCrossCodes(envs[0][i], envs[1][j]);
+  const codes = exactCrossCodes(envAt(envs[0], i), envAt(envs[1], j));
   if (!codes) return undefined;
   const ga = slots[0].guaranteed;
   const gb = slots[1].guaranteed;
@@ -68,19 +65,20 @@ function inQ(q: Uint32Array, code: number): boolean {
   return ((q[bit >>> 5] >>> (bit & 31)) & 1) === 1;
 }
 
-const attachmentMemo = new WeakMap<readonly JoinEnv[], Map<number, number[]>>();
+const attachmentMemo = new WeakMap<PackedEnvs, Map<number, number[]>>();
 
 /** Synthon indices of a slot by the invariant of their attachment atom (once per slot). */
-function byAttachment(envs: readonly JoinEnv[]): Map<number, number[]> {
+function byAttachment(envs: PackedEnvs): Map<number, number[]> {
   const known = attachmentMemo.get(envs);
   if (known) return known;
   const out = new Map<number, number[]>();
   attachmentMemo.set(envs, out);
-  envs.forEach((e, i) => {
-    const list = out.get(e.c0);
+  for (let i = 0; i < envs.length; i++) {
+    const c0 = envC0(envs, i);
+    const list = out.get(c0);
     if (list) list.push(i);
-    else out.set(e.c0, [i]);
-  });
+    else out.set(c0, [i]);
+  }
   return out;
 }
 
@@ -100,11 +98,32 @@ const distinct = new Int32Array(64);
 const room = (n: number): Int32Array => (n <= distinct.length ? distinct : new Int32Array(n));
 
 /**
+ * Everything of a two-slot join reaction's walk that does not depend on the query, done now:
+ * decoded environments, synthons by attachment invariant, near bits per partner invariant.
+ * Returns false when the reaction has no join environments (the walk does not take it).
+ */
+export function prepareJoinWalk(slots: readonly SlotColumns[]): boolean {
+  if (slots.length !== 2) return false;
+  const [ea, eb] = slots.map(slotJoinEnvs);
+  if (!ea || !eb) return false;
+  for (const partner of byAttachment(eb).keys()) nearBits(ea, partner);
+  for (const partner of byAttachment(ea).keys()) nearBits(eb, partner);
+  return true;
+}
+
+/**
  * Per query and reaction (keyed by its slot terms, which similarityTopK's threshold steps share):
  * each attachment-invariant pair's synthon terms and orders. They depend on the query only, and
  * recomputing them (the near codes of every synthon) was most of a step's time on the 10^9 space.
  */
-const groupMemo = new WeakMap<readonly SlotTerms[], { x: Int32Array[]; groups: Map<string, GroupTerms> }>();
+const groupMemo = new WeakMap<readonly SlotTerms[], QueryMemo>();
+
+interface QueryMemo {
+  x: Int32Array[];
+  groups: Map<string, GroupTerms>;
+  /** Environments of the synthons the walk reached, unpacked once per query and slot. */
+  unpacked: [Array<JoinEnv | undefined>, Array<JoinEnv | undefined>];
+}
 
 interface GroupTerms {
   wa: Int32Array;
@@ -126,14 +145,15 @@ export function joinWalk(
   a: number,
   t: number,
   slots: readonly SlotColumns[],
-  envs: readonly [readonly JoinEnv[], readonly JoinEnv[]],
+  envs: readonly [PackedEnvs, PackedEnvs],
   terms: readonly SlotTerms[],
   counts: { screened: number },
   push: (i: number, j: number, bound: number) => boolean,
   expired: () => boolean,
 ): boolean {
   let memo = groupMemo.get(terms);
-  if (!memo) groupMemo.set(terms, (memo = { x: [], groups: new Map() }));
+  if (!memo) groupMemo.set(terms, (memo = { x: [], groups: new Map(), unpacked: [[], []] }));
+  const [ua, ub] = memo.unpacked;
   const x = memo.x.length
     ? memo.x
     : (memo.x = terms.map((ts, s) => Int32Array.from(ts.w, (w, i) => w - slots[s].unstableEnvs[i])));
@@ -182,9 +202,11 @@ export function joinWalk(
           const near = wa[pa] - x[0][i] + wb[pb] - x[1][j];
           if (Math.min(a, xu + near) < t * (a + Math.max(d, out))) continue;
           if (++counts.screened % 4096 === 0 && expired()) return false;
-          const na = (nearA[pa] ??= nearCodes(envs[0][i], kb));
-          const nb = (nearB[pb] ??= nearCodes(envs[1][j], ka));
-          const across = acrossCodes(envs[0][i], envs[1][j], na[0], nb[0]);
+          const ea = (ua[i] ??= envAt(envs[0], i));
+          const eb = (ub[j] ??= envAt(envs[1], j));
+          const na = (nearA[pa] ??= nearCodes(ea, kb));
+          const nb = (nearB[pb] ??= nearCodes(eb, ka));
+          const across = acrossCodes(ea, eb, na[0], nb[0]);
           const bound = orBound(q, a, slots, i, j, na, nb, across, scratch);
           if (bound + 1e-9 >= t && !push(i, j, bound)) return false;
         }

@@ -7,7 +7,8 @@
  * was a third of a warm query's walk on that space.
  */
 import { FP_BYTES } from '../chem/fingerprint.ts';
-import { nearCodesInto, type JoinEnv } from './join-env.ts';
+import { nearCodesInto } from './join-env.ts';
+import { envAt, type PackedEnvs } from './packed-envs.ts';
 
 const NBITS = FP_BYTES * 8;
 
@@ -17,10 +18,10 @@ export interface NearBits {
   bits: Uint16Array;
 }
 
-const memo = new WeakMap<readonly JoinEnv[], Map<number, NearBits>>();
+const memo = new WeakMap<PackedEnvs, Map<number, NearBits>>();
 
 /** The slot's near bits against partners of invariant `partnerC0` (computed on first use). */
-export function nearBits(envs: readonly JoinEnv[], partnerC0: number): NearBits {
+export function nearBits(envs: PackedEnvs, partnerC0: number): NearBits {
   let bySlot = memo.get(envs);
   if (!bySlot) memo.set(envs, (bySlot = new Map()));
   let out = bySlot.get(partnerC0);
@@ -28,13 +29,13 @@ export function nearBits(envs: readonly JoinEnv[], partnerC0: number): NearBits 
   return out;
 }
 
-function computeNearBits(envs: readonly JoinEnv[], partnerC0: number): NearBits {
+function computeNearBits(envs: PackedEnvs, partnerC0: number): NearBits {
   const offsets = new Int32Array(envs.length + 1);
   let bits = new Uint16Array(4 * envs.length + 16);
   let codes = new Float64Array(16);
   let n = 0;
   for (let i = 0; i < envs.length; i++) {
-    const x = envs[i];
+    const x = envAt(envs, i);
     if (x.outer.length + 1 > codes.length) codes = new Float64Array(2 * (x.outer.length + 1));
     const m = nearCodesInto(x, partnerC0, codes);
     if (n + m > bits.length) {

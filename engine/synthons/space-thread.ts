@@ -7,6 +7,7 @@ import { sampleSpace } from './sample.ts';
 import { rerankMorgan } from './rerank.ts';
 import { substructureSearch } from './substructure.ts';
 import { warmUp } from './warm-up.ts';
+import { prepareSimilarity } from './prepare.ts';
 import type { SpaceReply, SpaceRequest } from './space-pool.ts';
 
 serveThread<SpaceRequest, SpaceReply>(async (data) => {
@@ -17,6 +18,16 @@ serveThread<SpaceRequest, SpaceReply>(async (data) => {
     spaces.set(s.manifest.id, s);
   }
   const warm = warmUp(rd, [...spaces.values()]);
+  // The query-independent part of similarity search, done while the thread is idle (prepare.ts),
+  // so that no user's first query pays it; requests are served in between.
+  const prepared = new Set<string>();
+  const prepare = (s: OpenSpace): void => {
+    if (prepared.has(s.manifest.id)) return;
+    prepared.add(s.manifest.id);
+    // A failure here is a search's to report: the search computes the same on first use.
+    prepareSimilarity(s).catch(() => prepared.delete(s.manifest.id));
+  };
+  spaces.forEach(prepare);
   const get = (id: string): OpenSpace => {
     const s = spaces.get(id);
     if (!s) throw new Error(`space ${id} is not loaded`);
@@ -29,6 +40,7 @@ serveThread<SpaceRequest, SpaceReply>(async (data) => {
       if (!spaces.has(req.space) && req.dir) {
         const s = await openSpace(req.dir);
         spaces.set(s.manifest.id, s);
+        prepare(s);
       }
       if (req.op === 'open') {
         const r = get(req.space).reactions;
