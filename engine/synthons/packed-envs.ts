@@ -32,7 +32,10 @@ export function packJoinEnvs(stored: readonly string[]): PackedEnvs | undefined 
   };
   const pairs = (list: ReadonlyArray<readonly [number, number]>): void => {
     put(list.length);
-    for (const [a, b] of list) (put(a), put(b));
+    for (const [a, b] of list) {
+      put(a);
+      put(b);
+    }
   };
   for (let i = 0; i < stored.length; i++) {
     const e = decodeJoinEnv(stored[i]);
@@ -40,7 +43,11 @@ export function packJoinEnvs(stored: readonly string[]): PackedEnvs | undefined 
     put(e.c0);
     pairs(e.nbrs);
     put(e.outer.length);
-    for (const o of e.outer) (put(o.c1), put(o.bt), pairs(o.nbrs));
+    for (const o of e.outer) {
+      put(o.c1);
+      put(o.bt);
+      pairs(o.nbrs);
+    }
     pairs(e.across);
     start[i + 1] = n;
   }
