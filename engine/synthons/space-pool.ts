@@ -8,7 +8,7 @@
  * reranking and substructure searches of a space with more than `largeProducts` products take the
  * `long` lane, which runs on all threads but one; everything else (small spaces, samples) takes
  * the `quick` lane, served first, so it always finds a thread within one quick request. The cost:
- * every thread holds every space (about 0.6 GB a thread for the 10^9 space).
+ * every thread holds every space (the 10^9 space: ~0.8 GB a thread once prepared).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

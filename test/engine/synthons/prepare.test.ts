@@ -1,0 +1,53 @@
+// Preparing a space for similarity (prepare.ts) does the query-independent work a reaction at a
+// time, yielding in between, and searches of the prepared space stay exact: the top k equal the
+// brute-force top k over RDKit's enumeration of the Idorsia toy space
+// (test/fixtures/synthons/idorsia-topk-reference.json).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getRDKit } from '../../../engine/chem/rdkit.ts';
+import { prepareReaction, prepareSimilarity } from '../../../engine/synthons/prepare.ts';
+import { similarityTopK } from '../../../engine/synthons/similarity-topk.ts';
+import type { OpenSpace } from '../../../engine/synthons/space.ts';
+import { builtSpace, IDORSIA_SOURCE, morganOf, SPACE_SOURCES } from './support/spaces.ts';
+
+const FIXTURE = new URL('../../fixtures/synthons/idorsia-topk-reference.json', import.meta.url);
+let root: string;
+let space: OpenSpace;
+let amide: OpenSpace;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'prepare-'));
+  space = await builtSpace(root, IDORSIA_SOURCE, 'idorsia');
+  amide = await builtSpace(root, join(SPACE_SOURCES, 'amide_space.txt'), 'amide');
+}, 300_000);
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('prepareSimilarity', () => {
+  it('yields before each reaction and prepares the join walk of the joinable ones', async () => {
+    const log: string[] = [];
+    const ms = await prepareSimilarity(space, async () => void log.push('yield'));
+    expect(log.length).toBe(space.reactions.length);
+    expect(ms).toBeGreaterThanOrEqual(0);
+    // The Idorsia reactions have no single-join environments; the amide space's one has.
+    expect(space.reactions.some((_, r) => prepareReaction(space, r))).toBe(false);
+    expect(prepareReaction(amide, 0)).toBe(true);
+  });
+
+  it('leaves the top k of the prepared space equal to brute force over the enumeration', async () => {
+    const rd = await getRDKit();
+    const fixture = JSON.parse(await readFile(FIXTURE, 'utf8')) as {
+      k: number;
+      entries: Array<{ query: string; top: Array<[string, number, string]> }>;
+    };
+    for (const e of fixture.entries) {
+      const res = similarityTopK(rd, space, morganOf(rd, e.query), fixture.k);
+      const want = e.top.slice(0, fixture.k);
+      expect(res.hits.map((h) => Number(h.similarity.toFixed(6)))).toEqual(want.map((x) => x[1]));
+      expect(res.hits.map((h) => h.smiles).sort()).toEqual(want.map((x) => x[0]).sort());
+    }
+  });
+});
