@@ -3,7 +3,8 @@
 // similaritySearch sharing one score map, with its walk and scoring times and counts, then the
 // scored tuples per reaction. Queries run in order in one process (the first pays the cold start).
 //
-//   node bench/synthons/ladder-steps.ts --space <built space> [--k 100] SMILES [SMILES ...]
+//   node bench/synthons/ladder-steps.ts --space <built space> [--k 100] [--prepare] SMILES [SMILES ...]
+// (--prepare: first what the space thread does while idle, prepare.ts, so no step pays it)
 import { parseArgs } from 'node:util';
 import { MORGAN_DETAILS } from '../../engine/chem/fingerprint.ts';
 import { getRDKit } from '../../engine/chem/rdkit.ts';
@@ -11,9 +12,14 @@ import { TOPK_THRESHOLDS } from '../../engine/synthons/similarity-ladder.ts';
 import { kthBest } from '../../engine/synthons/similarity-scored.ts';
 import { similaritySearch } from '../../engine/synthons/similarity.ts';
 import { openSpace } from '../../engine/synthons/space.ts';
+import { prepareSimilarity } from '../../engine/synthons/prepare.ts';
 
 const { values, positionals } = parseArgs({
-  options: { space: { type: 'string' }, k: { type: 'string', default: '100' } },
+  options: {
+    space: { type: 'string' },
+    k: { type: 'string', default: '100' },
+    prepare: { type: 'boolean', default: false },
+  },
   allowPositionals: true,
 });
 if (!values.space || positionals.length === 0) {
@@ -23,6 +29,8 @@ if (!values.space || positionals.length === 0) {
 const k = Number(values.k);
 const rd = await getRDKit();
 const space = await openSpace(values.space);
+if (values.prepare)
+  console.log(`prepared in ${(await prepareSimilarity(space, async () => {})).toFixed(0)} ms`);
 const ms = (v: number): string => `${v.toFixed(0)} ms`;
 for (const smiles of positionals) {
   const mol = rd.get_mol(smiles);
