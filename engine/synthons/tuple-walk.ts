@@ -12,7 +12,8 @@
  * 4. the 64-word OR bound (bounds.ts `pickBound`).
  * For aspirin at 0.55 on the 10^9 space, 2 and 3 cut the tuples reaching 4 from 12.4 M to under
  * 1 M, with the same candidates (bench/synthons/README.md, "Stored pair states…").
- * Tuples of a pair of ring cores molzip cannot join (ring-pairs.ts) are never proposed.
+ * Tuples of a pair of ring cores molzip cannot join (ring-pairs.ts) are cut after the separable
+ * bound, before any other.
  */
 import { columnWords, FOLD_WORDS, pickBound, pop32, type SlotTerms } from './bounds.ts';
 import type { SlotColumns } from './format.ts';
@@ -56,6 +57,9 @@ export function tupleWalk(
       // Σw only shrinks along `order` and max d only grows, so the first failure ends the loop.
       if (Math.min(a, w + rest[s + 1]) < t * (a + Math.max(dMax, 0))) break;
       if (Math.min(a, w + rest[s + 1]) < t * (a + d)) continue;
+      // A pair of ring cores molzip cannot join gives only invalid assemblies: cut before any
+      // bound work (the Friedlaender reaction's invalid pairs were most of its screened tuples).
+      if (pairs && s === 1 && pairEntry(pairs, pick[0], i) === PAIR_INVALID) continue;
       const u = uSum + slots[s].unstableEnvs[i];
       let x = 0;
       for (let k = 0; k < qw; k++) {
@@ -79,7 +83,6 @@ export function tupleWalk(
       counts.screened++;
       const bound = pickBound(q, a, cols, pick, u, scratch);
       if (bound + 1e-9 < t) continue;
-      if (pairs && pairEntry(pairs, pick[0], pick[1]) === PAIR_INVALID) continue;
       if (!push(pick, bound) || (counts.screened % 4096 === 0 && expired())) stop = true;
     }
   };
