@@ -52,53 +52,17 @@ function spaceInfo(s: SpaceEntry): DatabaseInfo {
 }
 
 /**
- * The k best distinct products of a space. One product can be reached by several reactions or
- * synthon tuples (different routes) and a legacy row is a product, so each canonical SMILES is
- * kept once, at its best score (the hits come best first). When duplicates leave fewer than k, the
- * search is asked again for more hits within what is left of the same time budget; it stops when
- * the space has no more products, or the budget runs out (then fewer than k may be returned).
+ * The k best distinct products of a space (a legacy row and a v2 hit are products; one product can
+ * be reached by several routes): engine/synthons/similarity-distinct.ts, on the space's thread.
  */
-export async function uniqueSpaceHits(
+export function uniqueSpaceHits(
   pool: Pick<SpacePool, 'similarity'>,
   space: string,
   fp: Uint8Array,
   k: number,
   timeoutMs: number,
 ): Promise<TopKResult> {
-  const start = performance.now();
-  let ask = k;
-  let complete: TopKResult | undefined;
-  for (;;) {
-    const left = Math.max(0, timeoutMs - (performance.now() - start));
-    const got = await pool.similarity(space, fp, ask, left);
-    // A later round cut by the budget holds only the best it reached; the earlier complete round
-    // proved its hits, so they are kept (a trial saw a timed-out second round replace them).
-    const res = got.timedOut && complete ? mergeRounds(complete, got) : got;
-    const seen = new Set<string>();
-    const hits = res.hits.filter((h) => !seen.has(h.smiles) && seen.add(h.smiles));
-    const done =
-      hits.length >= k || got.hits.length < ask || got.timedOut || performance.now() - start >= timeoutMs;
-    if (done) return { ...res, hits: hits.slice(0, k) };
-    complete = got;
-    // Twice the shortfall: the extra hits may repeat products too, and every round reruns the search.
-    ask += 2 * (k - hits.length);
-  }
-}
-
-/**
- * A complete round's hits with those of a later round cut short, best first. The complete round
- * scored every product down to its last hit and the cut round every product down to its
- * provenAbove (if any), so together every product down to the lower of the two was scored.
- */
-function mergeRounds(complete: TopKResult, cut: TopKResult): TopKResult {
-  const floor = complete.hits.at(-1)?.similarity ?? complete.threshold;
-  const hits = [...complete.hits, ...cut.hits].sort((a, b) => b.similarity - a.similarity);
-  return {
-    ...cut,
-    hits,
-    provenAbove: cut.provenAbove === undefined ? floor : Math.min(floor, cut.provenAbove),
-    scoredProducts: Math.max(complete.scoredProducts, cut.scoredProducts),
-  };
+  return pool.similarity(space, fp, k, timeoutMs, { distinct: true });
 }
 
 /** A 422 naming db_names: what a synthon space cannot serve (its products are never enumerated). */

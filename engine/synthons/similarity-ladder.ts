@@ -54,6 +54,8 @@ export interface TopKOptions {
    * completed step ends the ladder once k scores at or above its threshold are known.
    */
   scored?: Map<string, number | null>;
+  /** Per reaction, this query's slot terms (filled and reused: distinctTopK's rounds share them). */
+  terms?: Map<number, SlotTerms[]>;
 }
 
 export interface TopKResult extends SimilarityResult {
@@ -82,7 +84,7 @@ export function ladderTopK(
   const ladder = [...TOPK_THRESHOLDS.filter((t) => t > floor), floor];
   const scored = opts.scored ?? new Map<string, number | null>();
   const unscored: TupleCandidate[] = [];
-  const terms = new Map<number, SlotTerms[]>();
+  const terms = opts.terms ?? new Map<number, SlotTerms[]>();
   let threshold = Math.max(ladder[0], kthBest(scored, k) ?? 0);
   let provenAbove: number | undefined;
   let res: SimilarityResult;

@@ -19,7 +19,7 @@ import type { RerankOptions, RerankResult } from './rerank.ts';
 import type { SubstructureOptions, SubstructureResult } from './substructure.ts';
 
 export type SpaceRequest = (
-  | { op: 'similarity'; space: string; fp: Uint8Array; k: number; timeoutMs?: number }
+  | { op: 'similarity'; space: string; fp: Uint8Array; k: number; timeoutMs?: number; distinct?: boolean }
   | { op: 'sample'; space: string; n: number; seed: number }
   | { op: 'rerank'; space: string; fp: Uint8Array; opts: RerankOptions }
   | { op: 'substructure'; space: string; query: string; opts: SubstructureOptions }
@@ -37,7 +37,17 @@ export type SpaceReply =
   | { op: 'open'; result: { synthons: number } };
 
 export interface SpacePool {
-  similarity(space: string, fp: Uint8Array, k: number, timeoutMs?: number): Promise<TopKResult>;
+  /**
+   * The k best tuples (`distinct`: the k best distinct products, similarity-distinct.ts), within
+   * `timeoutMs`.
+   */
+  similarity(
+    space: string,
+    fp: Uint8Array,
+    k: number,
+    timeoutMs?: number,
+    opts?: { distinct?: boolean },
+  ): Promise<TopKResult>;
   sample(space: string, n: number, seed: number): Promise<SampleResult>;
   /** Morgan reranking (rerank.ts): exact shortlist, prefilter, duplicates counted. */
   rerank(space: string, fp: Uint8Array, opts: RerankOptions): Promise<RerankResult>;
@@ -108,8 +118,8 @@ export function createSpacePool(opts: {
     return reply as Extract<SpaceReply, { op: T }>;
   };
   return {
-    similarity: async (space, fp, k, timeoutMs) =>
-      (await run({ op: 'similarity', space, fp, k, timeoutMs })).result,
+    similarity: async (space, fp, k, timeoutMs, opts) =>
+      (await run({ op: 'similarity', space, fp, k, timeoutMs, distinct: opts?.distinct })).result,
     sample: async (space, n, seed) => (await run({ op: 'sample', space, n, seed })).result,
     rerank: async (space, fp, opts) => (await run({ op: 'rerank', space, fp, opts })).result,
     substructure: async (space, query, opts) =>

@@ -3,6 +3,7 @@ import { getRDKit } from '../chem/rdkit.ts';
 import { serveThread } from '../threads/thread.ts';
 import { openSpace, type OpenSpace } from './space.ts';
 import { similarityTopK } from './similarity-topk.ts';
+import { distinctTopK } from './similarity-distinct.ts';
 import { sampleSpace } from './sample.ts';
 import { rerankMorgan } from './rerank.ts';
 import { substructureSearch } from './substructure.ts';
@@ -52,7 +53,8 @@ serveThread<SpaceRequest, SpaceReply>(async (data) => {
         };
       }
       if (req.op === 'similarity') {
-        const r = similarityTopK(rd, get(req.space), req.fp, req.k, { timeoutMs: req.timeoutMs });
+        const top = req.distinct ? distinctTopK : similarityTopK;
+        const r = top(rd, get(req.space), req.fp, req.k, { timeoutMs: req.timeoutMs });
         return { op: 'similarity', result: r };
       }
       if (req.op === 'sample')
