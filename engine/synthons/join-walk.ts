@@ -99,7 +99,7 @@ const room = (n: number): Int32Array => (n <= distinct.length ? distinct : new I
 
 /**
  * Everything of a two-slot join reaction's walk that does not depend on the query, done now:
- * decoded environments, synthons by attachment invariant, near bits per partner invariant.
+ * packed environments, synthons by attachment invariant, near bits per partner invariant.
  * Returns false when the reaction has no join environments (the walk does not take it).
  */
 export function prepareJoinWalk(slots: readonly SlotColumns[]): boolean {
