@@ -53,7 +53,8 @@ export function similarityTopK(
   const left = (share: number): number => Math.max(0, start + budget * share - performance.now());
   const floor = opts.floor ?? 0;
   const idsOf = (rs: number[]): string[] => rs.map((r) => space.reactions[r].info.id);
-  const scored = new Map<string, number | null>();
+  // Shared with the caller when given (distinctTopK's rounds), as the ladder does.
+  const scored = opts.scored ?? new Map<string, number | null>();
   const fpBuf = new Uint8Array(FP_BYTES);
 
   // 1. The weak reactions' most promising tuples, by estimate.
