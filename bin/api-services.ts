@@ -142,6 +142,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
           spaces: deps.spaces && {
             ids: () => deps.spaces!.entries.map((e) => e.manifest.id),
             notReady: (id) => search.notReady?.(id),
+            pending: () => search.pending?.() ?? [],
           },
         });
         return deps.spaces

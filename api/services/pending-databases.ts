@@ -101,3 +101,16 @@ export function pendingSpaces(
       };
     });
 }
+
+/**
+ * The tail of an "unknown database" message naming the databases that are coming (a user trial
+ * misspelt the default space while it was built, and the list of available ones did not name it).
+ */
+export function comingNote(pending: readonly PendingDatabase[]): string {
+  if (!pending.length) return '';
+  const state = (p: PendingDatabase) =>
+    p.build.status === 'failed'
+      ? 'build failed'
+      : `being built${p.build.percent === null ? '' : `, ${p.build.percent}% done`}`;
+  return `; not ready yet: ${pending.map((p) => `${p.id} (${state(p)})`).join(', ')}`;
+}

@@ -10,6 +10,7 @@ import { DESCRIPTOR_NAMES, getRDKit, parseMolecule, type ParsedMolecule } from '
 import type { Library, LibraryRegistry } from '../../engine/selection/index.ts';
 import type { SubstructureRunner } from '../../engine/substructure/index.ts';
 import type { FleetLibraries } from './fleet-libraries.ts';
+import type { PendingDatabase } from './pending-databases.ts';
 
 export const ENGINE_VERSION = 'molsearch-engine/1';
 
@@ -26,7 +27,12 @@ export interface V2SearchServiceDeps {
    * The synthon spaces (served by withV2Spaces before this service sees a request): named in the
    * unknown-database 422, and a space still being built answers why it is not there yet.
    */
-  spaces?: { ids(): string[]; notReady(id: string): string | undefined };
+  spaces?: {
+    ids(): string[];
+    notReady(id: string): string | undefined;
+    /** The spaces still being built (or whose build failed), named in "unknown database" errors. */
+    pending?(): PendingDatabase[];
+  };
 }
 
 /** The interface's default shortlist multiplier (proposed rows = limit × multiplier). */

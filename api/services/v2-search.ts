@@ -9,6 +9,7 @@ import { DomainError, validationError } from '../../platform/errors.ts';
 import { tanimoto } from '../../engine/chem/index.ts';
 import { sampleIndices, type Library } from '../../engine/selection/index.ts';
 import { requestLimits } from './request-limits.ts';
+import { comingNote } from './pending-databases.ts';
 import {
   DEFAULT_SHORTLIST_MULTIPLIER,
   ENGINE_VERSION,
@@ -59,7 +60,8 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
     ];
     throw validationError(
       loc,
-      `unknown database ${JSON.stringify(id)}; available: ${ids.join(', ')}`,
+      `unknown database ${JSON.stringify(id)}; available: ${ids.join(', ')}` +
+        comingNote(deps.spaces?.pending?.() ?? []),
       'value_error.database',
     );
   }
@@ -74,10 +76,10 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
      */
     async search(b: SearchRequest, requestId: string) {
       const t0 = performance.now();
+      const q = await parseQuery(b.query_smiles);
       const held = await deps.libraries.get(b.database_id);
       const remote = held ? undefined : deps.fleet?.info(b.database_id);
       const local = remote ? undefined : (held ?? (await library(b.database_id)));
-      const q = await parseQuery(b.query_smiles);
       const t1 = performance.now();
       const found = local
         ? { lib: local, rows: (await local.knn(q.fp, b.limit, undefined, requestLimits())).rows }
@@ -129,8 +131,8 @@ export function createV2SearchService(deps: V2SearchServiceDeps) {
      * result. Synthon spaces are not libraries here: v2-space-search wraps this method for them.
      */
     async cheese(b: CheeseRequest, requestId: string) {
-      const lib = await library(b.database_id);
       await parseQuery(b.query_smiles);
+      const lib = await library(b.database_id);
       if (!deps.rerank || lib.info.kind !== 'enumerated')
         throw new DomainError(
           'capability_unavailable',

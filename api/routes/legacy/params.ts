@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { validationError } from '../../../platform/errors.ts';
+import { comingNote } from '../../services/pending-databases.ts';
 import {
   FILTERS,
   ORDERINGS,
@@ -124,7 +125,8 @@ export function checkDatabases(
     if (!db)
       throw validationError(
         ['query', 'db_names'],
-        `unknown database ${JSON.stringify(name)}; available: ${[...known.keys()].join(', ')}`,
+        `unknown database ${JSON.stringify(name)}; available: ${[...known.keys()].join(', ')}` +
+          comingNote(search.pending?.() ?? []),
       );
     for (const t of searchTypes) {
       if (!db.searchTypes.includes(t)) {

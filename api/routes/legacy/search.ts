@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError, validationError } from '../../../platform/errors.ts';
 import { THREE_D_TYPES, type ShapeSearchService } from '../../services/shape-search.ts';
 import { RANKED_TYPES, THREE_D_ORDERINGS, type RankedType } from '../../services/shape-rank.ts';
+import { parseQuery } from '../../services/v2-search-common.ts';
 import {
   ORDERINGS,
   SEARCH_TYPES,
@@ -138,10 +139,12 @@ async function molsearch(
   if (threeD) return molsearch3d(search, q, searchTypes, requested, { k, remark }, shape);
   const types = searchTypes as SearchType[];
   // /molsearch searches synthon spaces: without db_names the default space for morgan/synthongpt.
+  // The query first: a bad SMILES is named even when the database is still being built (trial).
+  if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
+  await parseQuery(q.search_input, ['query', 'search_input']);
   const dbNames = checkDatabases(search, q.db_names, types, MAX_SYNC_DATABASES, true);
   const filters = q.filter_molecules ? checkFilters(search, q.filtering ?? []) : [];
   const ordering = checkOrderings(search, requested);
-  if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
   const result = await search.similarity({
     smiles: q.search_input,
     dbNames,

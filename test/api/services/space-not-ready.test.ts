@@ -79,7 +79,22 @@ describe('legacy endpoints', () => {
     expect(d.msg).toMatch(/being built.*30% done/);
     const unknown = (await get('db_names=nope')).json().detail[0];
     expect(unknown.msg).toMatch(/unknown database "nope"; available: .*amide/);
+    // A misspelt name is told the spaces that are coming too (user trial), with their state.
+    expect(unknown.msg).toMatch(
+      /not ready yet: big_space \(being built, 30% done\), broken_space \(build failed\)/,
+    );
     expect((await get('db_names=amide')).statusCode).toBe(200);
+  });
+
+  it('name a bad query SMILES before saying the space is not ready (the query is checked first)', async () => {
+    const res = await h.app.inject({
+      method: 'GET',
+      url: '/molsearch?search_input=C1CC(&search_type=morgan&db_names=big_space',
+      headers: { 'X-API-Key': h.key },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail[0]).toMatchObject({ loc: ['query', 'search_input'] });
+    expect(res.json().detail[0].type).not.toBe('value_error.not_ready');
   });
 
   it('synthongpt without db_names while the default space is built: 422 naming db_names with its progress', async () => {
@@ -137,7 +152,11 @@ describe('v2', () => {
   const v2 = createV2SearchService({
     libraries: staticRegistry([]),
     substructure,
-    spaces: { ids: () => ['amide'], notReady: (id) => spaceNotReady([building], id) },
+    spaces: {
+      ids: () => ['amide'],
+      notReady: (id) => spaceNotReady([building], id),
+      pending: () => pendingSpaces([building], () => false),
+    },
   });
   const req = (database_id: string) => ({
     query_smiles: 'CCO',
@@ -159,6 +178,13 @@ describe('v2', () => {
 
   it('lists the synthon spaces among the available databases of an unknown one', async () => {
     const err = (await v2.search(req('nope'), 'r2').catch((e: unknown) => e)) as DomainError;
-    expect(err.message).toMatch(/unknown database "nope"; available: amide/);
+    expect(err.message).toMatch(/unknown database "nope"; available: amide; not ready yet: big_space/);
+  });
+
+  it('names a bad query_smiles before saying the space is not ready', async () => {
+    const err = await v2
+      .search({ ...req('big_space'), query_smiles: 'C1CC(' }, 'r3')
+      .catch((e: unknown) => e);
+    expect((err as DomainError).issues[0]).toMatchObject({ loc: ['body', 'query_smiles'] });
   });
 });
