@@ -107,7 +107,7 @@ q.similarity.forEach((smiles, i) => {
   const last = top.hits[top.hits.length - 1];
   let line =
     `sim q${i} ${smiles}: top-${values.k} ${s(topMs)} wall, ${s(topCpu)} CPU (${top.hits.length} hits, ` +
-    `best ${top.hits[0]?.similarity.toFixed(3)}, k-th ${last?.similarity.toFixed(3)}, threshold ${top.threshold.toFixed(3)}` +
+    `best ${top.hits[0]?.similarity.toFixed(3)}, k-th ${last?.similarity.toFixed(3)} (${last?.similarity}), threshold ${top.threshold.toFixed(3)}` +
     `, ${top.counts.candidates} candidates in the last step, ${top.scoredProducts} products scored` +
     `${top.timedOut ? `, TIMED OUT, proven above ${top.provenAbove ?? 'none'}` : ', exact'})`;
   if (values.cutoff !== 'none') {

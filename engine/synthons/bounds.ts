@@ -10,15 +10,11 @@
  * before the OR is computed.
  */
 import { FP_BYTES } from '../chem/fingerprint.ts';
+import { FOLD_WORDS, columnWords, pop32, statsOf } from './column-stats.ts';
+
+export { FOLD_WORDS, columnWords, pop32, statsOf };
 
 const WORDS = FP_BYTES / 4;
-
-/** Set bits of a 32-bit word. */
-export function pop32(v: number): number {
-  v = v - ((v >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-}
 
 /** Per-synthon terms against one query: w = x + unstable (most common bits it can bring), d = |G| − x. */
 export interface SlotTerms {
@@ -33,83 +29,52 @@ export interface SlotTerms {
   qm: Uint32Array;
   qw: number;
   /**
-   * Bits of G \ Q of each synthon folded to FOLD_WORDS words (bit b to b mod 256; slotTerms): the
-   * OR of a tuple's folds has no more bits than its G \ Q, a lower bound on |G| − x often well
-   * above max d.
+   * Each synthon's G folded to FOLD_WORDS words (bit b to b mod 256; the column's, statsOf) and
+   * the positions no bit of Q folds to (`keep`): the OR of a tuple's folds, masked by `keep`, has
+   * no more bits than its G \ Q, a lower bound on |G| − x often well above max d.
    */
-  qf: Uint32Array;
+  fold: Uint32Array;
+  keep: Uint32Array;
 }
-
-export const FOLD_WORDS = 8;
 
 /** Words of a query's renumbered bits (SlotTerms.qm). */
 export const maskWords = (a: number): number => Math.max(1, Math.ceil(a / 32));
 
-/** Per guaranteed column, what does not depend on the query: |G_s| and G_s folded to 256 bits. */
-const columnStats = new WeakMap<Uint8Array, { all: Uint16Array; fold: Uint32Array }>();
-
-export function statsOf(guaranteed: Uint8Array, n: number): { all: Uint16Array; fold: Uint32Array } {
-  let st = columnStats.get(guaranteed);
-  if (st) return st;
-  const g = columnWords(guaranteed);
-  const all = new Uint16Array(n);
-  const fold = new Uint32Array(n * FOLD_WORDS);
-  for (let i = 0; i < n; i++) {
-    const o = i * WORDS;
-    let c = 0;
-    for (let k = 0; k < WORDS; k++) {
-      const v = g[o + k];
-      if (v === 0) continue;
-      c += pop32(v);
-      fold[i * FOLD_WORDS + (k % FOLD_WORDS)] |= v;
-    }
-    all[i] = c;
-  }
-  columnStats.set(guaranteed, (st = { all, fold }));
-  return st;
-}
-
 /**
- * x_s, |G_s| − x_s and w_s = x_s + u_s of every synthon of a slot. Only the query's non-zero
- * words are read per query (|G_s| and the folds are kept per column): a third of the 64 for a
- * drug-sized query, where reading all of them was a fifth of a warm query on the 10^9 space.
+ * x_s, |G_s| − x_s and w_s = x_s + u_s of every synthon of a slot, from the column's postings:
+ * only the synthons sharing a bit with Q are touched (statsOf; reading the query's words of every
+ * synthon was a third of a warm query on the 10^9 space).
  */
 export function slotTerms(query: Uint32Array, guaranteed: Uint8Array, unstable: Uint16Array): SlotTerms {
   const n = unstable.length;
-  const g = columnWords(guaranteed);
-  const { all, fold } = statsOf(guaranteed, n);
-  const w = new Int32Array(n);
-  const d = new Int32Array(n);
+  const { all, fold, start, ids } = statsOf(guaranteed, n);
   // Rank of a query bit = query bits in the words before it + those below it in its word.
   const base = new Int32Array(WORDS);
   for (let k = 1; k < WORDS; k++) base[k] = base[k - 1] + pop32(query[k - 1]);
   const qw = maskWords(base[WORDS - 1] + pop32(query[WORDS - 1]));
-  const words = Int32Array.from({ length: WORDS }, (_, k) => k).filter((k) => query[k] !== 0);
-  // G_s \ Q folded, bounded below by fold(G_s) without the positions Q folds to: a position
-  // left set there comes from a bit of G_s that no bit of Q shares, so one of G_s \ Q.
-  const qFold = new Uint32Array(FOLD_WORDS);
-  for (let k = 0; k < WORDS; k++) qFold[k % FOLD_WORDS] |= query[k];
   const qm = new Uint32Array(n * qw);
-  const qf = new Uint32Array(n * FOLD_WORDS);
-  for (let i = 0; i < n; i++) {
-    let x = 0;
-    const o = i * WORDS;
-    for (let m = 0; m < words.length; m++) {
-      const k = words[m];
-      const common = g[o + k] & query[k];
-      if (common === 0) continue;
-      x += pop32(common);
-      for (let c = common; c !== 0; c &= c - 1) {
-        const low = (c & -c) >>> 0;
-        const r = base[k] + pop32(query[k] & (low - 1));
-        qm[i * qw + (r >>> 5)] |= 1 << (r & 31);
+  const w = Int32Array.from(unstable);
+  for (let k = 0; k < WORDS; k++) {
+    for (let c = query[k]; c !== 0; c &= c - 1) {
+      const low = (c & -c) >>> 0;
+      const r = base[k] + pop32(query[k] & (low - 1));
+      const bit = k * 32 + 31 - Math.clz32(low);
+      const word = r >>> 5;
+      const mask = 1 << (r & 31);
+      for (let p = start[bit], end = start[bit + 1]; p < end; p++) {
+        const i = ids[p];
+        w[i]++;
+        qm[i * qw + word] |= mask;
       }
     }
-    for (let k = 0; k < FOLD_WORDS; k++) qf[i * FOLD_WORDS + k] = fold[i * FOLD_WORDS + k] & ~qFold[k];
-    w[i] = x + unstable[i];
-    d[i] = all[i] - x;
   }
-  return { w, d, order: byWeight(w), qm, qw, qf };
+  const d = new Int32Array(n);
+  for (let i = 0; i < n; i++) d[i] = all[i] - (w[i] - unstable[i]);
+  // G_s \ Q folded, bounded below by fold(G_s) without the positions Q folds to: a position
+  // left set there comes from a bit of G_s that no bit of Q shares, so one of G_s \ Q.
+  const keep = new Uint32Array(FOLD_WORDS).fill(0xffffffff);
+  for (let k = 0; k < WORDS; k++) keep[k % FOLD_WORDS] &= ~query[k];
+  return { w, d, order: byWeight(w), qm, qw, fold, keep };
 }
 
 /**
@@ -159,18 +124,6 @@ function orBound(query: Uint32Array, a: number, g: Uint32Array, unstableSum: num
   }
   const den = a + all - x;
   return den <= 0 ? 1 : Math.min(a, x + unstableSum) / den;
-}
-
-const wordViews = new WeakMap<Uint8Array, Uint32Array>();
-
-/**
- * A column of packed fingerprints as one array of words (row i at i·64), made once per column:
- * the walks index it instead of making a view per row and tuple (their garbage, 2026-11-29).
- */
-export function columnWords(bytes: Uint8Array): Uint32Array {
-  let v = wordViews.get(bytes);
-  if (!v) wordViews.set(bytes, (v = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)));
-  return v;
 }
 
 /** tupleBound of the tuple `pick` (one row per column of `cols`, from columnWords). */

@@ -198,7 +198,7 @@ export function joinWalk(
           for (let k = 0; k < qw; k++) xu += pop32(ta.qm[i * qw + k] | tb.qm[j * qw + k]);
           let out = 0;
           for (let k = 0; k < FOLD_WORDS; k++)
-            out += pop32(ta.qf[i * FOLD_WORDS + k] | tb.qf[j * FOLD_WORDS + k]);
+            out += pop32((ta.fold[i * FOLD_WORDS + k] | tb.fold[j * FOLD_WORDS + k]) & ta.keep[k]);
           const near = wa[pa] - x[0][i] + wb[pb] - x[1][j];
           if (Math.min(a, xu + near) < t * (a + Math.max(d, out))) continue;
           if (++counts.screened % 4096 === 0 && expired()) return false;

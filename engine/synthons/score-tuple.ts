@@ -27,6 +27,25 @@ export function hasStrongBound(r: OpenSpace['reactions'][number]): boolean {
   return r.info.ringBound === true || hasJoinEnvs(r);
 }
 
+/**
+ * The canonical SMILES of a tuple's product (RDKit's assembly), or undefined when it is invalid;
+ * memoised in `cache` by tuple key (null = invalid), so a ladder's steps and a distinct search's
+ * rounds assemble a hit once (they had assembled 22–70 hits twice per query on the 10^9 space).
+ */
+export function productSmiles(
+  rd: RDKitModule,
+  space: OpenSpace,
+  c: ProductTuple,
+  cache?: Map<string, string | null>,
+): string | undefined {
+  const key = cache && tupleKey(c);
+  const known = key === undefined ? undefined : cache!.get(key);
+  if (known !== undefined) return known ?? undefined;
+  const smiles = assembleProduct(rd, tupleSmiles(space, c))?.smiles;
+  if (key !== undefined) cache!.set(key, smiles ?? null);
+  return smiles;
+}
+
 /** The key of a tuple in `SimilarityOptions.scored` (similarity.ts). */
 export function tupleKey(c: ProductTuple): string {
   return `${c.reaction}:${c.synthons.join(',')}`;

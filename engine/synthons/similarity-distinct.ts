@@ -24,8 +24,10 @@ export function distinctTopK(
 ): TopKResult {
   const scored = opts.scored ?? new Map<string, number | null>();
   const terms = opts.terms ?? new Map();
+  // Each round's hits repeat the last round's: assembled once (productSmiles).
+  const products = opts.products ?? new Map<string, string | null>();
   const round: TopKRound = (ask, timeoutMs) =>
-    similarityTopK(rd, space, queryFp, ask, { ...opts, timeoutMs, scored, terms });
+    similarityTopK(rd, space, queryFp, ask, { ...opts, timeoutMs, scored, terms, products });
   return distinctRounds(round, k, opts.timeoutMs);
 }
 

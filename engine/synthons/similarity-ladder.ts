@@ -59,6 +59,8 @@ export interface TopKOptions {
   scored?: Map<string, number | null>;
   /** Per reaction, this query's slot terms (filled and reused: distinctTopK's rounds share them). */
   terms?: Map<number, SlotTerms[]>;
+  /** Hits' SMILES by tuple key, assembled once across steps and rounds (productSmiles). */
+  products?: Map<string, string | null>;
 }
 
 export interface TopKResult extends SimilarityResult {
@@ -88,6 +90,7 @@ export function ladderTopK(
   const scored = opts.scored ?? new Map<string, number | null>();
   const unscored: TupleCandidate[] = [];
   const terms = opts.terms ?? new Map<number, SlotTerms[]>();
+  const products = opts.products ?? new Map<string, string | null>();
   let threshold = Math.max(ladder[0], kthBest(scored, k) ?? 0);
   let provenAbove: number | undefined;
   let res: SimilarityResult;
@@ -103,6 +106,7 @@ export function ladderTopK(
       scored,
       unscored,
       terms,
+      products,
       walkShare: 1,
     });
     walked += res.timingMs.proposal;
@@ -157,13 +161,14 @@ export function ladderTopK(
       reactions: opts.reactions,
       scored,
       terms,
+      products,
     });
     counts.assembled += fill.counts.assembled;
     counts.invalid += fill.counts.invalid;
   }
   // Scored from the synthon graphs but failing RDKit's assembly: invalid, not assembled.
   const late = { invalid: 0 };
-  const hits = bestScored(rd, space, scored, k, late);
+  const hits = bestScored(rd, space, scored, k, late, false, products);
   const total = overall(counts, scored, unscored);
   total.assembled -= late.invalid;
   total.invalid += late.invalid;

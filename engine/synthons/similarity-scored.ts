@@ -4,10 +4,9 @@
  * k best products as hits.
  */
 import type { RDKitModule } from '../chem/rdkit.ts';
-import { assembleProduct } from './assemble.ts';
-import { tupleKey } from './score-tuple.ts';
+import { productSmiles, tupleKey } from './score-tuple.ts';
 import { hitOf, type SimilarityResult, type SpaceHit, type TupleCandidate } from './similarity.ts';
-import { tupleId, tupleSmiles, type OpenSpace } from './space.ts';
+import { tupleId, type OpenSpace } from './space.ts';
 
 /**
  * Counts over the whole search rather than its last step: tuples proposed by any step (each once),
@@ -67,6 +66,7 @@ export function bestScored(
   k: number,
   counts: { invalid: number },
   routes = false,
+  products?: Map<string, string | null>,
 ): SpaceHit[] {
   const sims = validSims(scored).sort().reverse();
   if (sims.length === 0 || k <= 0) return [];
@@ -85,14 +85,14 @@ export function bestScored(
     round.sort((x, y) => y.sim - x.sim || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
     for (const b of round) {
       if (hits.length >= k) break;
-      const product = assembleProduct(rd, tupleSmiles(space, b.c));
-      if (!product) {
+      const smiles = productSmiles(rd, space, b.c, products);
+      if (smiles === undefined) {
         counts.invalid++;
         continue;
       }
-      if (!routes && seen.has(product.smiles)) continue;
-      seen.add(product.smiles);
-      hits.push(hitOf(space, b.c, product.smiles, b.sim));
+      if (!routes && seen.has(smiles)) continue;
+      seen.add(smiles);
+      hits.push(hitOf(space, b.c, smiles, b.sim));
     }
     above = cut;
   }

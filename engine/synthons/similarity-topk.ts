@@ -64,6 +64,7 @@ export function similarityTopK(
   // 20 s top 100 of the 10^9 space had 100th scores 0.346, 0.585, 0.480, 0.410, 0.583 in 7–9 s,
   // at three 0.389, 0.589, 0.480, 0.413, 0.612 in 13 s (bench/synthons/README.md, "Ring cores").
   const limit = Math.min(1_000_000, Math.max(20_000, 50 * k, Math.floor(3 * budget)));
+  const products = opts.products ?? new Map<string, string | null>();
   const proposed = estimateCandidates(space, queryFp, weak, limit, floor);
   let proposal = performance.now() - start;
   let next = 0;
@@ -84,6 +85,7 @@ export function similarityTopK(
       reactions: idsOf(strong),
       timeoutMs: left(STRONG_SHARE),
       scored,
+      products,
     });
     exact = !r2.timedOut;
     screened += r2.counts.screened;
@@ -105,6 +107,7 @@ export function similarityTopK(
       maxCandidates: Math.max(1_000, Math.floor(ms / perTuple) + scored.size),
       reactions: idsOf(weak),
       scored,
+      products,
       abandonIfCut: true,
     });
     exact = !r3.timedOut;
@@ -125,7 +128,7 @@ export function similarityTopK(
   }
   const late = { invalid: 0 };
   // Only products at or above the floor (a job's similarity threshold), as the ladder answers.
-  const hits = bestScored(rd, space, scored, k, late, exact).filter((h) => h.similarity >= floor);
+  const hits = bestScored(rd, space, scored, k, late, exact, products).filter((h) => h.similarity >= floor);
   const unscored = proposed.slice(next).filter((c) => !scored.has(tupleKey(c)));
   const counts = overall(
     { screened, candidates: 0, assembled: 0, invalid: 0, aboveThreshold: 0 },

@@ -16,13 +16,12 @@
  */
 import type { RDKitModule } from '../chem/rdkit.ts';
 import { FP_BYTES } from '../chem/fingerprint.ts';
-import { assembleProduct } from './assemble.ts';
-import { hasJoinEnvs, scoreTuple, tupleKey } from './score-tuple.ts';
+import { hasJoinEnvs, productSmiles, scoreTuple, tupleKey } from './score-tuple.ts';
 import { fpWords, popcountWords, slotTerms, type SlotTerms } from './bounds.ts';
 import { joinable } from './join-bits.ts';
 import { joinWalk, slotJoinEnvs } from './join-walk.ts';
 import { tupleWalk } from './tuple-walk.ts';
-import { tupleId, tupleSmiles, type OpenSpace } from './space.ts';
+import { tupleId, type OpenSpace } from './space.ts';
 
 export interface SimilarityOptions {
   /** Lowest Tanimoto returned (0..1). */
@@ -47,6 +46,8 @@ export interface SimilarityOptions {
   unscored?: TupleCandidate[];
   /** Per reaction index, the slot terms of this query (filled and reused across searches). */
   terms?: Map<number, SlotTerms[]>;
+  /** Hits' SMILES already assembled (score-tuple.ts productSmiles), shared across searches. */
+  products?: Map<string, string | null>;
   /**
    * A walk cut short (time or `maxCandidates`) scores nothing and returns at once: the caller
    * spends the time on candidates of its own (similarityTopK's estimate stage).
@@ -227,8 +228,8 @@ export function similaritySearch(
   for (let i = 0; i < hits.length; i++) {
     const c = pending.get(hits[i]);
     if (!c) continue;
-    const product = assembleProduct(rd, tupleSmiles(space, c));
-    if (product) hits[i].smiles = product.smiles;
+    const smiles = productSmiles(rd, space, c, opts.products);
+    if (smiles !== undefined) hits[i].smiles = smiles;
     else {
       counts.invalid++;
       hits.splice(i--, 1);

@@ -41,7 +41,7 @@ export function tupleWalk(
   const cols = slots.map((s) => columnWords(s.guaranteed));
   const scratch = new Uint32Array(q.length);
   const pairs = ringPairsOf(slots);
-  // Per depth, the OR of the picks' masks and folds (SlotTerms.qm, qf).
+  // Per depth, the OR of the picks' masks and folds (SlotTerms.qm, fold & keep).
   const qw = terms[0].qw;
   const acc = new Uint32Array((slots.length + 1) * qw);
   const F = FOLD_WORDS;
@@ -50,7 +50,8 @@ export function tupleWalk(
   const walk = (s: number, wSum: number, dMax: number, uSum: number): void => {
     const ts = terms[s];
     const qm = ts.qm;
-    const qf = ts.qf;
+    const qf = ts.fold;
+    const keep = ts.keep;
     for (let n = 0; n < ts.order.length && !stop; n++) {
       const i = ts.order[n];
       const w = wSum + ts.w[i];
@@ -71,7 +72,7 @@ export function tupleWalk(
       if (Math.min(a, x + u + rest[s + 1]) < t * (a + d)) continue;
       let out = 0;
       for (let k = 0; k < F; k++) {
-        const v = fold[s * F + k] | qf[i * F + k];
+        const v = fold[s * F + k] | (qf[i * F + k] & keep[k]);
         fold[(s + 1) * F + k] = v;
         out += pop32(v);
       }
@@ -111,7 +112,7 @@ function walkPair(
   if (ob.length === 0) return;
   const [wa, wb, da, db] = [ta.w, tb.w, ta.d, tb.d];
   const [ua, ub] = [slots[0].unstableEnvs, slots[1].unstableEnvs];
-  const [ma, mb, fa, fb] = [ta.qm, tb.qm, ta.qf, tb.qf];
+  const [ma, mb, fa, fb, keep] = [ta.qm, tb.qm, ta.fold, tb.fold, ta.keep];
   const qw = ta.qw;
   const F = FOLD_WORDS;
   const wbMax = wb[ob[0]];
@@ -131,7 +132,7 @@ function walkPair(
     for (let k = 0; k < qw; k++) xi += pop32(ma[i * qw + k]);
     if (Math.min(a, xi + ui + wbMax) < t * (a + di)) continue;
     let outi = 0;
-    for (let k = 0; k < F; k++) outi += pop32(fa[i * F + k]);
+    for (let k = 0; k < F; k++) outi += pop32(fa[i * F + k] & keep[k]);
     if (Math.min(a, xi + ui + wbMax) < t * (a + Math.max(di, outi))) continue;
     pick[0] = i;
     for (let m = 0; m < ob.length; m++) {
@@ -146,7 +147,7 @@ function walkPair(
       for (let k = 0; k < qw; k++) x += pop32(ma[i * qw + k] | mb[j * qw + k]);
       if (Math.min(a, x + u) < t * (a + d)) continue;
       let out = 0;
-      for (let k = 0; k < F; k++) out += pop32(fa[i * F + k] | fb[j * F + k]);
+      for (let k = 0; k < F; k++) out += pop32((fa[i * F + k] | fb[j * F + k]) & keep[k]);
       if (Math.min(a, x + u) < t * (a + Math.max(d, out))) continue;
       pick[1] = j;
       counts.screened++;

@@ -10,6 +10,7 @@ import { canonicalize } from '../../../engine/chem/molecule.ts';
 import { buildSpace } from '../../../engine/synthons/build-space.ts';
 import { assembleProduct, decodeProductId, encodeProductId } from '../../../engine/synthons/assemble.ts';
 import { zipWouldThrow } from '../../../engine/synthons/zip-valence.ts';
+import { productSmiles, tupleKey } from '../../../engine/synthons/score-tuple.ts';
 import { enumerateSpace, openSpace, tupleOfId, tupleSmiles } from '../../../engine/synthons/space.ts';
 
 const SOURCES = new URL('../../../catalogs/spaces/sources/', import.meta.url).pathname;
@@ -89,6 +90,22 @@ describe('product ids', () => {
     );
     expect(tupleOfId(space, 'urea-3;nope;584456271-623025187;441848376-976230122')).toBeUndefined();
     expect(decodeProductId('urea-3')).toBeUndefined();
+  });
+
+  it('productSmiles: a tuple is assembled once per cache, the cached SMILES equal to a fresh assembly', async () => {
+    const out = join(root, 'urea-cache');
+    await buildSpace({ input: join(SOURCES, 'urea_space.txt'), out, id: 'u' });
+    const space = await openSpace(out);
+    const cache = new Map<string, string | null>();
+    const t = { reaction: 0, synthons: [0, 0, 0] };
+    const first = productSmiles(rd, space, t, cache);
+    expect(first).toBe(canonicalize(rd, 'O=C(NCc1ccsc1NC(=O)c1ccc(OC(F)F)cn1)NC1COC1'));
+    expect([...cache.entries()]).toEqual([[tupleKey(t), first]]);
+    // A second call reads the cache: a planted value comes back, so RDKit was not asked again.
+    cache.set(tupleKey(t), 'planted');
+    expect(productSmiles(rd, space, t, cache)).toBe('planted');
+    // Without a cache it assembles.
+    expect(productSmiles(rd, space, t)).toBe(first);
   });
 
   it('counts an assembly that does not sanitise as invalid instead of returning it', () => {
