@@ -53,6 +53,12 @@ export function zipGraphs(graphs: readonly MolGraph[]): MolGraph | undefined {
   return zipGraphsMapped(graphs)?.g;
 }
 
+/** Isotopes are 16-bit (MolGraph.isotope), so every label has a slot. */
+const MAX_LABELS = 65536;
+const labelScratch = new Uint16Array(MAX_LABELS);
+const endCountScratch = new Uint16Array(MAX_LABELS);
+const endScratch = new Int32Array(MAX_LABELS * 4);
+
 /**
  * zipGraphs with each synthon's atom → product atom map (-1 for a paired dummy). The new bond
  * takes RDKit molzip's order: the first side's unless that is single, then the other's
@@ -61,16 +67,22 @@ export function zipGraphs(graphs: readonly MolGraph[]): MolGraph | undefined {
 export function zipGraphsMapped(
   graphs: readonly MolGraph[],
 ): { g: MolGraph; index: Int32Array[] } | undefined {
-  const labelCount = new Map<number, number>();
+  // Connector labels are isotopes (1–4 in the spaces read): counts and bond ends in flat arrays
+  // kept by the module, not Maps of arrays (this runs per product in the ring-core scoring loop).
+  const labelCount = labelScratch;
+  let maxLabel = 0;
   for (const g of graphs)
     for (let i = 0; i < g.n; i++)
-      if (g.z[i] === 0) labelCount.set(g.isotope[i], (labelCount.get(g.isotope[i]) ?? 0) + 1);
+      if (g.z[i] === 0) {
+        const l = g.isotope[i];
+        labelCount[l]++;
+        if (l > maxLabel) maxLabel = l;
+      }
   const index: Int32Array[] = [];
-  const ends = new Map<number, number[]>();
   let n = 0;
   for (const g of graphs) {
     const map = new Int32Array(g.n).fill(-1);
-    for (let i = 0; i < g.n; i++) if (!(g.z[i] === 0 && labelCount.get(g.isotope[i]) === 2)) map[i] = n++;
+    for (let i = 0; i < g.n; i++) if (!(g.z[i] === 0 && labelCount[g.isotope[i]] === 2)) map[i] = n++;
     index.push(map);
   }
   const z = new Uint8Array(n);
@@ -86,13 +98,12 @@ export function zipGraphsMapped(
   const order = new Uint8Array(cap);
   const bondAromatic = new Uint8Array(cap);
   let nb = 0;
-  const addBond = (x: number, y: number, o: number, ar: number): void => {
-    bondA[nb] = x;
-    bondB[nb] = y;
-    order[nb] = o;
-    bondAromatic[nb++] = ar;
-  };
-  graphs.forEach((g, k) => {
+  // Per label, up to two (atom, order) ends; a third end or a paired dummy makes the tuple invalid.
+  const ends = endScratch;
+  const endCount = endCountScratch;
+  let valid = true;
+  for (let k = 0; k < graphs.length; k++) {
+    const g = graphs[k];
     const map = index[k];
     for (let i = 0; i < g.n; i++) {
       const j = map[i];
@@ -106,20 +117,40 @@ export function zipGraphsMapped(
     for (let b = 0; b < g.nb; b++) {
       const x = g.bondA[b];
       const y = g.bondB[b];
-      if (map[x] >= 0 && map[y] >= 0) addBond(map[x], map[y], g.order[b], g.bondAromatic[b]);
-      else {
-        const [dummy, atom] = map[x] < 0 ? [x, y] : [y, x];
-        const list = ends.get(g.isotope[dummy]) ?? [];
-        // Two paired dummies bonded to each other leave nothing to join: an invalid tuple.
-        list.push(map[atom] < 0 || g.bondAromatic[b] ? -1 : map[atom], g.order[b]);
-        ends.set(g.isotope[dummy], list);
+      if (map[x] >= 0 && map[y] >= 0) {
+        bondA[nb] = map[x];
+        bondB[nb] = map[y];
+        order[nb] = g.order[b];
+        bondAromatic[nb++] = g.bondAromatic[b];
+        continue;
       }
+      const dummy = map[x] < 0 ? x : y;
+      const atom = map[x] < 0 ? y : x;
+      const l = g.isotope[dummy];
+      const e = endCount[l]++;
+      if (e >= 2) {
+        valid = false;
+        continue;
+      }
+      // Two paired dummies bonded to each other leave nothing to join: an invalid tuple.
+      ends[l * 4 + 2 * e] = map[atom] < 0 || g.bondAromatic[b] ? -1 : map[atom];
+      ends[l * 4 + 2 * e + 1] = g.order[b];
     }
-  });
-  for (const [, e] of ends) {
-    if (e.length !== 4 || e[0] < 0 || e[2] < 0) return undefined;
-    addBond(e[0], e[2], e[1] === 1 ? e[3] : e[1], 0);
   }
+  for (let l = 0; l <= maxLabel && valid; l++) {
+    if (endCount[l] === 0) continue;
+    const e = l * 4;
+    if (endCount[l] !== 2 || ends[e] < 0 || ends[e + 2] < 0) valid = false;
+    else {
+      bondA[nb] = ends[e];
+      bondB[nb] = ends[e + 2];
+      order[nb] = ends[e + 1] === 1 ? ends[e + 3] : ends[e + 1];
+      bondAromatic[nb++] = 0;
+    }
+  }
+  labelCount.fill(0, 0, maxLabel + 1);
+  endCount.fill(0, 0, maxLabel + 1);
+  if (!valid) return undefined;
   const deg = new Uint32Array(n);
   for (let b = 0; b < nb; b++) {
     deg[bondA[b]]++;

@@ -88,23 +88,42 @@ export function morganEnvironments(
 ): { codes: number[]; atoms: number[]; radii: number[] } {
   const words = Math.max(1, Math.ceil(g.nb / 32));
   const bondInv = bondInvariants(g);
-  let cur = atomInvariants(g);
-  const codes: number[] = Array.from(cur);
-  const atoms: number[] = codes.map((_, i) => i);
-  const radii: number[] = codes.map(() => 0);
-  let atomNbhd = new Uint32Array(g.n * words);
-  const roundNbhd = new Uint32Array(g.n * words);
-  const dead = new Uint8Array(g.n);
-  const seen = new Set<string>();
+  const s = scratchFor(g.n, words);
+  let cur = s.cur;
+  let next = s.next;
+  cur.set(atomInvariants(g));
+  const codes: number[] = [];
+  const atoms: number[] = [];
+  const radii: number[] = [];
+  for (let i = 0; i < g.n; i++) {
+    codes.push(cur[i]);
+    atoms.push(i);
+    radii.push(0);
+  }
+  const atomNbhd = s.atomNbhd;
+  const roundNbhd = s.roundNbhd;
+  atomNbhd.fill(0, 0, g.n * words);
+  roundNbhd.fill(0, 0, g.n * words);
+  const dead = s.dead;
+  dead.fill(0, 0, g.n);
+  // A neighbourhood (a bond set) as its own key: the bitset itself as a number while it fits in
+  // a double's 53 exact bits (most products), else its words joined as a string. Exact either
+  // way (no hash, no collision).
+  const numeric = g.nb <= 53;
+  const seen = new Set<number | string>();
   // (bond invariant, neighbour code) pairs of one atom as bond·2^32 + code (exact in a double), so
   // numeric order is RDKit's pair order; insertion-sorted in place (degrees are small). Arrays of
   // pairs and their sorts were most of this function's garbage in the synthon searches.
   let maxDegree = 0;
   for (let a = 0; a < g.n; a++) maxDegree = Math.max(maxDegree, g.adjStart[a + 1] - g.adjStart[a]);
-  const nbrs = new Float64Array(maxDegree);
+  const nbrs = maxDegree <= s.nbrs.length ? s.nbrs : new Float64Array(maxDegree);
+  // A round's environments in first-seen order: slot j holds its winning code and atom.
+  const slotCode = s.slotCode;
+  const slotAtom = s.slotAtom;
   for (let layer = 0; layer < radius; layer++) {
-    const next = new Uint32Array(g.n);
-    const round = new Map<string, { code: number; atom: number }>();
+    // An atom skipped this round (dead, or without bonds) has code 0 in the next, as in RDKit.
+    next.fill(0, 0, g.n);
+    const round = new Map<number | string, number>();
     for (let a = 0; a < g.n; a++) {
       if (dead[a]) continue;
       if (degree(g, a) === 0) {
@@ -128,31 +147,71 @@ export function morganEnvironments(
         code = combine(code, hashPair(bt, nbrs[p] - bt * PAIR_SHIFT));
       }
       next[a] = code;
-      let key = String(roundNbhd[a * words]);
-      for (let w = 1; w < words; w++) key += ',' + roundNbhd[a * words + w];
+      let key: number | string;
+      if (numeric)
+        key = (roundNbhd[a * words] >>> 0) + (words > 1 ? (roundNbhd[a * words + 1] >>> 0) * PAIR_SHIFT : 0);
+      else {
+        key = String(roundNbhd[a * words]);
+        for (let w = 1; w < words; w++) key += ',' + roundNbhd[a * words + w];
+      }
       if (seen.has(key)) {
         dead[a] = 1;
         continue;
       }
       // Of the atoms with this neighbourhood the smallest code wins, then the lowest index (the
       // first of RDKit's sorted tuples); the others are dead. No full sort is needed for that.
-      const best = round.get(key);
-      if (!best) round.set(key, { code, atom: a });
-      else if (code < best.code) {
-        dead[best.atom] = 1;
-        round.set(key, { code, atom: a });
+      const j = round.get(key);
+      if (j === undefined) {
+        const slot = round.size;
+        round.set(key, slot);
+        slotCode[slot] = code;
+        slotAtom[slot] = a;
+      } else if (code < slotCode[j]) {
+        dead[slotAtom[j]] = 1;
+        slotCode[j] = code;
+        slotAtom[j] = a;
       } else dead[a] = 1;
     }
-    for (const [key, env] of round) {
+    let slot = 0;
+    for (const key of round.keys()) {
       seen.add(key);
-      codes.push(env.code);
-      atoms.push(env.atom);
+      codes.push(slotCode[slot]);
+      atoms.push(slotAtom[slot]);
       radii.push(layer + 1);
+      slot++;
     }
-    cur = next;
-    atomNbhd = roundNbhd.slice();
+    [cur, next] = [next, cur];
+    // The next round starts from this round's neighbourhoods (roundNbhd keeps accumulating).
+    atomNbhd.set(roundNbhd.subarray(0, g.n * words));
   }
   return { codes, atoms, radii };
+}
+
+/**
+ * Work arrays of morganEnvironments, reused across calls (it runs once per scored product in the
+ * synthon searches, where allocating nine small typed arrays a call was a third of its time).
+ */
+let scratch = makeScratch(64, 2);
+
+function makeScratch(n: number, words: number) {
+  return {
+    n,
+    words,
+    cur: new Uint32Array(n),
+    next: new Uint32Array(n),
+    atomNbhd: new Uint32Array(n * words),
+    roundNbhd: new Uint32Array(n * words),
+    dead: new Uint8Array(n),
+    slotCode: new Uint32Array(n),
+    slotAtom: new Int32Array(n),
+    nbrs: new Float64Array(8),
+  };
+}
+
+function scratchFor(n: number, words: number) {
+  if (n > scratch.n || words > scratch.words)
+    scratch = makeScratch(Math.max(n, scratch.n), Math.max(words, scratch.words));
+  return scratch;
 }
 
 /** Folded Morgan counts (radius 2, 2048 entries): codes modulo the size, counted. */
