@@ -11,6 +11,7 @@
  *     [--sss-passes 2]   (the substructure queries run twice: cold, then warm)
  *     [--warm-up DIR]    (first the space thread's warm-up (warm-up.ts) on the small space in DIR)
  *     [--prepare]        (then what the space thread does while idle after it: prepare.ts)
+ *     [--distinct]       (the k best distinct products, as /molsearch and v2 search serve them)
  *     (--cutoff none: the top k only)
  */
 import { readFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { MORGAN_DETAILS } from '../../engine/chem/fingerprint.ts';
 import { openSpace } from '../../engine/synthons/space.ts';
 import { similaritySearch } from '../../engine/synthons/similarity.ts';
 import { similarityTopK } from '../../engine/synthons/similarity-topk.ts';
+import { distinctTopK } from '../../engine/synthons/similarity-distinct.ts';
 import { substructureSearch } from '../../engine/synthons/substructure.ts';
 import { warmUp } from '../../engine/synthons/warm-up.ts';
 import { prepareSimilarity } from '../../engine/synthons/prepare.ts';
@@ -39,6 +41,7 @@ const { values } = parseArgs({
     'sss-passes': { type: 'string', default: '1' },
     'warm-up': { type: 'string' },
     prepare: { type: 'boolean', default: false },
+    distinct: { type: 'boolean', default: false },
   },
 });
 const timeoutMs = Number(values['timeout-s']) * 1000;
@@ -100,7 +103,10 @@ q.similarity.forEach((smiles, i) => {
   mol.delete();
   t = performance.now();
   let c0 = process.cpuUsage();
-  const top = similarityTopK(rd, space, fp, Number(values.k), { timeoutMs, reactions: pickReactions });
+  const opts = { timeoutMs, reactions: pickReactions };
+  const top = values.distinct
+    ? distinctTopK(rd, space, fp, Number(values.k), opts)
+    : similarityTopK(rd, space, fp, Number(values.k), opts);
   const topMs = performance.now() - t;
   const topCpu = cpuSince(c0);
   const p = peer?.similarity?.[i];
