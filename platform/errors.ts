@@ -67,8 +67,9 @@ export class DomainError extends Error {
     this.issues = opts.issues ?? [];
     this.retryAfterSeconds = opts.retryAfterSeconds;
   }
+  /** A database still being built (value_error.not_ready) is worth retrying later, unchanged. */
   get retryable(): boolean {
-    return RETRYABLE_CODES.includes(this.code);
+    return RETRYABLE_CODES.includes(this.code) || this.issues.some((i) => i.type === 'value_error.not_ready');
   }
 }
 

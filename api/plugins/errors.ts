@@ -93,8 +93,12 @@ function v2Body(
   issues?: FieldIssue[],
 ) {
   const error: Record<string, unknown> = { code, message, request_id: request.id, retryable };
-  if (issues?.length)
+  if (issues?.length) {
     error.details = issues.map((i) => ({ path: jsonPath(i.loc), message: i.msg, type: i.type }));
+    // The released Python client reads `field` (dotted, e.g. `database.database_id`) into
+    // DeepMedChemError.field; it was None for every 422 (user trial).
+    error.field = jsonPath(issues[0].loc).replace(/^\$\.?/, '');
+  }
   return { error };
 }
 

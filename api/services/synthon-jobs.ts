@@ -9,6 +9,7 @@ import { DomainError, invalidSmiles, validationError } from '../../platform/erro
 import type { Logger } from '../../platform/logger.ts';
 import type { Jobs } from '../../store/jobs.ts';
 import { getRDKit, parseMolecule, structurePrecheck } from '../../engine/chem/index.ts';
+import { comingNote } from './pending-databases.ts';
 import { moleculeToBase64, type Molecule3d } from '../../engine/catalog/three-d-schema.ts';
 import { functionalGroups } from '../../engine/filters/index.ts';
 import { queryMol } from '../../engine/synthons/job-search.ts';
@@ -47,6 +48,8 @@ export interface SynthonJobRequest {
 export interface SentParams {
   searchQuality: boolean;
   sampleSize: boolean;
+  /** The query parameter naming the space (/submit_molsearch's is db_names); default db_name. */
+  dbField?: string;
 }
 
 /** The synthon_scorer values a similarity job on a synthon space serves. */
@@ -133,15 +136,15 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
   const { search } = deps;
 
   /** The space a job runs on: db_name when it names one, else the largest space. */
-  function spaceOf(dbName: string | undefined): string {
+  function spaceOf(dbName: string | undefined, field = 'db_name'): string {
     const spaces = search.databases().filter((d) => d.kind === 'synthon');
-    const coming = dbName?.trim() ? search.notReady?.(dbName.trim()) : defaultComing(spaces);
-    if (coming) throw validationError(['query', 'db_name'], coming, 'value_error.not_ready');
+    const coming = dbName?.trim() ? search.notReady?.(dbName.trim()) : defaultComing(spaces, field);
+    if (coming) throw validationError(['query', field], coming, 'value_error.not_ready');
     if (!spaces.length)
       throw new DomainError('capability_unavailable', 'no synthon space is installed on this server', {
         issues: [
           {
-            loc: ['query', 'db_name'],
+            loc: ['query', field],
             msg: 'synthon-space jobs need a synthon database and none is installed; use /submit_molsearch for enumerated catalogs',
             type: 'value_error.unavailable',
           },
@@ -152,10 +155,11 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
     if (s) return s.id;
     const isCatalog = search.databases().some((d) => d.id === dbName.trim());
     throw validationError(
-      ['query', 'db_name'],
+      ['query', field],
       `${isCatalog ? 'not a synthon space' : 'unknown synthon database'} ${JSON.stringify(dbName)}; synthon databases: ${spaces
         .map((d) => d.id)
-        .join(', ')}${isCatalog ? ' (enumerated catalogs are searched by /submit_molsearch)' : ''}`,
+        .join(', ')}${isCatalog ? ' (enumerated catalogs are searched by /submit_molsearch)' : ''}` +
+        comingNote(search.pending?.() ?? []),
     );
   }
 
@@ -163,14 +167,14 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
    * No db_name: the default is the largest space, and one still being built would be it. Say so
    * rather than search a smaller space the client did not choose (a new user's first minutes).
    */
-  function defaultComing(spaces: Array<{ id: string; molecules: number }>): string | undefined {
+  function defaultComing(spaces: Array<{ id: string; molecules: number }>, field: string): string | undefined {
     const largest = Math.max(0, ...spaces.map((d) => d.molecules));
     const building = (search.pending?.() ?? [])
       .filter((p) => p.kind === 'synthon' && p.build.status === 'building' && p.molecules > largest)
       .sort((a, b) => b.molecules - a.molecules)[0];
     if (!building) return undefined;
     const ready = spaces.map((d) => d.id).join(', ') || 'none yet';
-    return `db_name not sent, and the default (largest) space is not ready: ${building.build.message}; or name a ready synthon space (${ready})`;
+    return `${field} not sent, and the default (largest) space is not ready: ${building.build.message}; or name a ready synthon space (${ready})`;
   }
 
   const large = (space: string): boolean =>
@@ -203,7 +207,7 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
         if (!p) throw invalidSmiles(['query', 'smarts_prefilter_pattern_smarts'], smarts, 'SMARTS');
         p.delete();
       }
-      const space = spaceOf(q.db_name);
+      const space = spaceOf(q.db_name, sent.dbField);
       const k = wantedHits(q, sent);
       if (k > MAX_JOB_NEIGHBORS)
         throw validationError(['query', 'sample_size'], `at most ${MAX_JOB_NEIGHBORS} hits per job`);

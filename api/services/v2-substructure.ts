@@ -24,7 +24,6 @@ export function createV2Substructure(deps: V2SearchServiceDeps, library: (id: st
   ) {
     const t0 = performance.now();
     const deadline = (ctx.receivedAt ?? Date.now()) + b.timeout_seconds * 1000;
-    const lib = await library(b.database_id);
     const query =
       b.query ?? (b.query_smiles ? { format: 'smiles' as const, value: b.query_smiles } : undefined);
     if (!query)
@@ -39,6 +38,8 @@ export function createV2Substructure(deps: V2SearchServiceDeps, library: (id: st
       );
     // Parsing takes microseconds: done here, an invalid query never waits behind running scans.
     if (!isValidQuery(await getRDKit(), query.format, query.value)) throw bad();
+    // After the query: a bad query is named even when the database is still being built.
+    const lib = await library(b.database_id);
     const key = `${lib.info.database_id}@${lib.info.release}`;
     const r = await deps.substructure.scan(
       key,

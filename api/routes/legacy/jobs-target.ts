@@ -69,6 +69,11 @@ export function synthonTarget(
       .map((d) => d.id),
   );
   const named = names.filter((n) => spaces.has(n));
+  // A space still being built is named as coming, not as "not a synthon space" (user trial).
+  for (const n of names) {
+    const coming = spaces.has(n) ? undefined : search.notReady?.(n);
+    if (coming) throw validationError(['query', 'db_names'], coming, 'value_error.not_ready');
+  }
   if (searchType !== 'synthongpt' && !named.length) return undefined;
   if (searchType !== 'synthongpt' && searchType !== 'morgan')
     throw validationError(

@@ -9,6 +9,8 @@ import type { SynthonJobService } from '../../services/synthon-jobs.ts';
 import { checkPropRanges } from '../../services/jobs-page.ts';
 import { JobName, JobViewSchema, PageQuery, PageSchema, PagingBody, SubmitQuery } from './jobs-schemas.ts';
 import { checkJobSearch, SYNTHON_SIMILARITY_DEFAULTS, synthonTarget } from './jobs-target.ts';
+import { queryFirst } from './params.ts';
+import { parseQuery } from '../../services/v2-search-common.ts';
 
 export { JobViewSchema, MAX_PAGE_SIZE, PagingBody, type PagingBodyT } from './jobs-schemas.ts';
 export { checkJobSearch, MAX_JOB_DATABASES } from './jobs-target.ts';
@@ -40,7 +42,12 @@ export function registerJobRoutes(
     },
     async (request, reply) => {
       const q = request.query;
-      const target = deps.synthonJobs && synthonTarget(search, q.db_names, q.search_type);
+      // The query first: a bad SMILES is named even when the database is still being built.
+      if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
+      const target = await queryFirst(
+        () => deps.synthonJobs && synthonTarget(search, q.db_names, q.search_type),
+        () => parseQuery(q.search_input, ['query', 'search_input']),
+      );
       if (target && deps.synthonJobs) {
         // A space is searched by a synthon job: Morgan similarity, n_neighbors as the hit count.
         const name = await deps.synthonJobs.submit(
@@ -53,12 +60,14 @@ export function registerJobRoutes(
             sample_size: q.n_neighbors,
             include_properties: q.include_properties,
           },
-          { searchQuality: false, sampleSize: true },
+          { searchQuality: false, sampleSize: true, dbField: 'db_names' },
         );
         return bareString(reply, name);
       }
-      const dbNames = await checkJobSearch(search, q.db_names, q.search_type, shape);
-      if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
+      const dbNames = await queryFirst(
+        () => checkJobSearch(search, q.db_names, q.search_type, shape),
+        () => parseQuery(q.search_input, ['query', 'search_input']),
+      );
       // An unembeddable query is a 422 now, not a failed job later (503 without a 3D worker).
       // Its conformers travel to the job, which then does not embed the query again.
       const query3d = (THREE_D_TYPES as readonly string[]).includes(q.search_type)

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { validationError } from '../../../platform/errors.ts';
+import { DomainError, validationError } from '../../../platform/errors.ts';
 import { comingNote } from '../../services/pending-databases.ts';
 import {
   FILTERS,
@@ -108,7 +108,7 @@ export function checkDatabases(
       `empty value; available: ${search
         .databases()
         .map((d) => d.id)
-        .join(', ')}`,
+        .join(', ')}` + comingNote(search.pending?.() ?? []),
       'value_error.empty',
     );
   if (names.length > max)
@@ -216,4 +216,18 @@ export function checkOrderings(search: SearchService, values: string[]): Orderin
       );
   }
   return values as OrderingName[];
+}
+
+/**
+ * A database check that, when it finds a database not ready yet, first checks the query
+ * (`query` throws its own 422): a bad SMILES is named before "retry when it is ready", which the
+ * client would otherwise act on only to be told then (user trial).
+ */
+export async function queryFirst<T>(check: () => T | Promise<T>, query: () => Promise<unknown>): Promise<T> {
+  try {
+    return await check();
+  } catch (e) {
+    if (e instanceof DomainError && e.issues.some((i) => i.type === 'value_error.not_ready')) await query();
+    throw e;
+  }
 }

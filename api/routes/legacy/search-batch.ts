@@ -3,7 +3,8 @@ import type { App } from '../../types.ts';
 import { validationError } from '../../../platform/errors.ts';
 import { THREE_D_TYPES, type ShapeSearchService, type ThreeDType } from '../../services/shape-search.ts';
 import type { SearchService, SearchType } from '../../services/search-service.ts';
-import { capNeighbors, checkDatabases, INT32_MAX, SearchTypeSchema } from './params.ts';
+import { capNeighbors, checkDatabases, INT32_MAX, queryFirst, SearchTypeSchema } from './params.ts';
+import { parseQuery } from '../../services/v2-search-common.ts';
 import { databases3d, MAX_BATCH_INPUTS, SearchResultSchema, searchPayload } from './search.ts';
 
 const BatchQuery = Type.Object({
@@ -35,11 +36,17 @@ export function registerBatchSearchRoute(app: App, search: SearchService, shape?
       const searchTypes = [q.search_type as SearchType];
       const { k, remark } = capNeighbors(q.n_neighbors);
       const is3d = (THREE_D_TYPES as readonly string[]).includes(q.search_type);
-      const dbNames =
-        is3d && shape
-          ? await databases3d(search, shape, q.db_names, searchTypes)
-          : checkDatabases(search, q.db_names, searchTypes);
       const inputs = (q.search_input ?? []).map((s) => s.trim());
+      // A bad input is named before a database that is not ready yet (user trial).
+      const dbNames = await queryFirst(
+        () =>
+          is3d && shape
+            ? databases3d(search, shape, q.db_names, searchTypes)
+            : checkDatabases(search, q.db_names, searchTypes),
+        async () => {
+          for (const [i, s] of inputs.entries()) await parseQuery(s, ['query', 'search_input', i]);
+        },
+      );
       if (inputs.length === 0)
         throw validationError(['query', 'search_input'], 'at least one SMILES is required');
       if (inputs.length > MAX_BATCH_INPUTS)

@@ -8,6 +8,7 @@ export const ErrorSchema = Type.Object({
     request_id: Type.String(),
     retryable: Type.Boolean(),
     details: Type.Optional(Type.Array(Type.Any())),
+    field: Type.Optional(Type.String()),
   }),
 });
 export const WarningSchema = Type.Object({ code: Type.String(), message: Type.String() });

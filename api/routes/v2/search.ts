@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TProperties } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { DEFAULT_SHORTLIST_MULTIPLIER, type V2SearchService } from '../../services/v2-search.ts';
 import { MAX_SYNC_LIMIT } from '../../services/selections.ts';
@@ -11,14 +11,18 @@ const Limit = (def: number) =>
     default: def,
     description: `Hits returned (at most ${MAX_SYNC_LIMIT})`,
   });
-const SearchBody = Open({
+// Request bodies are closed, as sample and selections are: a key the endpoint does not know
+// ("scorer" sent to /search, a misspelt "limt") is a 422 naming it. A trial sent "scorer":"shape"
+// to /search and got Morgan hits without a word. The released SDK sends only the contract's keys.
+const Closed = <T extends TProperties>(props: T) => Type.Object(props, { additionalProperties: false });
+const SearchBody = Closed({
   query_smiles: Type.String({ minLength: 1, maxLength: 1000 }),
   database_id: Type.String({ minLength: 1 }),
   limit: Limit(10),
   include_synthons: Type.Boolean({ default: false }),
   include_properties: Type.Boolean({ default: true }),
 });
-const CheeseBody = Open({
+const CheeseBody = Closed({
   query_smiles: Type.String({ minLength: 1, maxLength: 1000 }),
   database_id: Type.String({ minLength: 1 }),
   scorer: Type.Union([Type.Literal('shape'), Type.Literal('esp'), Type.Literal('morgan')], {
@@ -62,7 +66,7 @@ const Query = Type.Object(
   },
   { additionalProperties: false },
 );
-const SubstructureBody = Open({
+const SubstructureBody = Closed({
   query: Type.Optional(Query),
   query_smiles: Type.Optional(
     Type.String({ minLength: 1, maxLength: 1000, description: 'Deprecated: a SMILES query; use query' }),

@@ -9,7 +9,8 @@ import { spaceNotReady } from '../../../api/services/space-search.ts';
 import { pendingSpaces } from '../../../api/services/pending-databases.ts';
 import type { SearchService } from '../../../api/services/search-service.ts';
 import { createSynthonJobService, type SynthonJobRequest } from '../../../api/services/synthon-jobs.ts';
-import { SYNTHON_SIMILARITY_DEFAULTS } from '../../../api/routes/legacy/jobs-target.ts';
+import { SYNTHON_SIMILARITY_DEFAULTS, synthonTarget } from '../../../api/routes/legacy/jobs-target.ts';
+import { queryFirst } from '../../../api/routes/legacy/params.ts';
 import { createV2SearchService } from '../../../api/services/v2-search.ts';
 import { DomainError } from '../../../platform/errors.ts';
 import { staticRegistry } from '../../../engine/selection/index.ts';
@@ -97,6 +98,64 @@ describe('legacy endpoints', () => {
     expect(res.json().detail[0].type).not.toBe('value_error.not_ready');
   });
 
+  it('name a bad query before a building space on /batch_search; an empty db_names lists the spaces coming', async () => {
+    const get = (url: string) => h.app.inject({ method: 'GET', url, headers: { 'X-API-Key': h.key } });
+    const res = await get(
+      '/batch_search?search_input=CCO&search_input=C1CC(&search_type=morgan&db_names=big_space',
+    );
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail[0].loc).toEqual(['query', 'search_input', 1]);
+    const ok = await get('/batch_search?search_input=CCO&search_type=morgan&db_names=big_space');
+    expect(ok.json().detail[0]).toMatchObject({ loc: ['query', 'db_names'], type: 'value_error.not_ready' });
+    expect((await get('/molsearch?search_input=CCO&db_names=')).json().detail[0].msg).toMatch(
+      /not ready yet: big_space/,
+    );
+  });
+
+  it('/submit_molsearch: a building space named with synthongpt is not_ready, not "not a synthon space"', async () => {
+    // synthonTarget and queryFirst, the route's two steps (its job side needs Temporal: jobs tests).
+    const search = {
+      databases: () => [{ id: 'amide', kind: 'synthon', molecules: 8 }],
+      notReady: (id: string) => spaceNotReady([building], id),
+    } as unknown as SearchService;
+    const err = (() => {
+      try {
+        synthonTarget(search, ['big_space'], 'synthongpt');
+      } catch (e) {
+        return e as DomainError;
+      }
+    })();
+    expect(err?.issues[0]).toMatchObject({ loc: ['query', 'db_names'], type: 'value_error.not_ready' });
+    expect(synthonTarget(search, ['amide'], 'synthongpt')).toEqual({ space: 'amide' });
+    // queryFirst: a not_ready check runs the query's own check first, whose 422 wins.
+    const bad = new Error('bad query');
+    await expect(
+      queryFirst(
+        () => synthonTarget(search, ['big_space'], 'synthongpt'),
+        () => Promise.reject(bad),
+      ),
+    ).rejects.toBe(bad);
+    await expect(
+      queryFirst(
+        () => synthonTarget(search, ['big_space'], 'synthongpt'),
+        () => Promise.resolve(),
+      ),
+    ).rejects.toMatchObject({ code: 'validation_error' });
+    // Other failures do not run the query check.
+    let ran = false;
+    await expect(
+      queryFirst(
+        () => {
+          throw new Error('other');
+        },
+        async () => {
+          ran = true;
+        },
+      ),
+    ).rejects.toThrow('other');
+    expect(ran).toBe(false);
+  });
+
   it('synthongpt without db_names while the default space is built: 422 naming db_names with its progress', async () => {
     const res = await h.app.inject({
       method: 'GET',
@@ -179,6 +238,25 @@ describe('v2', () => {
   it('lists the synthon spaces among the available databases of an unknown one', async () => {
     const err = (await v2.search(req('nope'), 'r2').catch((e: unknown) => e)) as DomainError;
     expect(err.message).toMatch(/unknown database "nope"; available: amide; not ready yet: big_space/);
+  });
+
+  it('names a bad substructure query before saying the space is not ready', async () => {
+    const sub = {
+      query: { format: 'smiles' as const, value: 'c1ccccc1[' },
+      database_id: 'big_space',
+      limit: 5,
+      timeout_seconds: 5,
+      search_mode: 'substructure' as const,
+      include_synthons: false,
+    };
+    const err = (await v2.substructure(sub, 'r4', false).catch((e: unknown) => e)) as DomainError;
+    expect(err.issues[0]).toMatchObject({ loc: ['body', 'query', 'value'] });
+    const nr = (await v2
+      .substructure({ ...sub, query: { format: 'smiles', value: 'c1ccccc1' } }, 'r5', false)
+      .catch((e: unknown) => e)) as DomainError;
+    expect(nr.issues[0].type).toBe('value_error.not_ready');
+    // Worth retrying later: the v2 envelope says retryable.
+    expect(nr.retryable).toBe(true);
   });
 
   it('names a bad query_smiles before saying the space is not ready', async () => {

@@ -117,6 +117,23 @@ describe('strict JSON bodies', () => {
     expect(ok.status).toBe(200);
   });
 
+  it('refuses a key the search endpoints do not know, naming it, and names the field as the SDK reads it', async () => {
+    // A trial sent "scorer": "shape" to /search and got Morgan hits without a word.
+    for (const [path, body] of [
+      ['/api/v2/search', { query_smiles: 'CCO', database_id: 'drugs', scorer: 'shape' }],
+      ['/api/v2/search_cheese', { query_smiles: 'CCO', database_id: 'drugs', scorer: 'esp', limt: 5 }],
+      ['/api/v2/search_substructure', { query: { value: 'CO' }, database_id: 'drugs', bogus: 1 }],
+    ] as const) {
+      const r = await call(h, 'POST', path, { body });
+      expect(r.status, path).toBe(422);
+      expect(r.body!.error.message, path).toMatch(/scorer|limt|bogus/);
+    }
+    const r = await call(h, 'POST', '/api/v2/search', {
+      body: { query_smiles: 'C1CC(', database_id: 'drugs' },
+    });
+    expect(r.body!.error).toMatchObject({ code: 'invalid_smiles', field: 'query_smiles', retryable: false });
+  });
+
   it('answers a query_smiles holding a tab or newline with a 422 naming it', async () => {
     for (const q of ['CCO\tCCN', 'CCO\nCCN']) {
       const r = await call(h, 'POST', '/api/v2/search', { body: { query_smiles: q, database_id: 'drugs' } });
