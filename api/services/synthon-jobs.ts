@@ -167,7 +167,10 @@ export function createSynthonJobService(deps: SynthonJobServiceDeps) {
    * No db_name: the default is the largest space, and one still being built would be it. Say so
    * rather than search a smaller space the client did not choose (a new user's first minutes).
    */
-  function defaultComing(spaces: Array<{ id: string; molecules: number }>, field: string): string | undefined {
+  function defaultComing(
+    spaces: Array<{ id: string; molecules: number }>,
+    field: string,
+  ): string | undefined {
     const largest = Math.max(0, ...spaces.map((d) => d.molecules));
     const building = (search.pending?.() ?? [])
       .filter((p) => p.kind === 'synthon' && p.build.status === 'building' && p.molecules > largest)
