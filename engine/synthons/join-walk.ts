@@ -12,7 +12,7 @@
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import type { SlotColumns } from './format.ts';
 import { byWeight, columnWords, FOLD_WORDS, type SlotTerms } from './bounds.ts';
-import { nearBits, nearInQ, type NearBits } from './near-bits.ts';
+import { mostNear, nearBits, nearInQ } from './near-bits.ts';
 import { acrossCodes, exactCrossCodes, nearCodes, type JoinEnv } from './join-env.ts';
 import { envAt, envC0, packJoinEnvs, type PackedEnvs } from './packed-envs.ts';
 
@@ -150,24 +150,6 @@ function maxOver(memo: Map<number, number>, key: number, x: Int32Array, list: re
     m = 0;
     for (let p = 0; p < list.length; p++) if (x[list[p]] > m) m = x[list[p]];
     memo.set(key, m);
-  }
-  return m;
-}
-
-/** Per near-bits table and group, the most near bits one synthon of the group has (no query). */
-const nearMaxMemo = new WeakMap<NearBits, Map<number, number>>();
-
-function mostNear(near: NearBits, key: number, list: readonly number[]): number {
-  let byGroup = nearMaxMemo.get(near);
-  if (!byGroup) nearMaxMemo.set(near, (byGroup = new Map()));
-  let m = byGroup.get(key);
-  if (m === undefined) {
-    m = 0;
-    for (let p = 0; p < list.length; p++) {
-      const i = list[p];
-      m = Math.max(m, near.offsets[i + 1] - near.offsets[i]);
-    }
-    byGroup.set(key, m);
   }
   return m;
 }

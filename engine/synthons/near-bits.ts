@@ -64,3 +64,21 @@ export function nearInQ(q: Uint32Array, near: NearBits, i: number): number {
   }
   return n;
 }
+
+/** Per near-bits table and group, the most near bits one synthon of the group has (no query). */
+const nearMaxMemo = new WeakMap<NearBits, Map<number, number>>();
+
+export function mostNear(near: NearBits, key: number, list: readonly number[]): number {
+  let byGroup = nearMaxMemo.get(near);
+  if (!byGroup) nearMaxMemo.set(near, (byGroup = new Map()));
+  let m = byGroup.get(key);
+  if (m === undefined) {
+    m = 0;
+    for (let p = 0; p < list.length; p++) {
+      const i = list[p];
+      m = Math.max(m, near.offsets[i + 1] - near.offsets[i]);
+    }
+    byGroup.set(key, m);
+  }
+  return m;
+}
