@@ -23,6 +23,7 @@ import {
   INT32_MAX,
   MAX_SYNC_DATABASES,
   OrderingSchema,
+  queryFirst,
   SAMPLE_SMILES,
   SearchQualitySchema,
 } from './params.ts';
@@ -139,10 +140,13 @@ async function molsearch(
   if (threeD) return molsearch3d(search, q, searchTypes, requested, { k, remark }, shape);
   const types = searchTypes as SearchType[];
   // /molsearch searches synthon spaces: without db_names the default space for morgan/synthongpt.
-  // The query first: a bad SMILES is named even when the database is still being built (trial).
   if (!q.search_input.trim()) throw validationError(['query', 'search_input'], 'empty SMILES');
-  await parseQuery(q.search_input, ['query', 'search_input']);
-  const dbNames = checkDatabases(search, q.db_names, types, MAX_SYNC_DATABASES, true);
+  // A bad SMILES is named even when the database is still being built (trial); the search parses
+  // the query itself, so it is parsed here only on that path.
+  const dbNames = await queryFirst(
+    () => checkDatabases(search, q.db_names, types, MAX_SYNC_DATABASES, true),
+    () => parseQuery(q.search_input, ['query', 'search_input']),
+  );
   const filters = q.filter_molecules ? checkFilters(search, q.filtering ?? []) : [];
   const ordering = checkOrderings(search, requested);
   const result = await search.similarity({
