@@ -12,6 +12,10 @@
  *     [--warm-up DIR]    (first the space thread's warm-up (warm-up.ts) on the small space in DIR)
  *     [--prepare]        (then what the space thread does while idle after it: prepare.ts)
  *     [--distinct]       (the k best distinct products, as /molsearch and v2 search serve them)
+ *     [--passes 2]       (the similarity queries again in the same process: a long-lived space
+ *                         thread's caches, JIT and RDKit warm, as the service serves them)
+ *     [--warm-with Q]    (first the similarity queries of the file Q, untimed: a thread that has
+ *                         served other queries, without these queries' own work cached)
  *     (--cutoff none: the top k only)
  */
 import { readFileSync } from 'node:fs';
@@ -42,6 +46,8 @@ const { values } = parseArgs({
     'warm-up': { type: 'string' },
     prepare: { type: 'boolean', default: false },
     distinct: { type: 'boolean', default: false },
+    passes: { type: 'string', default: '1' },
+    'warm-with': { type: 'string' },
   },
 });
 const timeoutMs = Number(values['timeout-s']) * 1000;
@@ -97,40 +103,52 @@ const cpuSince = (from: NodeJS.CpuUsage): number => {
   const u = process.cpuUsage(from);
   return (u.user + u.system) / 1000;
 };
-q.similarity.forEach((smiles, i) => {
-  const mol = rd.get_mol(smiles)!;
-  const fp = new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
-  mol.delete();
+if (values['warm-with']) {
+  const w = JSON.parse(readFileSync(values['warm-with'], 'utf8')) as { similarity: string[] };
   t = performance.now();
-  let c0 = process.cpuUsage();
-  const opts = { timeoutMs, reactions: pickReactions };
-  const top = values.distinct
-    ? distinctTopK(rd, space, fp, Number(values.k), opts)
-    : similarityTopK(rd, space, fp, Number(values.k), opts);
-  const topMs = performance.now() - t;
-  const topCpu = cpuSince(c0);
-  const p = peer?.similarity?.[i];
-  const last = top.hits[top.hits.length - 1];
-  let line =
-    `sim q${i} ${smiles}: top-${values.k} ${s(topMs)} wall, ${s(topCpu)} CPU (${top.hits.length} hits, ` +
-    `best ${top.hits[0]?.similarity.toFixed(3)}, k-th ${last?.similarity.toFixed(3)} (${last?.similarity}), threshold ${top.threshold.toFixed(3)}` +
-    `, ${top.counts.candidates} candidates in the last step, ${top.scoredProducts} products scored` +
-    `${top.timedOut ? `, TIMED OUT, proven above ${top.provenAbove ?? 'none'}` : ', exact'})`;
-  if (values.cutoff !== 'none') {
-    t = performance.now();
-    c0 = process.cpuUsage();
-    const cut = similaritySearch(rd, space, fp, {
-      threshold: Number(values.cutoff),
-      maxHits,
-      timeoutMs,
-      reactions: pickReactions,
-    });
-    line +=
-      ` | >= ${values.cutoff} ${s(performance.now() - t)} wall, ${s(cpuSince(c0))} CPU (${cut.hits.length} hits, ` +
-      `${cut.counts.candidates} candidates${cut.timedOut ? ', TIMED OUT' : ''})`;
+  for (const smiles of w.similarity) {
+    const mol = rd.get_mol(smiles)!;
+    const fp = new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
+    mol.delete();
+    similarityTopK(rd, space, fp, Number(values.k), { timeoutMs });
   }
-  console.log(line + (p ? ` | RDKit ${p.seconds.toFixed(2)} s (${p.hits.length} hits)` : ''));
-});
+  console.log(`warmed with ${w.similarity.length} other queries in ${s(performance.now() - t)}`);
+}
+for (let pass = 1; pass <= Number(values.passes); pass++)
+  q.similarity.forEach((smiles, i) => {
+    const mol = rd.get_mol(smiles)!;
+    const fp = new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
+    mol.delete();
+    t = performance.now();
+    let c0 = process.cpuUsage();
+    const opts = { timeoutMs, reactions: pickReactions };
+    const top = values.distinct
+      ? distinctTopK(rd, space, fp, Number(values.k), opts)
+      : similarityTopK(rd, space, fp, Number(values.k), opts);
+    const topMs = performance.now() - t;
+    const topCpu = cpuSince(c0);
+    const p = peer?.similarity?.[i];
+    const last = top.hits[top.hits.length - 1];
+    let line =
+      `sim${pass > 1 ? ` (pass ${pass})` : ''} q${i} ${smiles}: top-${values.k} ${s(topMs)} wall, ${s(topCpu)} CPU (${top.hits.length} hits, ` +
+      `best ${top.hits[0]?.similarity.toFixed(3)}, k-th ${last?.similarity.toFixed(3)} (${last?.similarity}), threshold ${top.threshold.toFixed(3)}` +
+      `, ${top.counts.candidates} candidates in the last step, ${top.scoredProducts} products scored` +
+      `${top.timedOut ? `, TIMED OUT, proven above ${top.provenAbove ?? 'none'}` : ', exact'})`;
+    if (values.cutoff !== 'none') {
+      t = performance.now();
+      c0 = process.cpuUsage();
+      const cut = similaritySearch(rd, space, fp, {
+        threshold: Number(values.cutoff),
+        maxHits,
+        timeoutMs,
+        reactions: pickReactions,
+      });
+      line +=
+        ` | >= ${values.cutoff} ${s(performance.now() - t)} wall, ${s(cpuSince(c0))} CPU (${cut.hits.length} hits, ` +
+        `${cut.counts.candidates} candidates${cut.timedOut ? ', TIMED OUT' : ''})`;
+    }
+    console.log(line + (p ? ` | RDKit ${p.seconds.toFixed(2)} s (${p.hits.length} hits)` : ''));
+  });
 // --sss-passes 2: the substructure queries again in the same process (warm: JIT, RDKit's WASM
 // tiers and the per-process synthon-graph cache), as a long-lived space thread serves them.
 for (let pass = 1; pass <= Number(values['sss-passes']); pass++)

@@ -325,6 +325,24 @@ export function ringProduct(
   return p ? { ...p, cores: sides.cs, state: st } : null;
 }
 
+/**
+ * A synthon's ring core with the graph it indexes, or null when it has none (ring-cross.ts). A
+ * stored core is decoded without being kept: the bound meets tens of thousands of synthons a
+ * query, and keeping each one's graph (~2 KB of small typed arrays) grew the heap by ~300 MB and
+ * every full garbage collection with it.
+ */
+export function ringSideOf(
+  rd: RDKitModule,
+  slot: SlotColumns,
+  i: number,
+  ringForming: boolean,
+): { core: RingCore; g: MolGraph } | null {
+  const kept = cores.get(slot)?.[i];
+  if (kept !== undefined) return kept;
+  const stored = ringCoreBytes(slot, i);
+  return stored ? decodeRingCore(stored) : coreOf(rd, slot, i, ringForming);
+}
+
 /** A synthon's ring core key, or null when it has none (for ring-bound.ts). */
 export function ringCoreKey(
   rd: RDKitModule,

@@ -21,6 +21,7 @@ import { fpWords, popcountWords, slotTerms, type SlotTerms } from './bounds.ts';
 import { joinable } from './join-bits.ts';
 import { joinWalk, slotJoinEnvs } from './join-walk.ts';
 import { tupleWalk } from './tuple-walk.ts';
+import { crossBounder } from './ring-cross.ts';
 import { tupleId, type OpenSpace } from './space.ts';
 
 export interface SimilarityOptions {
@@ -178,9 +179,12 @@ export function similaritySearch(
         if (stop || performance.now() > until) cutOff(r);
         continue;
       }
-      // Any other shape: the slot-by-slot walk (tuple-walk.ts).
+      // Any other shape: the slot-by-slot walk (tuple-walk.ts); ring-core tuples then take the
+      // bound from their pair of cores (ring-cross.ts), which drops most of them.
+      const cross = crossBounder(rd, reaction, q, a, terms);
       const pushPick = (pick: Int32Array, bound: number): boolean => {
-        propose(Array.from(pick), bound);
+        const b = cross ? Math.min(bound, cross(pick[0], pick[1]) ?? bound) : bound;
+        if (b + 1e-9 >= t) propose(Array.from(pick), b);
         return !stop;
       };
       const expired = (): boolean => (stop = stop || performance.now() > until);

@@ -1,0 +1,205 @@
+/**
+ * A per-tuple bound for the products of ring-closing and double-bond joins, from each side's own
+ * environments and the few codes that cross the join (pure but for the ring cores, read once).
+ *
+ * ring-bound.ts gives every synthon one (G'', U'') over all its partners; its U'' (~6 a side on
+ * the AutoGrow4 space) counts every environment that reaches the partner as a possible common
+ * bit. For aspirin's exact top 100 on the 10^9 space that let 91,800 ring-core products through to
+ * exact scoring, 45,000 of them Fischer indoles, 4.5 s of its 5 s (2026-11-29). Once the walk
+ * has a tuple, its pair of cores is known, and with it the state RDKit gives each side's unstable
+ * atoms (ring-pairs.ts). Then, for synthon a in the product (radius 2, a connector standing for
+ * the partner atom B it is zipped to):
+ * - the environments whose ball holds no partner atom (`free`) are exact, as ring-bound.ts
+ *   proves, so they are in the product;
+ * - (A, 1) at an atom A bonded to the partner and (x, 2) at a neighbour x of A see of the
+ *   partner only B's invariant and the bond A–B: the partner's side gives the one and the state
+ *   the other, so these codes are known (`near`; RDKit may drop some as redundant, so they are a
+ *   superset, which a bound may use);
+ * - (A, 2) sees B's neighbours too: one unknown bit per such A (`e`).
+ * So the product P ⊆ free_a ∪ free_b ∪ near_a ∪ near_b plus at most e_a + e_b bits, with
+ * free_a ∪ free_b ⊆ P, and T(Q, P) ≤ min(|Q|, |Q ∩ (free ∪ near)| + e) / (|Q| + |free \ Q|).
+ * Test: test/engine/synthons/ring-cross.test.ts (at least RDKit's Tanimoto on every product).
+ */
+import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
+import type { RDKitModule } from '../chem/rdkit.ts';
+import { pop32 } from './column-stats.ts';
+import type { ReactionInfo, SlotColumns } from './format.ts';
+import { pairEntry, ringPairsOf, storedState, type RingPairs } from './ring-pairs.ts';
+import { attachAt, makeSide, nearBits, sideIdsOf } from './ring-side.ts';
+import { ringSideOf } from './ring-zip.ts';
+
+export { nearBits };
+
+const WORDS = FP_BYTES / 4;
+
+/**
+ * Sides kept per thread, in one pool of words (ring-side.ts's layout, ~150 words a side) with
+ * their offsets by slot and key: a query meets tens of thousands of sides, and as objects with
+ * typed arrays of their own they were garbage every full collection had to trace. Cleared when
+ * the pool reaches its limit (16 M words, 64 MB).
+ */
+let maxWords = 16_000_000;
+let pool = new Uint32Array(1 << 20);
+let used = 0;
+let offsets = new Map<SlotColumns, Map<number, number>>();
+
+/** The offset of synthon i's side of slot s under the state at `at`, made once; −1: none. */
+function sideOf(
+  rd: RDKitModule,
+  slots: readonly SlotColumns[],
+  s: number,
+  i: number,
+  table: RingPairs,
+  at: number,
+  ringForming: boolean,
+  paired: Set<number>,
+): number {
+  const id = sideIdsOf(table, at)[s];
+  let m = offsets.get(slots[s]);
+  if (!m) offsets.set(slots[s], (m = new Map()));
+  const key = i * 1_048_576 + id;
+  const known = m.get(key);
+  if (known !== undefined) return known;
+  const c = ringSideOf(rd, slots[s], i, ringForming);
+  const words = c && makeSide(c.core, c.g, storedState(table, at), s, paired);
+  if (!words) {
+    m.set(key, -1);
+    return -1;
+  }
+  if (used + words.length > maxWords) {
+    // Full: start again (offsets handed out before are not read after this call returns).
+    used = 0;
+    offsets = new Map([[slots[s], (m = new Map())]]);
+  }
+  if (used + words.length > pool.length) {
+    const grown = new Uint32Array(Math.max(used + words.length, Math.min(maxWords, 2 * pool.length)));
+    grown.set(pool.subarray(0, used));
+    pool = grown;
+  }
+  pool.set(words, used);
+  m.set(key, used);
+  used += words.length;
+  return used - words.length;
+}
+
+/**
+ * The offsets of the two sides of the tuple (i, j) under its stored pair state in `sidePool()`,
+ * or undefined when it cannot be made (no stored state, a connector without a partner, an odd
+ * join).
+ */
+export function tupleSides(
+  rd: RDKitModule,
+  slots: readonly SlotColumns[],
+  table: RingPairs,
+  ringForming: boolean,
+  paired: Set<number>,
+  i: number,
+  j: number,
+  again = true,
+): [number, number] | undefined {
+  if (MORGAN_FP.radius !== 2) return undefined;
+  const at = pairEntry(table, i, j);
+  if (at < 0) return undefined;
+  const sa = sideOf(rd, slots, 0, i, table, at, ringForming, paired);
+  if (sa < 0) return undefined;
+  const used0 = used;
+  const sb = sideOf(rd, slots, 1, j, table, at, ringForming, paired);
+  // Making b's side may have cleared the pool: a's side is made again after it.
+  if (sb < 0) return undefined;
+  if (used < used0) return again ? tupleSides(rd, slots, table, ringForming, paired, i, j, false) : undefined;
+  return [sa, sb];
+}
+
+/** The pool the offsets of tupleSides point into (valid until the next tupleSides call). */
+export const sidePool = (): Uint32Array => pool;
+
+const known = new Uint32Array(WORDS);
+const nearList: number[] = [];
+
+/** The bound above for the tuple (i, j), or undefined where tupleSides has no sides for it. */
+export function ringCrossBound(
+  rd: RDKitModule,
+  slots: readonly SlotColumns[],
+  table: RingPairs,
+  ringForming: boolean,
+  paired: Set<number>,
+  i: number,
+  j: number,
+  q: Uint32Array,
+  a: number,
+): number | undefined {
+  const both = tupleSides(rd, slots, table, ringForming, paired, i, j);
+  if (!both) return undefined;
+  const [sa, sb] = both;
+  const p = pool;
+  let x = 0;
+  let all = 0;
+  for (let k = 0; k < WORDS; k++) {
+    const v = p[sa + k] | p[sb + k];
+    known[k] = v;
+    if (v === 0) continue;
+    all += pop32(v);
+    x += pop32(v & q[k]);
+  }
+  nearList.length = 0;
+  if (!nearBits(p, sa, p, sb, nearList) || !nearBits(p, sb, p, sa, nearList)) return undefined;
+  let extra = p[attachAt(p, sa)] + p[attachAt(p, sb)];
+  for (const bit of nearList) {
+    const w = bit >>> 5;
+    const mask = 1 << (bit & 31);
+    // Each near bit once, and only where it would be a new common bit.
+    if (!(q[w] & mask) || known[w] & mask) continue;
+    known[w] |= mask;
+    extra++;
+  }
+  return Math.min(a, x + extra) / (a + all - x);
+}
+
+/** Frees the kept sides and sets the pool's limit (tests: a small one clears it often). */
+export function clearRingSides(limit = 16_000_000): void {
+  maxWords = limit;
+  pool = new Uint32Array(1 << 20);
+  used = 0;
+  offsets = new Map();
+}
+
+/**
+ * ringCrossBound for one reaction's tuples (i, j) against one query, or undefined when the
+ * reaction has no stored pair table or a connector label only one slot carries.
+ */
+export function crossBounder(
+  rd: RDKitModule,
+  reaction: { info: ReactionInfo; slots: readonly SlotColumns[] },
+  q: Uint32Array,
+  a: number,
+  /**
+   * An object that lives as long as the query (its slot terms): the bounds are kept under it, so
+   * similarityTopK's threshold steps, which walk the same tuples again, compute each once.
+   */
+  memoKey?: object,
+): ((i: number, j: number) => number | undefined) | undefined {
+  const table = ringPairsOf(reaction.slots);
+  const paired = pairedLabels(reaction.info);
+  if (!table || !reaction.info.ringBound || !paired) return undefined;
+  const { slots, info } = reaction;
+  let memo = memoKey && memos.get(memoKey);
+  if (memoKey && !memo) memos.set(memoKey, (memo = new Map()));
+  const n1 = slots[1].synthonIds.length;
+  return (i, j) => {
+    const key = i * n1 + j;
+    const known = memo?.get(key);
+    if (known !== undefined) return known < 0 ? undefined : known;
+    const b = ringCrossBound(rd, slots, table, info.ringForming, paired, i, j, q, a);
+    memo?.set(key, b ?? -1);
+    return b;
+  };
+}
+
+const memos = new WeakMap<object, Map<number, number>>();
+
+/** The labels of a two-slot reaction, or undefined when a label is on one slot only. */
+export function pairedLabels(info: ReactionInfo): Set<number> | undefined {
+  if (info.slots.length !== 2) return undefined;
+  const [c0, c1] = info.slots.map((s) => new Set(s.connectors));
+  return c0.size === c1.size && [...c0].every((l) => c1.has(l)) ? c0 : undefined;
+}

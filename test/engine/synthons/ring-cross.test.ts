@@ -1,0 +1,151 @@
+// The per-tuple ring-core bound (ring-cross.ts) against RDKit: for every product of the
+// ring-closing and double-bond reactions of the Doebner-Miller test space and of an AutoGrow4
+// sample, RDKit's fingerprint (assemble.ts: molzip, canonical SMILES, parse) holds both sides'
+// free bits and has at most e_a + e_b bits outside free ∪ near; so the bound is at least RDKit's
+// Tanimoto for any query, and it is tighter than the stored ring-core bound (ring-bound.ts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
+import { FP_BYTES, MORGAN_DETAILS, tanimoto } from '../../../engine/chem/fingerprint.ts';
+import { buildSpace } from '../../../engine/synthons/build-space.ts';
+import { assembleProduct } from '../../../engine/synthons/assemble.ts';
+import { fpWords, pickBound, popcountWords, columnWords } from '../../../engine/synthons/bounds.ts';
+import {
+  clearRingSides,
+  crossBounder,
+  nearBits,
+  pairedLabels,
+  sidePool,
+  tupleSides,
+} from '../../../engine/synthons/ring-cross.ts';
+import { attachAt } from '../../../engine/synthons/ring-side.ts';
+import { ringPairsOf } from '../../../engine/synthons/ring-pairs.ts';
+import { clearRingPairs } from '../../../engine/synthons/ring-zip.ts';
+import { openSpace, reactionTuples, tupleSmiles, type OpenSpace } from '../../../engine/synthons/space.ts';
+import { writeAutogrow4Sample } from './ag4-sample.ts';
+
+const SOURCES = new URL('../../../catalogs/spaces/sources/', import.meta.url).pathname;
+const QUERIES = [
+  'CC(=O)Oc1ccccc1C(=O)O',
+  'Cc1ccc2[nH]c(C)c(C)c2c1',
+  'O=C(O)c1ccc2ccccc2n1',
+  'c1ccc2ncccc2c1',
+];
+let root: string;
+let rd: RDKitModule;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'ring-cross-'));
+  rd = await getRDKit();
+});
+afterAll(async () => {
+  clearRingPairs();
+  clearRingSides();
+  await rm(root, { recursive: true, force: true });
+});
+
+async function space(name: string, file: string): Promise<OpenSpace> {
+  const out = join(root, name);
+  await buildSpace({ input: file, out, id: name });
+  return openSpace(out);
+}
+
+const has = (row: Uint8Array | Uint32Array, bit: number): boolean =>
+  row instanceof Uint32Array
+    ? (row[bit >>> 5] & (1 << (bit & 31))) !== 0
+    : (row[bit >>> 3] & (1 << (bit & 7))) !== 0;
+
+/** Every valid product of the reactions with a stored pair table, against the sides and bounds. */
+function check(sp: OpenSpace) {
+  const out = { products: 0, sided: 0, tighter: 0, crossSum: 0, storedSum: 0 };
+  const queries = QUERIES.map((s) => {
+    const mol = rd.get_mol(s)!;
+    const fp = new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
+    mol.delete();
+    return { fp, q: fpWords(fp), a: popcountWords(fpWords(fp)) };
+  });
+  sp.reactions.forEach((reaction, r) => {
+    const table = ringPairsOf(reaction.slots);
+    const paired = pairedLabels(reaction.info);
+    if (!table || !reaction.info.ringBound || !paired) return;
+    const cols = reaction.slots.map((s) => columnWords(s.guaranteed));
+    const bounders = queries.map(({ q, a }) => crossBounder(rd, reaction, q, a)!);
+    for (const t of reactionTuples(sp, r)) {
+      const p = assembleProduct(rd, tupleSmiles(sp, t), true);
+      if (!p?.fp) continue;
+      out.products++;
+      const [i, j] = t.synthons;
+      const sides = tupleSides(rd, reaction.slots, table, reaction.info.ringForming, paired, i, j);
+      if (!sides) continue;
+      out.sided++;
+      const [sa, sb] = sides;
+      const pool = sidePool();
+      const near: number[] = [];
+      expect(nearBits(pool, sa, pool, sb, near) && nearBits(pool, sb, pool, sa, near)).toBe(true);
+      const free = pool.slice(sa, sa + 64).map((v, k) => v | pool[sb + k]);
+      let outside = 0;
+      for (let bit = 0; bit < FP_BYTES * 8; bit++) {
+        const inFree = has(free, bit);
+        expect(!inFree || has(p.fp, bit), `${p.smiles}: free bit ${bit} the product lacks`).toBe(true);
+        if (has(p.fp, bit) && !inFree && !near.includes(bit)) outside++;
+      }
+      expect(outside, `${p.smiles}: bits outside free ∪ near`).toBeLessThanOrEqual(
+        pool[attachAt(pool, sa)] + pool[attachAt(pool, sb)],
+      );
+      queries.forEach(({ fp, q, a }, n) => {
+        const bound = bounders[n](i, j)!;
+        expect(bound, `${p.smiles} against ${QUERIES[n]}`).toBeGreaterThanOrEqual(
+          tanimoto(fp, p.fp!) - 1e-12,
+        );
+        const u = reaction.slots[0].unstableEnvs[i] + reaction.slots[1].unstableEnvs[j];
+        const stored = pickBound(q, a, cols, Int32Array.of(i, j), u, new Uint32Array(64));
+        out.crossSum += bound;
+        out.storedSum += stored;
+        if (bound < stored) out.tighter++;
+      });
+    }
+  });
+  return out;
+}
+
+describe('the per-tuple ring-core bound', () => {
+  it('holds for every product of the Doebner-Miller test space', async () => {
+    clearRingPairs();
+    clearRingSides();
+    const res = check(await space('dm', resolve(SOURCES, 'doebner_miller_space.txt')));
+    expect(res.products).toBe(12);
+    expect(res.sided).toBe(12);
+    expect(res.crossSum).toBeLessThan(res.storedSum);
+  });
+
+  it('holds when the pool of sides is cleared between the sides of a tuple', async () => {
+    // Room for about two sides: nearly every new side clears the pool.
+    clearRingSides(400);
+    const res = check(await space('dm-small-pool', resolve(SOURCES, 'doebner_miller_space.txt')));
+    clearRingSides();
+    expect(res.sided).toBe(12);
+  });
+
+  it(
+    'holds for every product of the AutoGrow4 sample (21 ring-closing reactions and the Wittig)',
+    { timeout: 900_000 },
+    async () => {
+      const file = join(root, 'ag4.txt');
+      await writeAutogrow4Sample(file, {
+        smallest: 2,
+        spread: 6,
+        reactions: (id) => !/^(13_|66_|67_|87_|1_|2_)/.test(id),
+      });
+      clearRingPairs();
+      clearRingSides();
+      const res = check(await space('ag4', file));
+      expect(res.products).toBeGreaterThan(1_000);
+      // Nearly every product has a stored state and so this bound, and it is much tighter.
+      expect(res.sided).toBeGreaterThan(0.9 * res.products);
+      expect(res.tighter).toBeGreaterThan(0.5 * res.sided * QUERIES.length);
+      expect(res.crossSum).toBeLessThan(0.8 * res.storedSum);
+    },
+  );
+});
