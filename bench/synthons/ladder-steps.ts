@@ -30,7 +30,7 @@ const k = Number(values.k);
 const rd = await getRDKit();
 const space = await openSpace(values.space);
 if (values.prepare)
-  console.log(`prepared in ${(await prepareSimilarity(space, async () => {})).toFixed(0)} ms`);
+  console.log(`prepared in ${(await prepareSimilarity(space, async () => {}, rd)).toFixed(0)} ms`);
 const ms = (v: number): string => `${v.toFixed(0)} ms`;
 for (const smiles of positionals) {
   const mol = rd.get_mol(smiles);

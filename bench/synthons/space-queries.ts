@@ -69,7 +69,7 @@ if (values['warm-up']) {
 // --prepare: the query-independent work the service's space thread does while idle (prepare.ts),
 // timed apart from the queries, as RDKit's space load and synthon fingerprints are in peer.py.
 if (values.prepare) {
-  const ms = await prepareSimilarity(space, async () => {});
+  const ms = await prepareSimilarity(space, async () => {}, rd);
   const rss = (process.memoryUsage().rss / 2 ** 20).toFixed(0);
   console.log(`prepared for similarity in ${(ms / 1000).toFixed(1)} s, ${rss} MB rss`);
 }

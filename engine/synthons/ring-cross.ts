@@ -24,8 +24,8 @@ import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
 import type { RDKitModule } from '../chem/rdkit.ts';
 import { pop32 } from './column-stats.ts';
 import type { ReactionInfo, SlotColumns } from './format.ts';
-import { pairEntry, ringPairsOf, storedState, type RingPairs } from './ring-pairs.ts';
-import { attachAt, makeSide, nearBits, sideIdsOf } from './ring-side.ts';
+import { pairEntry, readState, ringPairsOf, type RingPairs } from './ring-pairs.ts';
+import { attachAt, makeSide, nearBits, sideIdOf } from './ring-side.ts';
 import { ringSideOf } from './ring-zip.ts';
 
 export { nearBits };
@@ -54,14 +54,15 @@ function sideOf(
   ringForming: boolean,
   paired: Set<number>,
 ): number {
-  const id = sideIdsOf(table, at)[s];
+  const id = sideIdOf(table, at, s);
+  if (id < 0) return -1;
   let m = offsets.get(slots[s]);
   if (!m) offsets.set(slots[s], (m = new Map()));
   const key = i * 1_048_576 + id;
   const known = m.get(key);
   if (known !== undefined) return known;
   const c = ringSideOf(rd, slots[s], i, ringForming);
-  const words = c && makeSide(c.core, c.g, storedState(table, at), s, paired);
+  const words = c && makeSide(c.core, c.g, readState(table, at), s, paired);
   if (!words) {
     m.set(key, -1);
     return -1;

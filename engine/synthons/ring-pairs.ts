@@ -174,6 +174,14 @@ export function pairEntry(p: RingPairs, i: number, j: number): number {
   return a < 0 || b < 0 ? PAIR_NONE : p.entry[a * p.cores[1] + b];
 }
 
+/**
+ * The state at a blob offset, decoded afresh and not kept (ring-side.ts reads every state a walk
+ * meets once: kept, the Fischer indole's 113,565 would be ~100 MB of small typed arrays).
+ */
+export function readState(p: RingPairs, at: number): StoredState {
+  return p.decoded.get(at) ?? decodeState(p.blob, at, 2);
+}
+
 /** The state at a blob offset (pairEntry ≥ 0), decoded once. */
 export function storedState(p: RingPairs, at: number): StoredState {
   let st = p.decoded.get(at);

@@ -17,7 +17,7 @@ import {
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import { fillAdjacency, markRingAtoms, newGraph, type MolGraph } from '../chem/graph.ts';
 import { UNSTABLE, type RingCore } from './ring-core.ts';
-import { storedState, type RingPairs, type StoredState } from './ring-pairs.ts';
+import { readState, type RingPairs, type StoredState } from './ring-pairs.ts';
 import { distancesFrom } from './synthon-chem.ts';
 
 const NBITS = FP_BYTES * 8;
@@ -57,29 +57,32 @@ function sideKey(st: StoredState, s: number): string {
   return `${flags}|${bonds.sort().join(' ')}`;
 }
 
-/** Per table: each stored state's side ids (slot 0, slot 1), and the ids by side key. */
-const sideIds = new WeakMap<RingPairs, { byState: Map<number, Int32Array>; byKey: Map<string, number>[] }>();
+/** Per table: each stored state's side ids (slot 0 · 65536 + slot 1), and the ids by side key. */
+const sideIds = new WeakMap<RingPairs, { byState: Map<number, number>; byKey: Map<string, number>[] }>();
 
 /**
- * The ids of what each slot sees of the state at `at` (equal ids: the same side for a synthon),
- * so that a synthon's side is made once per state it can take, not once per pair of cores.
+ * The id of what slot s sees of the state at `at` (equal ids: the same side for a synthon), so
+ * that a synthon's side is made once per state it can take, not once per pair of cores.
  */
-export function sideIdsOf(table: RingPairs, at: number): Int32Array {
+export function sideIdOf(table: RingPairs, at: number, s: number): number {
   let ids = sideIds.get(table);
   if (!ids) sideIds.set(table, (ids = { byState: new Map(), byKey: [new Map(), new Map()] }));
-  let out = ids.byState.get(at);
-  if (!out) {
-    const st = storedState(table, at);
-    const byKey = ids.byKey;
-    out = Int32Array.from([0, 1], (s) => {
-      const key = sideKey(st, s);
-      let id = byKey[s].get(key);
-      if (id === undefined) byKey[s].set(key, (id = byKey[s].size));
+  let both = ids.byState.get(at);
+  if (both === undefined) {
+    const st = readState(table, at);
+    const [a, b] = [0, 1].map((slot) => {
+      const key = sideKey(st, slot);
+      const m = ids!.byKey[slot];
+      let id = m.get(key);
+      if (id === undefined) m.set(key, (id = m.size));
       return id;
     });
-    ids.byState.set(at, out);
+    // More than 65,536 sides of one slot: ids would collide, so no ids (no bound) past that.
+    both = a < 65536 && b < 65536 ? a * 65536 + b : -1;
+    ids.byState.set(at, both);
   }
-  return out;
+  if (both < 0) return -1;
+  return s === 0 ? Math.floor(both / 65536) : both % 65536;
 }
 
 /** What a side needs of its synthon whatever the state: connectors, rings, distances. */

@@ -26,7 +26,7 @@ serveThread<SpaceRequest, SpaceReply>(async (data) => {
     if (prepared.has(s.manifest.id)) return;
     prepared.add(s.manifest.id);
     // A failure here is a search's to report: the search computes the same on first use.
-    prepareSimilarity(s).catch(() => prepared.delete(s.manifest.id));
+    prepareSimilarity(s, undefined, rd).catch(() => prepared.delete(s.manifest.id));
   };
   spaces.forEach(prepare);
   const get = (id: string): OpenSpace => {

@@ -1,13 +1,13 @@
 // Preparing a space for similarity (prepare.ts) does the query-independent work a reaction at a
 // time, yielding in between, and searches of the prepared space stay exact: the top k equal the
-// brute-force top k over RDKit's enumeration of the Idorsia toy space
+// brute-force top k over RDKit's enumeration of the Idorsia toy space, after the warm query too
 // (test/fixtures/synthons/idorsia-topk-reference.json).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRDKit } from '../../../engine/chem/rdkit.ts';
-import { prepareReaction, prepareSimilarity } from '../../../engine/synthons/prepare.ts';
+import { prepareReaction, prepareSimilarity, WARM_QUERY } from '../../../engine/synthons/prepare.ts';
 import { similarityTopK } from '../../../engine/synthons/similarity-topk.ts';
 import type { OpenSpace } from '../../../engine/synthons/space.ts';
 import { builtSpace, IDORSIA_SOURCE, morganOf, SPACE_SOURCES } from './support/spaces.ts';
@@ -37,8 +37,18 @@ describe('prepareSimilarity', () => {
     expect(prepareReaction(amide, 0)).toBe(true);
   });
 
+  it('runs its warm query last, after one more yield, when given RDKit', async () => {
+    const rd = await getRDKit();
+    const log: string[] = [];
+    await prepareSimilarity(space, async () => void log.push('yield'), rd);
+    expect(log.length).toBe(space.reactions.length + 1);
+    // The warm query's fragment parses and has bits: the search ran on a real fingerprint.
+    expect(morganOf(rd, WARM_QUERY.smiles).some((b) => b !== 0)).toBe(true);
+  });
+
   it('leaves the top k of the prepared space equal to brute force over the enumeration', async () => {
     const rd = await getRDKit();
+    await prepareSimilarity(space, async () => {}, rd);
     const fixture = JSON.parse(await readFile(FIXTURE, 'utf8')) as {
       k: number;
       entries: Array<{ query: string; top: Array<[string, number, string]> }>;
