@@ -83,21 +83,39 @@ function sideOf(
   return used - words.length;
 }
 
+/** A two-slot ring-bound reaction with its stored pair table, as the bound reads it. */
+export interface RingReaction {
+  rd: RDKitModule;
+  slots: readonly SlotColumns[];
+  table: RingPairs;
+  ringForming: boolean;
+  /** Its connector labels, each on both slots. */
+  paired: Set<number>;
+}
+
+/** The reaction as the bound reads it, or undefined: no stored table, or a one-slot label. */
+export function ringReaction(
+  rd: RDKitModule,
+  reaction: { info: ReactionInfo; slots: readonly SlotColumns[] },
+): RingReaction | undefined {
+  const table = ringPairsOf(reaction.slots);
+  const paired = pairedLabels(reaction.info);
+  if (!table || !reaction.info.ringBound || !paired) return undefined;
+  return { rd, slots: reaction.slots, table, ringForming: reaction.info.ringForming, paired };
+}
+
 /**
  * The offsets of the two sides of the tuple (i, j) under its stored pair state in `sidePool()`,
  * or undefined when it cannot be made (no stored state, a connector without a partner, an odd
  * join).
  */
 export function tupleSides(
-  rd: RDKitModule,
-  slots: readonly SlotColumns[],
-  table: RingPairs,
-  ringForming: boolean,
-  paired: Set<number>,
+  r: RingReaction,
   i: number,
   j: number,
   again = true,
 ): [number, number] | undefined {
+  const { rd, slots, table, ringForming, paired } = r;
   if (MORGAN_FP.radius !== 2) return undefined;
   const at = pairEntry(table, i, j);
   if (at < 0) return undefined;
@@ -107,7 +125,7 @@ export function tupleSides(
   const sb = sideOf(rd, slots, 1, j, table, at, ringForming, paired);
   // Making b's side may have cleared the pool: a's side is made again after it.
   if (sb < 0) return undefined;
-  if (used < used0) return again ? tupleSides(rd, slots, table, ringForming, paired, i, j, false) : undefined;
+  if (used < used0) return again ? tupleSides(r, i, j, false) : undefined;
   return [sa, sb];
 }
 
@@ -119,17 +137,13 @@ const nearList: number[] = [];
 
 /** The bound above for the tuple (i, j), or undefined where tupleSides has no sides for it. */
 export function ringCrossBound(
-  rd: RDKitModule,
-  slots: readonly SlotColumns[],
-  table: RingPairs,
-  ringForming: boolean,
-  paired: Set<number>,
+  r: RingReaction,
   i: number,
   j: number,
   q: Uint32Array,
   a: number,
 ): number | undefined {
-  const both = tupleSides(rd, slots, table, ringForming, paired, i, j);
+  const both = tupleSides(r, i, j);
   if (!both) return undefined;
   const [sa, sb] = both;
   const p = pool;
@@ -179,18 +193,16 @@ export function crossBounder(
    */
   memoKey?: object,
 ): ((i: number, j: number) => number | undefined) | undefined {
-  const table = ringPairsOf(reaction.slots);
-  const paired = pairedLabels(reaction.info);
-  if (!table || !reaction.info.ringBound || !paired) return undefined;
-  const { slots, info } = reaction;
+  const r = ringReaction(rd, reaction);
+  if (!r) return undefined;
   let memo = memoKey && memos.get(memoKey);
   if (memoKey && !memo) memos.set(memoKey, (memo = new Map()));
-  const n1 = slots[1].synthonIds.length;
+  const n1 = r.slots[1].synthonIds.length;
   return (i, j) => {
     const key = i * n1 + j;
     const known = memo?.get(key);
     if (known !== undefined) return known < 0 ? undefined : known;
-    const b = ringCrossBound(rd, slots, table, info.ringForming, paired, i, j, q, a);
+    const b = ringCrossBound(r, i, j, q, a);
     memo?.set(key, b ?? -1);
     return b;
   };

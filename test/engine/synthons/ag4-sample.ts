@@ -32,3 +32,14 @@ export async function writeAutogrow4Sample(
   }
   await writeFile(file, SYNTHON_HEADER + picked.join('\n') + '\n');
 }
+
+/**
+ * The sample the ring-core tests check every product of: two smallest and six spread synthons
+ * per slot of the reactions the file's filter keeps (the 21 ring-closing ones and the Wittig
+ * among them; the filter's names are those the sample file spells its other reactions with).
+ */
+export const RING_SAMPLE = {
+  smallest: 2,
+  spread: 6,
+  reactions: (id: string): boolean => !/^(13_|66_|67_|87_|1_|2_)/.test(id),
+};

@@ -16,7 +16,7 @@ import { synthonChemistry, type SynthonChem } from '../../../engine/synthons/syn
 import { clearRingPairs } from '../../../engine/synthons/ring-zip.ts';
 import { hasJoinEnvs } from '../../../engine/synthons/score-tuple.ts';
 import { openSpace, reactionTuples, tupleSmiles, type OpenSpace } from '../../../engine/synthons/space.ts';
-import { writeAutogrow4Sample } from './ag4-sample.ts';
+import { RING_SAMPLE, writeAutogrow4Sample } from './ag4-sample.ts';
 
 const SOURCES = new URL('../../../catalogs/spaces/sources/', import.meta.url).pathname;
 let root: string;
@@ -119,11 +119,7 @@ describe('the ring-core bound', () => {
     { timeout: 900_000 },
     async () => {
       const file = join(root, 'ag4.txt');
-      await writeAutogrow4Sample(file, {
-        smallest: 2,
-        spread: 6,
-        reactions: (id) => !/^(13_|66_|67_|87_|1_|2_)/.test(id),
-      });
+      await writeAutogrow4Sample(file, RING_SAMPLE);
       clearRingPairs();
       const res = check(await space('ag4', file));
       expect(res.products).toBeGreaterThan(1_000);

@@ -8,25 +8,23 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
-import { FP_BYTES, MORGAN_DETAILS, tanimoto } from '../../../engine/chem/fingerprint.ts';
-import { buildSpace } from '../../../engine/synthons/build-space.ts';
+import { FP_BYTES, tanimoto } from '../../../engine/chem/fingerprint.ts';
 import { assembleProduct } from '../../../engine/synthons/assemble.ts';
 import { fpWords, pickBound, popcountWords, columnWords } from '../../../engine/synthons/bounds.ts';
 import {
   clearRingSides,
   crossBounder,
   nearBits,
-  pairedLabels,
+  ringReaction,
   sidePool,
   tupleSides,
 } from '../../../engine/synthons/ring-cross.ts';
 import { attachAt } from '../../../engine/synthons/ring-side.ts';
-import { ringPairsOf } from '../../../engine/synthons/ring-pairs.ts';
 import { clearRingPairs } from '../../../engine/synthons/ring-zip.ts';
-import { openSpace, reactionTuples, tupleSmiles, type OpenSpace } from '../../../engine/synthons/space.ts';
-import { writeAutogrow4Sample } from './ag4-sample.ts';
+import { reactionTuples, tupleSmiles, type OpenSpace } from '../../../engine/synthons/space.ts';
+import { builtSpace, morganOf, SPACE_SOURCES } from './support/spaces.ts';
+import { RING_SAMPLE, writeAutogrow4Sample } from './ag4-sample.ts';
 
-const SOURCES = new URL('../../../catalogs/spaces/sources/', import.meta.url).pathname;
 const QUERIES = [
   'CC(=O)Oc1ccccc1C(=O)O',
   'Cc1ccc2[nH]c(C)c(C)c2c1',
@@ -46,11 +44,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-async function space(name: string, file: string): Promise<OpenSpace> {
-  const out = join(root, name);
-  await buildSpace({ input: file, out, id: name });
-  return openSpace(out);
-}
+const space = (name: string, file: string): Promise<OpenSpace> => builtSpace(root, file, name);
 
 const has = (row: Uint8Array | Uint32Array, bit: number): boolean =>
   row instanceof Uint32Array
@@ -61,15 +55,12 @@ const has = (row: Uint8Array | Uint32Array, bit: number): boolean =>
 function check(sp: OpenSpace) {
   const out = { products: 0, sided: 0, tighter: 0, crossSum: 0, storedSum: 0 };
   const queries = QUERIES.map((s) => {
-    const mol = rd.get_mol(s)!;
-    const fp = new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
-    mol.delete();
+    const fp = morganOf(rd, s);
     return { fp, q: fpWords(fp), a: popcountWords(fpWords(fp)) };
   });
   sp.reactions.forEach((reaction, r) => {
-    const table = ringPairsOf(reaction.slots);
-    const paired = pairedLabels(reaction.info);
-    if (!table || !reaction.info.ringBound || !paired) return;
+    const ring = ringReaction(rd, reaction);
+    if (!ring) return;
     const cols = reaction.slots.map((s) => columnWords(s.guaranteed));
     const bounders = queries.map(({ q, a }) => crossBounder(rd, reaction, q, a)!);
     for (const t of reactionTuples(sp, r)) {
@@ -77,7 +68,7 @@ function check(sp: OpenSpace) {
       if (!p?.fp) continue;
       out.products++;
       const [i, j] = t.synthons;
-      const sides = tupleSides(rd, reaction.slots, table, reaction.info.ringForming, paired, i, j);
+      const sides = tupleSides(ring, i, j);
       if (!sides) continue;
       out.sided++;
       const [sa, sb] = sides;
@@ -114,7 +105,7 @@ describe('the per-tuple ring-core bound', () => {
   it('holds for every product of the Doebner-Miller test space', async () => {
     clearRingPairs();
     clearRingSides();
-    const res = check(await space('dm', resolve(SOURCES, 'doebner_miller_space.txt')));
+    const res = check(await space('dm', resolve(SPACE_SOURCES, 'doebner_miller_space.txt')));
     expect(res.products).toBe(12);
     expect(res.sided).toBe(12);
     expect(res.crossSum).toBeLessThan(res.storedSum);
@@ -123,7 +114,7 @@ describe('the per-tuple ring-core bound', () => {
   it('holds when the pool of sides is cleared between the sides of a tuple', async () => {
     // Room for about two sides: nearly every new side clears the pool.
     clearRingSides(400);
-    const res = check(await space('dm-small-pool', resolve(SOURCES, 'doebner_miller_space.txt')));
+    const res = check(await space('dm-small-pool', resolve(SPACE_SOURCES, 'doebner_miller_space.txt')));
     clearRingSides();
     expect(res.sided).toBe(12);
   });
@@ -133,11 +124,7 @@ describe('the per-tuple ring-core bound', () => {
     { timeout: 900_000 },
     async () => {
       const file = join(root, 'ag4.txt');
-      await writeAutogrow4Sample(file, {
-        smallest: 2,
-        spread: 6,
-        reactions: (id) => !/^(13_|66_|67_|87_|1_|2_)/.test(id),
-      });
+      await writeAutogrow4Sample(file, RING_SAMPLE);
       clearRingPairs();
       clearRingSides();
       const res = check(await space('ag4', file));
