@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   'forbidden',
   /** An unknown, malformed or absent resource visible to the caller (another user's too). */
   'not_found',
+  /** The path exists, but not under the request's method (HTTP 405, with `Allow`). */
+  'method_not_allowed',
   /** The resource is in a state that forbids the operation (e.g. paging a failed job). */
   'conflict',
   /** An idempotency key reused with a different document. */

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, jsonPath, type ErrorCode, type FieldIssue } from '../../platform/errors.ts';
+import { trackAllowedMethods } from './allowed-methods.ts';
 
 /**
  * The one mapping of domain error codes to HTTP statuses. Everything below the API (engine, store,
@@ -11,6 +12,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   idempotency_conflict: 409,
   payload_too_large: 413,
@@ -157,8 +159,17 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (v2) return reply.status(status).send(v2Body(request, code, message, status >= 500));
     return reply.status(status).send({ detail: message });
   });
+  const allowedMethods = trackAllowedMethods(app);
   app.setNotFoundHandler((request, reply) => {
-    const message = `no route ${request.method} ${request.url.split('?')[0]}`;
+    const path = request.url.split('?')[0];
+    const allowed = allowedMethods(path);
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      reply.header('allow', allowed.join(', '));
+      const message = `${request.method} is not allowed on ${path}: use ${allowed.join(', ')}`;
+      if (isV2(request)) return reply.status(405).send(v2Body(request, 'method_not_allowed', message, false));
+      return reply.status(405).send({ detail: 'Method Not Allowed' });
+    }
+    const message = `no route ${request.method} ${path}`;
     if (isV2(request)) return reply.status(404).send(v2Body(request, 'not_found', message, false));
     return reply.status(404).send({ detail: 'Not Found' });
   });

@@ -37,8 +37,9 @@ export function documentAllStatuses(app: FastifyInstance): void {
  * The OpenAPI document as clients read it: a body field with a default is optional to the client
  * (the validator fills it in), so it leaves `required` there. TypeBox lists every non-Optional
  * property as required, defaulted or not, and a client generator then demanded `limit`,
- * `timeout_seconds` and `search_mode` of `search_substructure` (user trial). Only the document
- * changes; validation keeps the route's own schema.
+ * `timeout_seconds` and `search_mode` of `search_substructure` (user trial). A query parameter
+ * with a default is likewise not required. Only the document changes; validation keeps the
+ * route's own schema.
  */
 export function optionalDefaults<T>(original: T): T {
   // A copy: the generated document may share schema objects with the routes' validators.
@@ -48,7 +49,22 @@ export function optionalDefaults<T>(original: T): T {
     if (!node || typeof node !== 'object' || seen.has(node)) return;
     seen.add(node);
     if (Array.isArray(node)) return node.forEach(walk);
-    const o = node as { required?: unknown; properties?: Record<string, { default?: unknown }> };
+    const o = node as {
+      required?: unknown;
+      properties?: Record<string, { default?: unknown }>;
+      in?: unknown;
+      schema?: { default?: unknown };
+    };
+    // A query or header parameter with a default (OpenAPI's parameter object): the same, as a
+    // boolean (the trial found /molsearch's search_input required, though it has a default).
+    if (
+      o.required === true &&
+      typeof o.in === 'string' &&
+      o.in !== 'path' &&
+      o.schema &&
+      'default' in o.schema
+    )
+      delete o.required;
     if (Array.isArray(o.required) && o.properties) {
       const props = o.properties;
       o.required = o.required.filter((k) => !(typeof k === 'string' && props[k] && 'default' in props[k]));

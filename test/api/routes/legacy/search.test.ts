@@ -292,6 +292,12 @@ describe('catalog and service endpoints', () => {
         'ordering',
       ]),
     );
+    // A parameter with a default is optional to a client (the validator fills it in).
+    const param = (name: string) =>
+      doc.paths['/molsearch'].get.parameters.find((p: { name: string }) => p.name === name);
+    expect(param('search_input').schema.default).toBeDefined();
+    expect(param('search_input').required).not.toBe(true);
+    expect(param('n_neighbors').required).not.toBe(true);
     expect((await h.app.inject({ method: 'GET', url: '/docs' })).statusCode).toBeLessThan(400);
   });
 
