@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { openObjectStore, type ObjectStore } from '../platform/object-store/index.ts';
+import { assertPortFree } from '../platform/port-check.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { ensureBundledCatalogs, listCatalogs, type Catalog } from '../engine/catalog/index.ts';
 import { createSearchPool } from '../engine/search/index.ts';
@@ -65,6 +66,8 @@ export async function startStack(config: Config, log: Logger, opts: StackOptions
     // data directory with a clear error before anything else (Temporal, catalogs) is started.
     const store = await openStore(config, log);
     cleanups.push(() => store.close());
+    // Then the API's port: taken, it would fail the listen only minutes from now.
+    if (opts.listen ?? true) await assertPortFree(config.host, config.port, 'PORT');
     if (!config.databaseUrl && config.pgliteDir !== 'memory://') {
       // `molsearch keys` reaches this process's store through the admin channel while it runs.
       const admin = await startAdminChannel({ dataDir: config.dataDir, store, log });

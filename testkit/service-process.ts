@@ -57,7 +57,8 @@ export async function startServiceProcess(
     try {
       return await startOnce(env, o.timeoutMs ?? 90_000, o.echoStderr ?? false);
     } catch (err) {
-      if (attempt >= 3 || !/EADDRINUSE/.test((err as Error).message)) throw err;
+      // The start's own port probe (platform/port-check.ts) says so in words.
+      if (attempt >= 3 || !/EADDRINUSE|is in use by another process/.test((err as Error).message)) throw err;
     }
   }
 }

@@ -4,7 +4,8 @@
  * the decoded join environments and near bits (join-walk.ts, near-bits.ts). Searches compute each
  * on first use anyway; on the 10^9 space that first use cost the first query ~1.5 s (decoding
  * 489,123 join environments, ~850 ms, most of it). The space thread prepares its spaces after its
- * warm-up, one reaction at a time, letting requests in between (they wait at most a reaction).
+ * warm-up, one reaction at a time, letting requests in between (they wait at most a reaction),
+ * then runs a warm query and makes the ring-core sides a query would otherwise make on first use.
  */
 import { MORGAN_DETAILS } from '../chem/fingerprint.ts';
 import type { RDKitModule } from '../chem/rdkit.ts';
@@ -13,6 +14,7 @@ import { prepareJoinWalk } from './join-walk.ts';
 import { statsOf } from './bounds.ts';
 import type { OpenSpace } from './space.ts';
 import { similarityTopK } from './similarity-topk.ts';
+import { makeRingSides } from './ring-cross.ts';
 
 /**
  * The search run once a space is prepared, so that its walks, bounds and scoring are compiled by
@@ -38,7 +40,10 @@ export function prepareReaction(space: OpenSpace, r: number): boolean {
 export async function prepareSimilarity(
   space: OpenSpace,
   between: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve)),
-  /** Given: then one search of WARM_QUERY (timed with the rest). */
+  /**
+   * Given: then one search of WARM_QUERY, then the sides of every ring-core reaction's tuples
+   * (ring-cross.ts makeRingSides), in slices of RING_SIDES_SLICE_MS (all timed with the rest).
+   */
   rd?: RDKitModule,
 ): Promise<number> {
   let ms = 0;
@@ -59,6 +64,16 @@ export async function prepareSimilarity(
       mol?.delete();
     }
     ms += performance.now() - t0;
+    for (const reaction of space.reactions)
+      for (let row = 0; row >= 0;) {
+        await between();
+        const t1 = performance.now();
+        row = makeRingSides(rd, reaction, row, RING_SIDES_SLICE_MS);
+        ms += performance.now() - t1;
+      }
   }
   return ms;
 }
+
+/** A request waits at most about this long for the ring sides being made (plus one row). */
+export const RING_SIDES_SLICE_MS = 50;

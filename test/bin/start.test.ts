@@ -2,9 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConnection } from 'node:net';
+import { createConnection, createServer } from 'node:net';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../../testkit/ports.ts';
 import { buildReferenceCatalog } from '../support/fixture-catalog.ts';
-import { startServiceProcess, type ServiceProcess } from '../../testkit/service-process.ts';
+import { SERVICE_DEFAULTS, startServiceProcess, type ServiceProcess } from '../../testkit/service-process.ts';
 
 /**
  * The start command as a user runs it: a real process tree (API, worker, Temporal dev server child,
@@ -90,4 +93,43 @@ describe('molsearch start (embedded defaults)', () => {
     },
     START_MS + 60_000,
   );
+
+  it('refuses at once, naming the port and PORT, when another program holds the API port', async () => {
+    const holder = createServer();
+    await new Promise<void>((r) => holder.listen({ host: '127.0.0.1', port: 0 }, () => r()));
+    const port = (holder.address() as { port: number }).port;
+    const temporalPort = await freePort();
+    try {
+      const child = spawn(
+        process.execPath,
+        [fileURLToPath(new URL('../../bin/molsearch.ts', import.meta.url)), 'start'],
+        {
+          env: {
+            ...process.env,
+            ...SERVICE_DEFAULTS,
+            PORT: String(port),
+            TEMPORAL_PORT: String(temporalPort),
+            TEMPORAL_UI_PORT: String(await freePort()),
+            DATA_DIR: await mkdtemp(join(tmpdir(), 'start-taken-')),
+            CATALOG_DIR: catalogDir,
+            BUILD_BUNDLED_CATALOGS: 'false',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let out = '';
+      child.stdout!.on('data', (d) => (out += d));
+      child.stderr!.on('data', (d) => (out += d));
+      const started = Date.now();
+      const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+      expect(code, out).toBe(1);
+      expect(out).toContain(`port ${port} on 127.0.0.1 is in use by another process`);
+      expect(out).toContain('PORT=');
+      // Before Temporal: nothing was started on its port, and it took seconds, not minutes.
+      expect(await portOpen(temporalPort)).toBe(false);
+      expect(Date.now() - started).toBeLessThan(60_000);
+    } finally {
+      await new Promise<void>((r) => holder.close(() => r()));
+    }
+  }, 90_000);
 });

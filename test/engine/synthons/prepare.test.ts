@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { getRDKit } from '../../../engine/chem/rdkit.ts';
 import { prepareReaction, prepareSimilarity, WARM_QUERY } from '../../../engine/synthons/prepare.ts';
 import { similarityTopK } from '../../../engine/synthons/similarity-topk.ts';
+import { clearRingSides, ringSidesUsed } from '../../../engine/synthons/ring-cross.ts';
 import type { OpenSpace } from '../../../engine/synthons/space.ts';
 import { builtSpace, IDORSIA_SOURCE, morganOf, SPACE_SOURCES } from './support/spaces.ts';
 
@@ -16,11 +17,13 @@ const FIXTURE = new URL('../../fixtures/synthons/idorsia-topk-reference.json', i
 let root: string;
 let space: OpenSpace;
 let amide: OpenSpace;
+let ringed: OpenSpace;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'prepare-'));
   space = await builtSpace(root, IDORSIA_SOURCE, 'idorsia');
   amide = await builtSpace(root, join(SPACE_SOURCES, 'amide_space.txt'), 'amide');
+  ringed = await builtSpace(root, join(SPACE_SOURCES, 'doebner_miller_space.txt'), 'dm');
 }, 300_000);
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -37,11 +40,18 @@ describe('prepareSimilarity', () => {
     expect(prepareReaction(amide, 0)).toBe(true);
   });
 
-  it('runs its warm query last, after one more yield, when given RDKit', async () => {
+  it('then runs its warm query and makes the ring-core sides, yielding between, when given RDKit', async () => {
     const rd = await getRDKit();
     const log: string[] = [];
+    clearRingSides();
     await prepareSimilarity(space, async () => void log.push('yield'), rd);
-    expect(log.length).toBe(space.reactions.length + 1);
+    // A yield per reaction, one before the warm query, at least one per reaction's sides.
+    expect(log.length).toBeGreaterThanOrEqual(2 * space.reactions.length + 1);
+    // The Doebner-Miller test space's ring-closing reaction has a stored pair table: its sides
+    // are made before any query.
+    clearRingSides();
+    await prepareSimilarity(ringed, async () => {}, rd);
+    expect(ringSidesUsed()).toBeGreaterThan(0);
     // The warm query's fragment parses and has bits: the search ran on a real fingerprint.
     expect(morganOf(rd, WARM_QUERY.smiles).some((b) => b !== 0)).toBe(true);
   });

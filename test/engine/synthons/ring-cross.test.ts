@@ -14,8 +14,10 @@ import { fpWords, pickBound, popcountWords, columnWords } from '../../../engine/
 import {
   clearRingSides,
   crossBounder,
+  makeRingSides,
   nearBits,
   ringReaction,
+  ringSidesUsed,
   sidePool,
   tupleSides,
 } from '../../../engine/synthons/ring-cross.ts';
@@ -117,6 +119,32 @@ describe('the per-tuple ring-core bound', () => {
     const res = check(await space('dm-small-pool', resolve(SPACE_SOURCES, 'doebner_miller_space.txt')));
     clearRingSides();
     expect(res.sided).toBe(12);
+  });
+
+  it('makes every side the tuples will meet ahead of them, a row at a time, and stops near a full pool', async () => {
+    const sp = await space('dm-ahead', resolve(SPACE_SOURCES, 'doebner_miller_space.txt'));
+    clearRingPairs();
+    clearRingSides();
+    let calls = 0;
+    for (const reaction of sp.reactions)
+      // No time at all: each call still makes one row, so the loop ends.
+      for (let row = 0; row >= 0; calls++) row = makeRingSides(rd, reaction, row, 0);
+    const made = ringSidesUsed();
+    expect(made).toBeGreaterThan(0);
+    expect(calls).toBeGreaterThan(sp.reactions.length);
+    const res = check(sp);
+    expect(res.sided).toBe(12);
+    // The queries' bounds met only sides made before them.
+    expect(ringSidesUsed()).toBe(made);
+    // A pool that every side would fill past nine-tenths: once there, it makes nothing more.
+    const limit = Math.ceil(made / 0.9) - 1;
+    clearRingSides(limit);
+    for (const reaction of sp.reactions) for (let row = 0; row >= 0;) row = makeRingSides(rd, reaction, row);
+    const full = ringSidesUsed();
+    expect(full).toBeGreaterThan(0.9 * limit);
+    for (const reaction of sp.reactions) expect(makeRingSides(rd, reaction, 0)).toBe(-1);
+    expect(ringSidesUsed()).toBe(full);
+    clearRingSides();
   });
 
   it(

@@ -17,6 +17,7 @@ import { buildSpace } from '../../../engine/synthons/build-space.ts';
 import { pairEntry, PAIR_INVALID, ringPairsOf } from '../../../engine/synthons/ring-pairs.ts';
 import { openSpace, reactionTuples, type OpenSpace } from '../../../engine/synthons/space.ts';
 import { tupleWalk } from '../../../engine/synthons/tuple-walk.ts';
+import { dMax, maskGroups } from '../../../engine/synthons/pair-walk.ts';
 import { writeAutogrow4Sample } from './ag4-sample.ts';
 
 const SOURCES = new URL('../../../catalogs/spaces/sources/', import.meta.url).pathname;
@@ -93,6 +94,47 @@ describe('tupleWalk', () => {
       const res = compare(ag4, smiles, t);
       expect(res.wanted, smiles).toBeGreaterThan(5);
     }
+  });
+
+  it('does so at high thresholds and at 0 (every tuple), where the pair walk skips most groups or none', () => {
+    for (const [smiles, t] of [
+      ['Cc1[nH]c2ccccc2c1C', 0.55],
+      ['Cc1[nH]c2ccccc2c1C', 0],
+      ['C(=Cc1ccccc1)c1ccccc1', 0.45],
+    ] as const)
+      compare(ag4, smiles, t);
+  });
+
+  it('groups a slot by query mask and unstable count, each group in ascending e ≥ d (two-slot walk)', () => {
+    const q = fpWords(fpOf('Cc1[nH]c2ccccc2c1C'));
+    for (const reaction of ag4.reactions) {
+      const slot = reaction.slots[1];
+      const ts = slotTerms(q, slot.guaranteed, slot.unstableEnvs);
+      const g = maskGroups(ts, slot.unstableEnvs);
+      expect([...g.order].sort((x, y) => x - y)).toEqual([...ts.w.keys()]);
+      for (let n = 0; n + 1 < g.start.length; n++) {
+        const members = [...g.order.subarray(g.start[n], g.start[n + 1])];
+        const key = (i: number): string =>
+          `${slot.unstableEnvs[i]}:${ts.qm.subarray(i * ts.qw, (i + 1) * ts.qw)}`;
+        expect(new Set(members.map(key)).size).toBe(1);
+        const e = members.map((i) => g.e[i]);
+        expect(e).toEqual([...e].sort((x, y) => x - y));
+        for (const i of members) expect(g.e[i]).toBeGreaterThanOrEqual(ts.d[i]);
+        if (n > 0) expect(g.w[n]).toBeLessThanOrEqual(g.w[n - 1]);
+      }
+      expect(g.start.length - 1).toBeLessThan(ts.w.length);
+    }
+  });
+
+  it('dMax is the largest d with m ≥ t(a + d), by the same floating comparison', () => {
+    for (const t of [0.05, 0.3, 0.477, 0.5, 0.55, 0.62, 0.7, 1])
+      for (let a = 1; a <= 64; a++)
+        for (let m = 0; m <= a; m++) {
+          const d = dMax(m, a, t);
+          if (d >= 0) expect(m < t * (a + d)).toBe(false);
+          expect(m < t * (a + d + 1)).toBe(true);
+        }
+    expect(dMax(3, 20, 0)).toBe(Infinity);
   });
 
   it('does so for three-slot reactions too (the triazole test space)', () => {

@@ -1,0 +1,164 @@
+/**
+ * tupleWalk (tuple-walk.ts) for two slots, by groups of synthons with one query mask. Pure, typed
+ * arrays only.
+ *
+ * A pair (i, j) passes the exact-x cut when min(a, x + u) ≥ t(a + max(d_i, d_j)), x the popcount
+ * of the OR of their renumbered query masks (SlotTerms.qm) and u = u_i + u_j. A slot of thousands
+ * of synthons holds only a hundred or two distinct (mask, u): on the 10^9 space, caffeine's
+ * benzimidazole slots have 5,014 and 5,030 synthons and 173 and 231 of them. So per pair of
+ * groups, x + u is one number, and it gives the largest d that passes (`dMax`): with each group's
+ * synthons in ascending d (or the larger fold bound, `e`), the pairs that pass are a prefix of one
+ * times a prefix of the other, met without visiting the others. The walk of synthon pairs this replaces visited 18 M pairs for
+ * caffeine's top 100, 83 % of them failing that cut one at a time (bench/synthons/README.md,
+ * "Pair walk by query-mask groups").
+ *
+ * The pairs that pass get the rest of tupleWalk's cuts in its order: a pair of ring cores molzip
+ * cannot join (ring-pairs.ts), the folds' lower bound on |G \ Q|, the 64-word OR bound. The
+ * separable cuts of the synthon walk (Σw, max d) are implied by the exact-x cut, so the pairs
+ * proposed are the same; the order differs (groups by w, then ascending e).
+ */
+import { columnWords, FOLD_WORDS, pickBound, pop32, type SlotTerms } from './bounds.ts';
+import type { SlotColumns } from './format.ts';
+import { pairEntry, PAIR_INVALID, ringPairsOf } from './ring-pairs.ts';
+
+/** A slot's synthons grouped by (query mask, u), for one query. */
+interface MaskGroups {
+  /** Members of group g: order[start[g]] … order[start[g + 1] − 1], ascending e. */
+  order: Int32Array;
+  /**
+   * Per synthon, max(d, its own fold bound on |G \ Q|): a pair's |G \ Q| is at least either's,
+   * so a member with e above a pair of groups' dMax ends that group's loop (the fold cut alone
+   * failed 0.9 M of caffeine's 1.0 M Niementowski pairs one at a time).
+   */
+  e: Int32Array;
+  start: Int32Array;
+  /** Group g's mask (qw words at g · qw), u and w = popcount(mask) + u; groups by w descending. */
+  mask: Uint32Array;
+  u: Int32Array;
+  w: Int32Array;
+}
+
+const memo = new WeakMap<SlotTerms, MaskGroups>();
+
+/** The slot's mask groups (once per query and slot: the ladder's threshold steps share them). */
+export function maskGroups(ts: SlotTerms, unstable: Uint16Array): MaskGroups {
+  const known = memo.get(ts);
+  if (known) return known;
+  const { qm, qw, w, d, fold, keep } = ts;
+  const n = w.length;
+  const e = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    let out = 0;
+    for (let k = 0; k < FOLD_WORDS; k++) out += pop32(fold[i * FOLD_WORDS + k] & keep[k]);
+    e[i] = Math.max(d[i], out);
+  }
+  const ids = new Map<string, number>();
+  const groupOf = new Int32Array(n);
+  const first: number[] = [];
+  for (let i = 0; i < n; i++) {
+    let key = `${unstable[i]}`;
+    for (let k = 0; k < qw; k++) key += `,${qm[i * qw + k]}`;
+    let g = ids.get(key);
+    if (g === undefined) {
+      ids.set(key, (g = first.length));
+      first.push(i);
+    }
+    groupOf[i] = g;
+  }
+  // Groups by w descending (ties by first member), members by e ascending (ties by index).
+  const rank = first.map((_, g) => g).sort((x, y) => w[first[y]] - w[first[x]] || x - y);
+  const at = new Int32Array(rank.length);
+  rank.forEach((g, r) => (at[g] = r));
+  const start = new Int32Array(rank.length + 1);
+  for (let i = 0; i < n; i++) start[at[groupOf[i]] + 1]++;
+  for (let r = 0; r < rank.length; r++) start[r + 1] += start[r];
+  const fill = start.slice(0, rank.length);
+  const byE = Int32Array.from({ length: n }, (_, i) => i).sort((x, y) => e[x] - e[y] || x - y);
+  const order = new Int32Array(n);
+  for (const i of byE) order[fill[at[groupOf[i]]]++] = i;
+  const mask = new Uint32Array(rank.length * qw);
+  const gu = new Int32Array(rank.length);
+  const gw = new Int32Array(rank.length);
+  rank.forEach((g, r) => {
+    const i = first[g];
+    for (let k = 0; k < qw; k++) mask[r * qw + k] = qm[i * qw + k];
+    gu[r] = unstable[i];
+    gw[r] = w[i];
+  });
+  const out = { order, e, start, mask, u: gu, w: gw };
+  memo.set(ts, out);
+  return out;
+}
+
+/**
+ * The largest d with m ≥ t(a + d), by the walk's own comparison (so a pair passes exactly when
+ * max(d_i, d_j, out) ≤ dMax); −1 when none, Infinity when t ≤ 0.
+ */
+export function dMax(m: number, a: number, t: number): number {
+  if (t <= 0) return Infinity;
+  let d = Math.max(-1, Math.floor(m / t - a));
+  while (d >= 0 && m < t * (a + d)) d--;
+  while (!(m < t * (a + d + 1))) d++;
+  return d;
+}
+
+/** Calls `push(pick, bound)` for every pair whose OR bound reaches t, as tupleWalk does. */
+export function pairWalk(
+  q: Uint32Array,
+  a: number,
+  t: number,
+  slots: readonly SlotColumns[],
+  terms: readonly SlotTerms[],
+  counts: { screened: number },
+  push: (pick: Int32Array, bound: number) => boolean,
+  expired: () => boolean,
+): void {
+  const [ta, tb] = terms;
+  if (ta.w.length === 0 || tb.w.length === 0) return;
+  const A = maskGroups(ta, slots[0].unstableEnvs);
+  const B = maskGroups(tb, slots[1].unstableEnvs);
+  const [ea, eb, fa, fb, keep] = [A.e, B.e, ta.fold, tb.fold, ta.keep];
+  const qw = ta.qw;
+  const F = FOLD_WORDS;
+  const nA = A.u.length;
+  const nB = B.u.length;
+  const wbMax = B.w[0];
+  const cols = slots.map((s) => columnWords(s.guaranteed));
+  const pairs = ringPairsOf(slots);
+  const pick = new Int32Array(2);
+  const scratch = new Uint32Array(q.length);
+  let met = 0;
+  for (let ga = 0; ga < nA; ga++) {
+    // Σw only shrinks along the groups' w order: the first failure ends the loop.
+    if (Math.min(a, A.w[ga] + wbMax) < t * a) break;
+    const aFirst = A.order[A.start[ga]];
+    for (let gb = 0; gb < nB; gb++) {
+      if (Math.min(a, A.w[ga] + B.w[gb]) < t * a) break;
+      // Slots of many distinct masks make many pairs of groups with nothing screened.
+      if (++met % 65_536 === 0 && expired()) return;
+      let x = 0;
+      for (let k = 0; k < qw; k++) x += pop32(A.mask[ga * qw + k] | B.mask[gb * qw + k]);
+      const u = A.u[ga] + B.u[gb];
+      const most = dMax(Math.min(a, x + u), a, t);
+      if (ea[aFirst] > most || eb[B.order[B.start[gb]]] > most) continue;
+      for (let p = A.start[ga]; p < A.start[ga + 1]; p++) {
+        const i = A.order[p];
+        if (ea[i] > most) break;
+        pick[0] = i;
+        for (let r = B.start[gb]; r < B.start[gb + 1]; r++) {
+          const j = B.order[r];
+          if (eb[j] > most) break;
+          if (pairs && pairEntry(pairs, i, j) === PAIR_INVALID) continue;
+          let out = 0;
+          for (let k = 0; k < F; k++) out += pop32((fa[i * F + k] | fb[j * F + k]) & keep[k]);
+          if (out > most) continue;
+          pick[1] = j;
+          counts.screened++;
+          const bound = pickBound(q, a, cols, pick, u, scratch);
+          if (bound + 1e-9 < t) continue;
+          if (!push(pick, bound) || (counts.screened % 4096 === 0 && expired())) return;
+        }
+      }
+    }
+  }
+}
