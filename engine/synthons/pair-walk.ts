@@ -13,11 +13,13 @@
  * "Pair walk by query-mask groups").
  *
  * The pairs that pass get the rest of tupleWalk's cuts in its order: a pair of ring cores molzip
- * cannot join (ring-pairs.ts), the folds' lower bound on |G \ Q|, the 64-word OR bound. The
- * separable cuts of the synthon walk (Σw, max d) are implied by the exact-x cut, so the pairs
- * proposed are the same; the order differs (groups by w, then ascending e).
+ * cannot join (ring-pairs.ts), the folds' lower bound on |G \ Q|, the 64-word OR bound (x from
+ * the masks, so only |G| is counted). The separable cuts of the synthon walk (Σw, max d) are
+ * implied by the exact-x cut, so the pairs proposed are the same; the order differs (groups by w,
+ * then ascending e).
  */
-import { columnWords, FOLD_WORDS, pickBound, pop32, type SlotTerms } from './bounds.ts';
+import { FP_BYTES } from '../chem/fingerprint.ts';
+import { columnWords, FOLD_WORDS, pop32, type SlotTerms } from './bounds.ts';
 import type { SlotColumns } from './format.ts';
 import { pairEntry, PAIR_INVALID, ringPairsOf } from './ring-pairs.ts';
 
@@ -39,6 +41,7 @@ interface MaskGroups {
 }
 
 const memo = new WeakMap<SlotTerms, MaskGroups>();
+const WORDS = FP_BYTES / 4;
 
 /** The slot's mask groups (once per query and slot: the ladder's threshold steps share them). */
 export function maskGroups(ts: SlotTerms, unstable: Uint16Array): MaskGroups {
@@ -123,10 +126,9 @@ export function pairWalk(
   const nA = A.u.length;
   const nB = B.u.length;
   const wbMax = B.w[0];
-  const cols = slots.map((s) => columnWords(s.guaranteed));
+  const [ca, cb] = slots.map((s) => columnWords(s.guaranteed));
   const pairs = ringPairsOf(slots);
   const pick = new Int32Array(2);
-  const scratch = new Uint32Array(q.length);
   let met = 0;
   for (let ga = 0; ga < nA; ga++) {
     // Σw only shrinks along the groups' w order: the first failure ends the loop.
@@ -152,10 +154,15 @@ export function pairWalk(
           let out = 0;
           for (let k = 0; k < F; k++) out += pop32((fa[i * F + k] | fb[j * F + k]) & keep[k]);
           if (out > most) continue;
-          pick[1] = j;
           counts.screened++;
-          const bound = pickBound(q, a, cols, pick, u, scratch);
+          // bounds.ts pickBound with x known from the masks: |G| in one pass, nothing stored.
+          let all = 0;
+          for (let k = 0, oi = i * WORDS, oj = j * WORDS; k < WORDS; k++)
+            all += pop32(ca[oi + k] | cb[oj + k]);
+          const den = a + all - x;
+          const bound = den <= 0 ? 1 : Math.min(a, x + u) / den;
           if (bound + 1e-9 < t) continue;
+          pick[1] = j;
           if (!push(pick, bound) || (counts.screened % 4096 === 0 && expired())) return;
         }
       }

@@ -27,6 +27,7 @@ import type { ReactionInfo, SlotColumns } from './format.ts';
 import { pairEntry, readState, ringPairsOf, type RingPairs } from './ring-pairs.ts';
 import { attachAt, makeSide, nearBits, sideIdOf } from './ring-side.ts';
 import { ringSideOf } from './ring-zip.ts';
+import { numberMemo, type NumberMemo } from './number-memo.ts';
 
 export { nearBits };
 
@@ -59,7 +60,9 @@ function sideOf(
   if (id < 0) return -1;
   let m = offsets.get(slots[s]);
   if (!m) offsets.set(slots[s], (m = new Map()));
-  const key = i * 1_048_576 + id;
+  // Small integer keys: i · 2^20 + id left V8's small-integer range past synthon 1,023, and every
+  // lookup then hashed a heap number it had just allocated (a fifth of a warm query's walk).
+  const key = id * slots[s].synthonIds.length + i;
   const known = m.get(key);
   if (known !== undefined) return known;
   const c = ringSideOf(rd, slots[s], i, ringForming);
@@ -251,7 +254,7 @@ export function crossBounder(
   const r = ringReaction(rd, reaction);
   if (!r) return undefined;
   let memo = memoKey && memos.get(memoKey);
-  if (memoKey && !memo) memos.set(memoKey, (memo = new Map()));
+  if (memoKey && !memo) memos.set(memoKey, (memo = numberMemo()));
   const n1 = r.slots[1].synthonIds.length;
   return (i, j) => {
     const key = i * n1 + j;
@@ -263,7 +266,7 @@ export function crossBounder(
   };
 }
 
-const memos = new WeakMap<object, Map<number, number>>();
+const memos = new WeakMap<object, NumberMemo>();
 
 /** The labels of a two-slot reaction, or undefined when a label is on one slot only. */
 export function pairedLabels(info: ReactionInfo): Set<number> | undefined {
