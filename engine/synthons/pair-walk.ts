@@ -55,18 +55,30 @@ export function maskGroups(ts: SlotTerms, unstable: Uint16Array): MaskGroups {
     for (let k = 0; k < FOLD_WORDS; k++) out += pop32(fold[i * FOLD_WORDS + k] & keep[k]);
     e[i] = Math.max(d[i], out);
   }
-  const ids = new Map<string, number>();
   const groupOf = new Int32Array(n);
   const first: number[] = [];
+  // Open addressing over (mask words, u), compared against each group's first member: a Map with
+  // a string key per synthon doubled the first threshold step of a small query.
+  const cap = 1 << Math.ceil(Math.log2(2 * n + 2));
+  const table = new Int32Array(cap).fill(-1);
+  const same = (f: number, i: number): boolean => {
+    if (unstable[f] !== unstable[i]) return false;
+    for (let k = 0; k < qw; k++) if (qm[f * qw + k] !== qm[i * qw + k]) return false;
+    return true;
+  };
   for (let i = 0; i < n; i++) {
-    let key = `${unstable[i]}`;
-    for (let k = 0; k < qw; k++) key += `,${qm[i * qw + k]}`;
-    let g = ids.get(key);
-    if (g === undefined) {
-      ids.set(key, (g = first.length));
+    let h = Math.imul(unstable[i] + 1, 0x9e3779b1);
+    for (let k = 0; k < qw; k++) {
+      h = Math.imul(h ^ qm[i * qw + k], 0x85ebca6b);
+      h ^= h >>> 13;
+    }
+    let at = h & (cap - 1);
+    while (table[at] >= 0 && !same(first[table[at]], i)) at = (at + 1) & (cap - 1);
+    if (table[at] < 0) {
+      table[at] = first.length;
       first.push(i);
     }
-    groupOf[i] = g;
+    groupOf[i] = table[at];
   }
   // Groups by w descending (ties by first member), members by e ascending (ties by index).
   const rank = first.map((_, g) => g).sort((x, y) => w[first[y]] - w[first[x]] || x - y);
@@ -76,9 +88,8 @@ export function maskGroups(ts: SlotTerms, unstable: Uint16Array): MaskGroups {
   for (let i = 0; i < n; i++) start[at[groupOf[i]] + 1]++;
   for (let r = 0; r < rank.length; r++) start[r + 1] += start[r];
   const fill = start.slice(0, rank.length);
-  const byE = Int32Array.from({ length: n }, (_, i) => i).sort((x, y) => e[x] - e[y] || x - y);
   const order = new Int32Array(n);
-  for (const i of byE) order[fill[at[groupOf[i]]]++] = i;
+  for (const i of ascending(e)) order[fill[at[groupOf[i]]]++] = i;
   const mask = new Uint32Array(rank.length * qw);
   const gu = new Int32Array(rank.length);
   const gw = new Int32Array(rank.length);
@@ -90,6 +101,18 @@ export function maskGroups(ts: SlotTerms, unstable: Uint16Array): MaskGroups {
   });
   const out = { order, e, start, mask, u: gu, w: gw };
   memo.set(ts, out);
+  return out;
+}
+
+/** Indices by ascending value, ties by index: a counting sort (values are small counts). */
+function ascending(v: Int32Array): Int32Array {
+  let max = 0;
+  for (let i = 0; i < v.length; i++) if (v[i] > max) max = v[i];
+  const start = new Int32Array(max + 2);
+  for (let i = 0; i < v.length; i++) start[v[i] + 1]++;
+  for (let x = 1; x < start.length; x++) start[x] += start[x - 1];
+  const out = new Int32Array(v.length);
+  for (let i = 0; i < v.length; i++) out[start[v[i]]++] = i;
   return out;
 }
 
@@ -118,6 +141,8 @@ export function pairWalk(
 ): void {
   const [ta, tb] = terms;
   if (ta.w.length === 0 || tb.w.length === 0) return;
+  // No pair reaches t even on Σw: done before the groups are made (most reactions at 0.7).
+  if (Math.min(a, ta.w[ta.order[0]] + tb.w[tb.order[0]]) < t * a) return;
   const A = maskGroups(ta, slots[0].unstableEnvs);
   const B = maskGroups(tb, slots[1].unstableEnvs);
   const [ea, eb, fa, fb, keep] = [A.e, B.e, ta.fold, tb.fold, ta.keep];
