@@ -17,7 +17,10 @@
  *   superset, which a bound may use);
  * - (A, 2) sees B's neighbours too: one unknown bit per such A (`e`).
  * So the product P ⊆ free_a ∪ free_b ∪ near_a ∪ near_b plus at most e_a + e_b bits, with
- * free_a ∪ free_b ⊆ P, and T(Q, P) ≤ min(|Q|, |Q ∩ (free ∪ near)| + e) / (|Q| + |free \ Q|).
+ * free_a ∪ free_b ⊆ P. An (A, 1) code of an A with a neighbour of its own is in P too (RDKit never
+ * drops it as redundant: ring-side.ts keptAttach); those outside Q and free are `kept`, and
+ * T(Q, P) ≤ min(|Q|, |Q ∩ (free ∪ near)| + e) / (|Q| + |free \ Q| + |kept|). The last term cut
+ * caffeine's scored benzimidazoles on the 10^9 space from 17,188 to 8,345.
  * Test: test/engine/synthons/ring-cross.test.ts (at least RDKit's Tanimoto on every product).
  */
 import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
@@ -25,7 +28,7 @@ import type { RDKitModule } from '../chem/rdkit.ts';
 import { pop32 } from './column-stats.ts';
 import type { ReactionInfo, SlotColumns } from './format.ts';
 import { pairEntry, readState, ringPairsOf, type RingPairs } from './ring-pairs.ts';
-import { attachAt, makeSide, nearBits, sideIdOf } from './ring-side.ts';
+import { keptAttach, makeSide, nearBits, sideIdOf } from './ring-side.ts';
 import { ringSideOf } from './ring-zip.ts';
 import { numberMemo, type NumberMemo } from './number-memo.ts';
 
@@ -164,8 +167,13 @@ export function ringCrossBound(
     x += pop32(v & q[k]);
   }
   nearList.length = 0;
-  if (!nearBits(p, sa, p, sb, nearList) || !nearBits(p, sb, p, sa, nearList)) return undefined;
-  let extra = p[attachAt(p, sa)] + p[attachAt(p, sb)];
+  if (!nearBits(p, sa, p, sb, nearList)) return undefined;
+  const fromB = nearList.length;
+  if (!nearBits(p, sb, p, sa, nearList)) return undefined;
+  const nA = keptAttach(p, sa, keptA);
+  const nB = keptAttach(p, sb, keptB);
+  if (nA > keptA.length || nB > keptB.length) return undefined;
+  let extra = nA + nB;
   for (const bit of nearList) {
     const w = bit >>> 5;
     const mask = 1 << (bit & 31);
@@ -174,8 +182,22 @@ export function ringCrossBound(
     known[w] |= mask;
     extra++;
   }
-  return Math.min(a, x + extra) / (a + all - x);
+  // The (A, 1) bits every product keeps (keptAttach) outside Q and the free bits: more of P \ Q.
+  let out = 0;
+  for (let n = 0; n < nA + nB; n++) {
+    if (!(n < nA ? keptA[n] : keptB[n - nA])) continue;
+    const bit = nearList[n < nA ? n : fromB + n - nA];
+    const w = bit >>> 5;
+    const mask = 1 << (bit & 31);
+    if (q[w] & mask || known[w] & mask) continue;
+    known[w] |= mask;
+    out++;
+  }
+  return Math.min(a, x + extra) / (a + all - x + out);
 }
+
+const keptA = new Uint8Array(64);
+const keptB = new Uint8Array(64);
 
 /**
  * Makes the sides of a reaction's tuples as queries would on meeting them, pair table row by row

@@ -279,6 +279,26 @@ function partnerInv(buf: Uint32Array, off: number, label: number): number {
 }
 
 /**
+ * Per atom A bonded to a connector of the side at `off` (nearBits' order), into `out`: 1 when A
+ * also has a neighbour of its own. Its (A, 1) environment then spans two bonds or more in every
+ * product, and RDKit drops a radius-1 environment as redundant only when its bond set is another
+ * atom's (two atoms of degree one bonded to each other), so that code's bit is in the product.
+ * Returns the count of such atoms (all of them are written).
+ */
+export function keptAttach(buf: Uint32Array, off: number, out: Uint8Array): number {
+  let o = attachAt(buf, off);
+  const nA = buf[o++];
+  for (let k = 0; k < nA; k++) {
+    o++;
+    const m = buf[o++];
+    let own = 0;
+    for (let e = 0; e < m; e++, o += 3) if (buf[o + 2] === 0) own = 1;
+    if (k < out.length) out[k] = own;
+  }
+  return nA;
+}
+
+/**
  * Appends the bits of the codes (A, 1) and (x, 2) of the side at `off` next to the partner side
  * at `poff` (whose attachment invariants stand in for the connectors); false when a label has no
  * partner or a centre is too large for the work arrays.

@@ -21,7 +21,7 @@ import {
   sidePool,
   tupleSides,
 } from '../../../engine/synthons/ring-cross.ts';
-import { attachAt } from '../../../engine/synthons/ring-side.ts';
+import { attachAt, keptAttach } from '../../../engine/synthons/ring-side.ts';
 import { clearRingPairs } from '../../../engine/synthons/ring-zip.ts';
 import { reactionTuples, tupleSmiles, type OpenSpace } from '../../../engine/synthons/space.ts';
 import { builtSpace, morganOf, SPACE_SOURCES } from './support/spaces.ts';
@@ -55,7 +55,7 @@ const has = (row: Uint8Array | Uint32Array, bit: number): boolean =>
 
 /** Every valid product of the reactions with a stored pair table, against the sides and bounds. */
 function check(sp: OpenSpace) {
-  const out = { products: 0, sided: 0, tighter: 0, crossSum: 0, storedSum: 0 };
+  const out = { products: 0, sided: 0, tighter: 0, crossSum: 0, storedSum: 0, kept: 0 };
   const queries = QUERIES.map((s) => {
     const fp = morganOf(rd, s);
     return { fp, q: fpWords(fp), a: popcountWords(fpWords(fp)) };
@@ -76,7 +76,19 @@ function check(sp: OpenSpace) {
       const [sa, sb] = sides;
       const pool = sidePool();
       const near: number[] = [];
-      expect(nearBits(pool, sa, pool, sb, near) && nearBits(pool, sb, pool, sa, near)).toBe(true);
+      expect(nearBits(pool, sa, pool, sb, near)).toBe(true);
+      const fromB = near.length;
+      expect(nearBits(pool, sb, pool, sa, near)).toBe(true);
+      // The (A, 1) bits of attachment atoms with a neighbour of their own are in the product.
+      const [kA, kB] = [new Uint8Array(64), new Uint8Array(64)];
+      const nA = keptAttach(pool, sa, kA);
+      const nB = keptAttach(pool, sb, kB);
+      for (let n = 0; n < nA + nB; n++) {
+        if (!(n < nA ? kA[n] : kB[n - nA])) continue;
+        const bit = near[n < nA ? n : fromB + n - nA];
+        expect(has(p.fp, bit), `${p.smiles}: (A, 1) bit ${bit} the product lacks`).toBe(true);
+        out.kept++;
+      }
       const free = pool.slice(sa, sa + 64).map((v, k) => v | pool[sb + k]);
       let outside = 0;
       for (let bit = 0; bit < FP_BYTES * 8; bit++) {
@@ -110,6 +122,7 @@ describe('the per-tuple ring-core bound', () => {
     const res = check(await space('dm', resolve(SPACE_SOURCES, 'doebner_miller_space.txt')));
     expect(res.products).toBe(12);
     expect(res.sided).toBe(12);
+    expect(res.kept).toBeGreaterThan(12);
     expect(res.crossSum).toBeLessThan(res.storedSum);
   });
 
@@ -159,6 +172,7 @@ describe('the per-tuple ring-core bound', () => {
       expect(res.products).toBeGreaterThan(1_000);
       // Nearly every product has a stored state and so this bound, and it is much tighter.
       expect(res.sided).toBeGreaterThan(0.9 * res.products);
+      expect(res.kept).toBeGreaterThan(res.sided);
       expect(res.tighter).toBeGreaterThan(0.5 * res.sided * QUERIES.length);
       expect(res.crossSum).toBeLessThan(0.8 * res.storedSum);
     },
