@@ -14,7 +14,7 @@ import { prepareJoinWalk } from './join-walk.ts';
 import { statsOf } from './bounds.ts';
 import type { OpenSpace } from './space.ts';
 import { similarityTopK } from './similarity-topk.ts';
-import { makeRingSides } from './ring-cross.ts';
+import { makeRingSides } from './ring-sides-ahead.ts';
 
 /**
  * The search run once a space is prepared, so that its walks, bounds and scoring are compiled by
@@ -42,7 +42,7 @@ export async function prepareSimilarity(
   between: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve)),
   /**
    * Given: then one search of WARM_QUERY, then the sides of every ring-core reaction's tuples
-   * (ring-cross.ts makeRingSides), in slices of RING_SIDES_SLICE_MS (all timed with the rest).
+   * (ring-sides-ahead.ts makeRingSides), in slices of RING_SIDES_SLICE_MS (all timed with the rest).
    */
   rd?: RDKitModule,
 ): Promise<number> {

@@ -15,12 +15,16 @@
  *   partner only B's invariant and the bond A–B: the partner's side gives the one and the state
  *   the other, so these codes are known (`near`; RDKit may drop some as redundant, so they are a
  *   superset, which a bound may use);
- * - (A, 2) sees B's neighbours too: one unknown bit per such A (`e`).
- * So the product P ⊆ free_a ∪ free_b ∪ near_a ∪ near_b plus at most e_a + e_b bits, with
- * free_a ∪ free_b ⊆ P. An (A, 1) code of an A with a neighbour of its own is in P too (RDKit never
- * drops it as redundant: ring-side.ts keptAttach); those outside Q and free are `kept`, and
- * T(Q, P) ≤ min(|Q|, |Q ∩ (free ∪ near)| + e) / (|Q| + |free \ Q| + |kept|). The last term cut
- * caffeine's scored benzimidazoles on the 10^9 space from 17,188 to 8,345.
+ * - (A, 2) sees B's neighbours too, through B's radius-1 code, which the partner's side computes
+ *   next to this one as it does A's: so the (A, 2) codes are known as well (ring-side-codes.ts
+ *   attachTwoBits); where they cannot be computed, one unknown bit per such A (`e`).
+ * So the product P ⊆ free_a ∪ free_b ∪ near_a ∪ near_b (the (A, 2) codes among near, else plus
+ * at most e_a + e_b bits), with free_a ∪ free_b ⊆ P. An (A, 1) code of an A with a neighbour of
+ * its own is in P too (RDKit never drops it as redundant: ring-side-codes.ts keptAttach); those
+ * outside Q and free are `kept`, and
+ *   T(Q, P) ≤ min(|Q|, |Q ∩ (free ∪ near)| + e) / (|Q| + |free \ Q| + |kept|).
+ * `kept` cut caffeine's scored benzimidazoles on the 10^9 space from 17,188 to 8,345, the exact
+ * (A, 2) codes (e = 0) to 524.
  * Test: test/engine/synthons/ring-cross.test.ts (at least RDKit's Tanimoto on every product).
  */
 import { FP_BYTES, MORGAN_FP } from '../chem/fingerprint.ts';
@@ -29,6 +33,7 @@ import { pop32 } from './column-stats.ts';
 import type { ReactionInfo, SlotColumns } from './format.ts';
 import { pairEntry, readState, ringPairsOf, type RingPairs } from './ring-pairs.ts';
 import { keptAttach, makeSide, nearBits, sideIdOf } from './ring-side.ts';
+import { attachTwoBits } from './ring-side-codes.ts';
 import { ringSideOf } from './ring-zip.ts';
 import { numberMemo, type NumberMemo } from './number-memo.ts';
 
@@ -139,6 +144,9 @@ export function tupleSides(
 /** Words of the pool in use (the sides kept). */
 export const ringSidesUsed = (): number => used;
 
+/** The pool's limit in words (clearRingSides sets it). */
+export const ringSidesLimit = (): number => maxWords;
+
 /** The pool the offsets of tupleSides point into (valid until the next tupleSides call). */
 export const sidePool = (): Uint32Array => pool;
 
@@ -167,13 +175,20 @@ export function ringCrossBound(
     x += pop32(v & q[k]);
   }
   nearList.length = 0;
-  if (!nearBits(p, sa, p, sb, nearList)) return undefined;
+  if (!nearBits(p, sa, p, sb, nearList, codesA)) return undefined;
   const fromB = nearList.length;
-  if (!nearBits(p, sb, p, sa, nearList)) return undefined;
+  if (!nearBits(p, sb, p, sa, nearList, codesB)) return undefined;
   const nA = keptAttach(p, sa, keptA);
   const nB = keptAttach(p, sb, keptB);
   if (nA > keptA.length || nB > keptB.length) return undefined;
-  let extra = nA + nB;
+  // The (A, 2) codes from both sides' radius-1 codes: then no bit of P is unknown; else one
+  // unknown bit per attachment atom, which the query may share.
+  const two = nearList.length;
+  const exact =
+    attachTwoBits(p, sa, codesA, p, sb, codesB, nearList) &&
+    attachTwoBits(p, sb, codesB, p, sa, codesA, nearList);
+  if (!exact) nearList.length = two;
+  let extra = exact ? 0 : nA + nB;
   for (const bit of nearList) {
     const w = bit >>> 5;
     const mask = 1 << (bit & 31);
@@ -198,57 +213,8 @@ export function ringCrossBound(
 
 const keptA = new Uint8Array(64);
 const keptB = new Uint8Array(64);
-
-/**
- * Makes the sides of a reaction's tuples as queries would on meeting them, pair table row by row
- * (a core of slot 0 against every core of slot 1) from `row`, for about `ms`. Returns the next
- * row, or −1 when the rows are done or the pool is nine-tenths full (queries make the rest). The
- * space thread does this while idle (prepare.ts): on the 10^9 space a query's first meeting with
- * its sides cost caffeine ~0.9 s of a 3.0 s first run (bench/synthons/README.md, "Pair walk by
- * query-mask groups"); every side of the space takes ~5 s to make.
- */
-export function makeRingSides(
-  rd: RDKitModule,
-  reaction: { info: ReactionInfo; slots: readonly SlotColumns[] },
-  row = 0,
-  ms = 50,
-): number {
-  const r = ringReaction(rd, reaction);
-  if (!r || MORGAN_FP.radius !== 2) return -1;
-  const { cores, entry } = r.table;
-  const [byCore0, byCore1] = coreMembers(r.table);
-  const until = performance.now() + ms;
-  for (let ca = row; ca < cores[0]; ca++) {
-    if (used > 0.9 * maxWords) return -1;
-    if (ca > row && performance.now() > until) return ca;
-    const as = byCore0[ca];
-    if (as.length === 0) continue;
-    for (let cb = 0; cb < cores[1]; cb++) {
-      const bs = byCore1[cb];
-      if (entry[ca * cores[1] + cb] < 0 || bs.length === 0) continue;
-      // A side depends on its synthon and the pair's state: one partner per core pair will do.
-      for (const i of as) tupleSides(r, i, bs[0]);
-      for (const j of bs) tupleSides(r, as[0], j);
-    }
-  }
-  return -1;
-}
-
-const membersMemo = new WeakMap<RingPairs, [number[][], number[][]]>();
-
-/** Per slot, the synthons of each core. */
-function coreMembers(table: RingPairs): [number[][], number[][]] {
-  let known = membersMemo.get(table);
-  if (!known) {
-    const of = (s: 0 | 1): number[][] => {
-      const out = Array.from({ length: table.cores[s] }, (): number[] => []);
-      table.core[s].forEach((c, i) => c >= 0 && out[c].push(i));
-      return out;
-    };
-    membersMemo.set(table, (known = [of(0), of(1)]));
-  }
-  return known;
-}
+const codesA = new Uint32Array(64);
+const codesB = new Uint32Array(64);
 
 /** Frees the kept sides and sets the pool's limit (tests: a small one clears it often). */
 export function clearRingSides(limit = 24_000_000): void {

@@ -7,36 +7,32 @@
  * of sides and a thread keeps them across queries: the synthon graph under the state is needed
  * only while the side is made.
  */
-import {
-  atomInvariants,
-  bondInvariants,
-  combine,
-  hashPair,
-  morganEnvironments,
-} from '../analysis/embed/morgan-counts.ts';
+import { atomInvariants, bondInvariants, morganEnvironments } from '../analysis/embed/morgan-counts.ts';
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import { fillAdjacency, markRingAtoms, newGraph, type MolGraph } from '../chem/graph.ts';
 import { UNSTABLE, type RingCore } from './ring-core.ts';
 import { readState, type RingPairs, type StoredState } from './ring-pairs.ts';
 import { distancesFrom } from './synthon-chem.ts';
+import { CODE, codeFrom, insertPair, MAX_PAIRS, OWN_ATTACH, PARTNER } from './ring-side-codes.ts';
+
+export { attachAt, keptAttach, nearBits } from './ring-side-codes.ts';
 
 const NBITS = FP_BYTES * 8;
 const WORDS = FP_BYTES / 4;
-const PAIR_SHIFT = 2 ** 32;
 
 /**
  * A side as one run of uint32s (kept in one pool per thread: ring-cross.ts), read at an offset:
  * - 64 words: the bits of its environments whose ball holds no partner atom (in every product);
  * - nL, then per paired connector (label, invariant of the atom bonded to it);
  * - nA, per atom A bonded to a connector: inv, m, m × (bond, value, label), label > 0 where the
- *   partner's invariant for that label replaces value (one unknown (A, 2) bit per A);
+ *   partner's invariant for that label replaces value;
  * - nX, per atom x two bonds from a connector: code1, m, m × (bond, value, ref), ref > 0 where
- *   the code1 of attachment atom ref − 1 replaces value.
+ *   the code1 of attachment atom ref − 1 replaces value;
+ * - per atom A bonded to a connector again: m, m × (bond, kind, value), each neighbour's radius-1
+ *   code: the value itself (CODE), that of attachment atom `value` (OWN_ATTACH), or that of the
+ *   partner's atom at label `value` (PARTNER), for the (A, 2) code (ring-side-codes.ts).
  */
 export type SideWords = Uint32Array;
-
-/** Where a side's atoms bonded to a connector are counted (nA), from its offset. */
-export const attachAt = (buf: Uint32Array, off: number): number => off + WORDS + 1 + 2 * buf[off + WORDS];
 
 const unpack = (key: number): [number, number, number, number] => {
   const hi = Math.floor(key / 65536);
@@ -237,103 +233,29 @@ export function makeSide(
       out.push(bondInv[g.adjBond[k]], code1(g, o, inv, bondInv), topo.attach.indexOf(o) + 1);
     }
   }
-  return Uint32Array.from(out);
-}
-
-const pairs = new Float64Array(32);
-
-/** Adds (bond, value) to the first m sorted pairs: RDKit's order of a centre's neighbours. */
-function insertPair(m: number, bond: number, value: number): void {
-  const v = bond * PAIR_SHIFT + value;
-  let p = m;
-  for (; p > 0 && pairs[p - 1] > v; p--) pairs[p] = pairs[p - 1];
-  pairs[p] = v;
-}
-
-/** RDKit's code from a seed (layer and the centre's previous code) and its sorted pairs. */
-function codeFrom(layer: number, prev: number, m: number): number {
-  let code = combine(layer, prev);
-  for (let p = 0; p < m; p++) {
-    const bt = Math.floor(pairs[p] / PAIR_SHIFT);
-    code = combine(code, hashPair(bt, pairs[p] - bt * PAIR_SHIFT));
+  // Per attachment atom A again, its neighbours' radius-1 codes for its (A, 2) code: own atoms
+  // two bonds from a connector have theirs here; the others are attachment atoms' (computed next
+  // to the partner) or the partner atom's.
+  for (const x of topo.attach) {
+    out.push(g.adjStart[x + 1] - g.adjStart[x]);
+    for (let k = g.adjStart[x]; k < g.adjStart[x + 1]; k++) {
+      const o = g.adjAtom[k];
+      const [kind, value] =
+        topo.labelOf[o] > 0
+          ? [PARTNER, topo.labelOf[o]]
+          : topo.dist[o] === 1
+            ? [OWN_ATTACH, topo.attach.indexOf(o)]
+            : [CODE, code1(g, o, inv, bondInv)];
+      out.push(bondInv[g.adjBond[k]], kind, value);
+    }
   }
-  return code;
+  return Uint32Array.from(out);
 }
 
 /** The radius-1 code of atom x from the invariants. */
 function code1(g: MolGraph, x: number, inv: Uint32Array, bondInv: Int32Array): number {
   let m = 0;
-  for (let k = g.adjStart[x]; k < g.adjStart[x + 1] && m < pairs.length; k++)
+  for (let k = g.adjStart[x]; k < g.adjStart[x + 1] && m < MAX_PAIRS; k++)
     insertPair(m++, bondInv[g.adjBond[k]], inv[g.adjAtom[k]]);
   return codeFrom(0, inv[x], m);
-}
-
-const attachCode = new Uint32Array(64);
-
-/** The invariant the side at `off` has at connector `label`, or −1 when it has none. */
-function partnerInv(buf: Uint32Array, off: number, label: number): number {
-  const nL = buf[off + WORDS];
-  for (let k = 0; k < nL; k++)
-    if (buf[off + WORDS + 1 + 2 * k] === label) return buf[off + WORDS + 2 + 2 * k];
-  return -1;
-}
-
-/**
- * Per atom A bonded to a connector of the side at `off` (nearBits' order), into `out`: 1 when A
- * also has a neighbour of its own. Its (A, 1) environment then spans two bonds or more in every
- * product, and RDKit drops a radius-1 environment as redundant only when its bond set is another
- * atom's (two atoms of degree one bonded to each other), so that code's bit is in the product.
- * Returns the count of such atoms (all of them are written).
- */
-export function keptAttach(buf: Uint32Array, off: number, out: Uint8Array): number {
-  let o = attachAt(buf, off);
-  const nA = buf[o++];
-  for (let k = 0; k < nA; k++) {
-    o++;
-    const m = buf[o++];
-    let own = 0;
-    for (let e = 0; e < m; e++, o += 3) if (buf[o + 2] === 0) own = 1;
-    if (k < out.length) out[k] = own;
-  }
-  return nA;
-}
-
-/**
- * Appends the bits of the codes (A, 1) and (x, 2) of the side at `off` next to the partner side
- * at `poff` (whose attachment invariants stand in for the connectors); false when a label has no
- * partner or a centre is too large for the work arrays.
- */
-export function nearBits(
-  buf: Uint32Array,
-  off: number,
-  pbuf: Uint32Array,
-  poff: number,
-  out: number[],
-): boolean {
-  let o = attachAt(buf, off);
-  const nA = buf[o++];
-  if (nA > attachCode.length) return false;
-  for (let k = 0; k < nA; k++) {
-    const inv = buf[o++];
-    const m = buf[o++];
-    if (m > pairs.length) return false;
-    for (let e = 0; e < m; e++, o += 3) {
-      const label = buf[o + 2];
-      const value = label > 0 ? partnerInv(pbuf, poff, label) : buf[o + 1];
-      if (value < 0) return false;
-      insertPair(e, buf[o], value);
-    }
-    attachCode[k] = codeFrom(0, inv, m);
-    out.push(attachCode[k] % NBITS);
-  }
-  const nX = buf[o++];
-  for (let k = 0; k < nX; k++) {
-    const c1 = buf[o++];
-    const m = buf[o++];
-    if (m > pairs.length) return false;
-    for (let e = 0; e < m; e++, o += 3)
-      insertPair(e, buf[o], buf[o + 2] > 0 ? attachCode[buf[o + 2] - 1] : buf[o + 1]);
-    out.push(codeFrom(1, c1, m) % NBITS);
-  }
-  return true;
 }

@@ -14,7 +14,6 @@ import { fpWords, pickBound, popcountWords, columnWords } from '../../../engine/
 import {
   clearRingSides,
   crossBounder,
-  makeRingSides,
   nearBits,
   ringReaction,
   ringSidesUsed,
@@ -22,6 +21,8 @@ import {
   tupleSides,
 } from '../../../engine/synthons/ring-cross.ts';
 import { attachAt, keptAttach } from '../../../engine/synthons/ring-side.ts';
+import { attachTwoBits } from '../../../engine/synthons/ring-side-codes.ts';
+import { makeRingSides } from '../../../engine/synthons/ring-sides-ahead.ts';
 import { clearRingPairs } from '../../../engine/synthons/ring-zip.ts';
 import { reactionTuples, tupleSmiles, type OpenSpace } from '../../../engine/synthons/space.ts';
 import { builtSpace, morganOf, SPACE_SOURCES } from './support/spaces.ts';
@@ -99,6 +100,16 @@ function check(sp: OpenSpace) {
       expect(outside, `${p.smiles}: bits outside free ∪ near`).toBeLessThanOrEqual(
         pool[attachAt(pool, sa)] + pool[attachAt(pool, sb)],
       );
+      // With the (A, 2) codes from both sides' radius-1 codes, no bit of the product is unknown.
+      const [cA, cB] = [new Uint32Array(64), new Uint32Array(64)];
+      const all: number[] = [];
+      expect(nearBits(pool, sa, pool, sb, all, cA) && nearBits(pool, sb, pool, sa, all, cB)).toBe(true);
+      expect(
+        attachTwoBits(pool, sa, cA, pool, sb, cB, all) && attachTwoBits(pool, sb, cB, pool, sa, cA, all),
+      ).toBe(true);
+      for (let bit = 0; bit < FP_BYTES * 8; bit++)
+        if (has(p.fp, bit) && !has(free, bit))
+          expect(all.includes(bit), `${p.smiles}: bit ${bit} outside free, near and (A, 2)`).toBe(true);
       queries.forEach(({ fp, q, a }, n) => {
         const bound = bounders[n](i, j)!;
         expect(bound, `${p.smiles} against ${QUERIES[n]}`).toBeGreaterThanOrEqual(
