@@ -179,6 +179,9 @@ export function joinWalk(
   counts: { screened: number },
   push: (i: number, j: number, bound: number) => boolean,
   expired: () => boolean,
+  /** Given: receives the tuples whose bound falls short of t by less than `spareBelow`. */
+  spare?: (i: number, j: number, bound: number) => void,
+  spareBelow = 0,
 ): boolean {
   let memo = groupMemo.get(terms);
   if (!memo)
@@ -244,7 +247,9 @@ export function joinWalk(
           const nb = (nearB[pb] ??= nearCodes(eb, ka));
           const across = acrossCodes(ea, eb, na[0], nb[0]);
           const bound = orBound(q, a, slots, i, j, na, nb, across, scratch);
-          if (bound + 1e-9 >= t && !push(i, j, bound)) return false;
+          if (bound + 1e-9 >= t) {
+            if (!push(i, j, bound)) return false;
+          } else if (spare && bound >= t - spareBelow) spare(i, j, bound);
         }
       }
     }

@@ -21,7 +21,7 @@ import { FP_BYTES } from '../chem/fingerprint.ts';
 import { hasJoinEnvs, scoreTuple } from './score-tuple.ts';
 import { similaritySearch, type SimilarityResult, type TupleCandidate } from './similarity.ts';
 import type { SlotTerms } from './bounds.ts';
-import { bestScored, kthBest, overall, validCount } from './similarity-scored.ts';
+import { bestScored, kthBest, overall, scoreSpares, validCount } from './similarity-scored.ts';
 import type { OpenSpace } from './space.ts';
 
 /**
@@ -94,6 +94,7 @@ export function ladderTopK(
   const unscored: TupleCandidate[] = [];
   const terms = opts.terms ?? new Map<number, SlotTerms[]>();
   const products = opts.products ?? new Map<string, string | null>();
+  const spares: TupleCandidate[] = [];
   let threshold = Math.max(ladder[0], kthBest(scored, k) ?? 0);
   let provenAbove: number | undefined;
   let res: SimilarityResult;
@@ -111,9 +112,17 @@ export function ladderTopK(
       terms,
       products,
       walkShare: 1,
+      spares,
     });
     walked += res.timingMs.proposal;
     if (res.timedOut) break;
+    // Too few scores to know a k-th best, so the next step could not jump to it: score the
+    // tuples the cross bound cut just below this threshold, best bound first (ring-core bounds
+    // tight enough to cut nearly every non-hit left the ladder stepping down blindly: the
+    // benzothiazole product query walked at 0.55 instead of its k-th best, 0.582).
+    if (res.hits.length < k && kthBest(scored, k) === undefined)
+      scoreSpares(rd, space, queryFp, spares, scored, k, stepsUntil);
+    spares.length = 0;
     // Complete at this threshold: every product at or above it is scored, so k of them scored
     // (from this search or known before) are the top k.
     if (res.hits.length >= k || threshold <= floor || (kthBest(scored, k) ?? -1) >= threshold)

@@ -4,7 +4,8 @@
  * k best products as hits.
  */
 import type { RDKitModule } from '../chem/rdkit.ts';
-import { productSmiles, tupleKey } from './score-tuple.ts';
+import { FP_BYTES } from '../chem/fingerprint.ts';
+import { productSmiles, scoreTuple, tupleKey } from './score-tuple.ts';
 import { hitOf, type SimilarityResult, type SpaceHit, type TupleCandidate } from './similarity.ts';
 import { tupleId, type OpenSpace } from './space.ts';
 
@@ -97,4 +98,39 @@ export function bestScored(
     above = cut;
   }
   return hits;
+}
+
+/**
+ * Scores `spares` (tuples a step cut just below its threshold) best bound first while one could
+ * still raise the k-th best score known (its bound above it, or fewer than k known), at most 4k of
+ * them and until `until` (a performance.now() time). The scores are exact, so the k-th best read
+ * off them is a true lower bound on the k-th best product.
+ */
+export function scoreSpares(
+  rd: RDKitModule,
+  space: OpenSpace,
+  queryFp: Uint8Array,
+  spares: TupleCandidate[],
+  scored: Map<string, number | null>,
+  k: number,
+  until: number,
+): void {
+  spares.sort((x, y) => y.bound - x.bound);
+  const fpBuf = new Uint8Array(FP_BYTES);
+  // The k best scores known, descending.
+  const top = Array.from(validSims(scored))
+    .sort((x, y) => y - x)
+    .slice(0, k);
+  for (let n = 0, tried = 0; n < spares.length && tried < 4 * k; n++) {
+    if (top.length >= k && spares[n].bound <= top[k - 1]) return;
+    if (performance.now() > until) return;
+    if (scored.has(tupleKey(spares[n]))) continue;
+    tried++;
+    const s = scoreTuple(rd, space, queryFp, spares[n], fpBuf, scored);
+    if (!s) continue;
+    let at = top.length;
+    while (at > 0 && top[at - 1] < s.sim) at--;
+    if (at < k) top.splice(at, 0, s.sim);
+    if (top.length > k) top.pop();
+  }
 }

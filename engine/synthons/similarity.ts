@@ -22,6 +22,9 @@ import { joinable } from './join-bits.ts';
 import { joinWalk, slotJoinEnvs } from './join-walk.ts';
 import { tupleWalk } from './tuple-walk.ts';
 import { crossBounder } from './ring-cross.ts';
+import { keepSpare, SPARE_BELOW } from './spares.ts';
+
+export { SPARE_BELOW, SPARE_MAX } from './spares.ts';
 import { tupleId, type OpenSpace } from './space.ts';
 
 export interface SimilarityOptions {
@@ -45,6 +48,12 @@ export interface SimilarityOptions {
    * first), so similarityTopK can score them with the budget it kept back.
    */
   unscored?: TupleCandidate[];
+  /**
+   * Receives tuples the cross bound cut just below the threshold (bound ≥ threshold − SPARE_BELOW,
+   * at most SPARE_MAX of the best): similarityTopK's ladder scores some when a step ends with too
+   * few scores to know a k-th best, so that it can still jump to it (ladder-spares.ts).
+   */
+  spares?: TupleCandidate[];
   /** Per reaction index, the slot terms of this query (filled and reused across searches). */
   terms?: Map<number, SlotTerms[]>;
   /** Hits' SMILES already assembled (score-tuple.ts productSmiles), shared across searches. */
@@ -175,16 +184,24 @@ export function similaritySearch(
           return !stop;
         };
         const expired = (): boolean => (stop = stop || performance.now() > until);
-        joinWalk(q, a, t, slots, [envs[0], envs[1]], terms, counts, push, expired);
+        const spares = opts.spares;
+        const spare = spares
+          ? (i: number, j: number, b: number): void =>
+              keepSpare(spares, { reaction: r, synthons: [i, j], bound: b })
+          : undefined;
+        joinWalk(q, a, t, slots, [envs[0], envs[1]], terms, counts, push, expired, spare, SPARE_BELOW);
         if (stop || performance.now() > until) cutOff(r);
         continue;
       }
       // Any other shape: the slot-by-slot walk (tuple-walk.ts); ring-core tuples then take the
       // bound from their pair of cores (ring-cross.ts), which drops most of them.
       const cross = crossBounder(rd, reaction, q, a, terms);
+      const spares = opts.spares;
       const pushPick = (pick: Int32Array, bound: number): boolean => {
-        const b = cross ? Math.min(bound, cross(pick[0], pick[1]) ?? bound) : bound;
+        const b = cross ? Math.min(bound, cross(pick[0], pick[1], t) ?? bound) : bound;
         if (b + 1e-9 >= t) propose(Array.from(pick), b);
+        else if (spares && b >= t - SPARE_BELOW)
+          keepSpare(spares, { reaction: r, synthons: Array.from(pick), bound: b });
         return !stop;
       };
       const expired = (): boolean => (stop = stop || performance.now() > until);
