@@ -32,8 +32,8 @@ import type { RDKitModule } from '../chem/rdkit.ts';
 import { pop32 } from './column-stats.ts';
 import type { ReactionInfo, SlotColumns } from './format.ts';
 import { pairEntry, readState, ringPairsOf, type RingPairs } from './ring-pairs.ts';
-import { keptAttach, makeSide, nearBits, sideIdOf } from './ring-side.ts';
-import { attachTwoBits } from './ring-side-codes.ts';
+import { makeSide, sideIdOf } from './ring-side.ts';
+import { attachTwoBits, keptAttach, nearBits } from './ring-side-codes.ts';
 import { ringSideOf } from './ring-zip.ts';
 import { numberMemo, type NumberMemo } from './number-memo.ts';
 
@@ -160,9 +160,14 @@ export function ringCrossBound(
   j: number,
   q: Uint32Array,
   a: number,
-  /** False: one unknown bit per attachment atom instead of the (A, 2) codes (cheaper, looser). */
-  exactTwo = true,
+  /**
+   * When the bound with one unknown bit per attachment atom is already below this, it is returned
+   * as it is, without the (A, 2) codes, and `status.loose` is set.
+   */
+  cutAt = -Infinity,
+  status: { loose: boolean } = { loose: false },
 ): number | undefined {
+  status.loose = false;
   const both = tupleSides(r, i, j);
   if (!both) return undefined;
   const [sa, sb] = both;
@@ -183,23 +188,8 @@ export function ringCrossBound(
   const nA = keptAttach(p, sa, keptA);
   const nB = keptAttach(p, sb, keptB);
   if (nA > keptA.length || nB > keptB.length) return undefined;
-  // The (A, 2) codes from both sides' radius-1 codes: then no bit of P is unknown; else one
-  // unknown bit per attachment atom, which the query may share.
-  const two = nearList.length;
-  const exact =
-    exactTwo &&
-    attachTwoBits(p, sa, codesA, p, sb, codesB, nearList) &&
-    attachTwoBits(p, sb, codesB, p, sa, codesA, nearList);
-  if (!exact) nearList.length = two;
-  let extra = exact ? 0 : nA + nB;
-  for (const bit of nearList) {
-    const w = bit >>> 5;
-    const mask = 1 << (bit & 31);
-    // Each near bit once, and only where it would be a new common bit.
-    if (!(q[w] & mask) || known[w] & mask) continue;
-    known[w] |= mask;
-    extra++;
-  }
+  // Each near bit once, and only where it would be a new common bit.
+  let extra = newInQ(nearList, q);
   // The (A, 1) bits every product keeps (keptAttach) outside Q and the free bits: more of P \ Q.
   let out = 0;
   for (let n = 0; n < nA + nB; n++) {
@@ -211,8 +201,38 @@ export function ringCrossBound(
     known[w] |= mask;
     out++;
   }
-  return Math.min(a, x + extra) / (a + all - x + out);
+  const den = a + all - x + out;
+  const loose = Math.min(a, x + extra + nA + nB) / den;
+  if (loose + 1e-9 < cutAt) {
+    status.loose = true;
+    return loose;
+  }
+  // The (A, 2) codes from both sides' radius-1 codes: then no bit of P is unknown; where they
+  // cannot be computed, the one unknown bit per attachment atom stays.
+  twoList.length = 0;
+  if (
+    !attachTwoBits(p, sa, codesA, p, sb, codesB, twoList) ||
+    !attachTwoBits(p, sb, codesB, p, sa, codesA, twoList)
+  )
+    return loose;
+  extra += newInQ(twoList, q);
+  return Math.min(a, x + extra) / den;
 }
+
+/** Bits of `bits` in Q and not yet in `known`, each counted once and marked in `known`. */
+function newInQ(bits: readonly number[], q: Uint32Array): number {
+  let n = 0;
+  for (const bit of bits) {
+    const w = bit >>> 5;
+    const mask = 1 << (bit & 31);
+    if (!(q[w] & mask) || known[w] & mask) continue;
+    known[w] |= mask;
+    n++;
+  }
+  return n;
+}
+
+const twoList: number[] = [];
 
 const keptA = new Uint8Array(64);
 const keptB = new Uint8Array(64);
@@ -247,24 +267,20 @@ export function crossBounder(
   let memo = memoKey && memos.get(memoKey);
   if (memoKey && !memo) memos.set(memoKey, (memo = numberMemo()));
   const n1 = r.slots[1].synthonIds.length;
-  // The bound without the (A, 2) codes first, kept as value + LOOSE: most tuples it already puts
-  // below t, and computing those codes for every tuple slowed the fast queries by a quarter. A
-  // lower threshold step refines a loose bound that no longer cuts.
+  // The bound without the (A, 2) codes when it already cuts at t, kept as value + LOOSE:
+  // computing those codes for every tuple slowed the fast queries by a quarter. A lower
+  // threshold step refines a loose bound that no longer cuts.
+  const status = { loose: false };
   return (i, j, t) => {
     const key = i * n1 + j;
     const known = memo?.get(key);
     if (known !== undefined) {
       if (known < 0) return undefined;
-      if (known < LOOSE || known - LOOSE + 1e-9 < t) return known < LOOSE ? known : known - LOOSE;
-    } else {
-      const loose = ringCrossBound(r, i, j, q, a, false);
-      if (loose === undefined || loose + 1e-9 < t) {
-        memo?.set(key, loose === undefined ? -1 : loose + LOOSE);
-        return loose;
-      }
+      if (known < LOOSE) return known;
+      if (known - LOOSE + 1e-9 < t) return known - LOOSE;
     }
-    const b = ringCrossBound(r, i, j, q, a);
-    memo?.set(key, b ?? -1);
+    const b = ringCrossBound(r, i, j, q, a, t, status);
+    memo?.set(key, b === undefined ? -1 : status.loose ? b + LOOSE : b);
     return b;
   };
 }

@@ -15,8 +15,6 @@ import { readState, type RingPairs, type StoredState } from './ring-pairs.ts';
 import { distancesFrom } from './synthon-chem.ts';
 import { CODE, codeFrom, insertPair, MAX_PAIRS, OWN_ATTACH, PARTNER } from './ring-side-codes.ts';
 
-export { attachAt, keptAttach, nearBits } from './ring-side-codes.ts';
-
 const NBITS = FP_BYTES * 8;
 const WORDS = FP_BYTES / 4;
 

@@ -20,8 +20,7 @@ import {
   sidePool,
   tupleSides,
 } from '../../../engine/synthons/ring-cross.ts';
-import { attachAt, keptAttach } from '../../../engine/synthons/ring-side.ts';
-import { attachTwoBits } from '../../../engine/synthons/ring-side-codes.ts';
+import { attachAt, attachTwoBits, keptAttach } from '../../../engine/synthons/ring-side-codes.ts';
 import { makeRingSides } from '../../../engine/synthons/ring-sides-ahead.ts';
 import { clearRingPairs } from '../../../engine/synthons/ring-zip.ts';
 import { reactionTuples, tupleSmiles, type OpenSpace } from '../../../engine/synthons/space.ts';
