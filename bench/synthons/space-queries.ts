@@ -87,10 +87,16 @@ if (pickReactions) {
     .reduce((p, r) => p + r.info.products, 0);
   console.log(`only ${values.reactions} reactions: ${pickReactions.length}, ${n} products`);
 }
+// A similarity query is a SMILES, or [SMILES, cutoff] as peer_groups.py reads them: its own
+// cutoff for the search above one (the same threshold RDKit is handed).
 const q = JSON.parse(readFileSync(values.queries!, 'utf8')) as {
-  similarity: string[];
+  similarity: Array<string | [string, number]>;
   substructure: string[];
 };
+const simQueries = (q.similarity ?? []).map((e) =>
+  typeof e === 'string' ? { smiles: e } : { smiles: e[0], cutoff: e[1] },
+);
+q.substructure ??= [];
 const peer = values.peer
   ? (JSON.parse(readFileSync(values.peer, 'utf8')) as {
       similarity?: Array<{ seconds: number; hits: string[] }>;
@@ -115,7 +121,7 @@ if (values['warm-with']) {
   console.log(`warmed with ${w.similarity.length} other queries in ${s(performance.now() - t)}`);
 }
 for (let pass = 1; pass <= Number(values.passes); pass++)
-  q.similarity.forEach((smiles, i) => {
+  simQueries.forEach(({ smiles, cutoff }, i) => {
     const mol = rd.get_mol(smiles)!;
     const fp = new Uint8Array(mol.get_morgan_fp_as_uint8array(MORGAN_DETAILS) as Uint8Array);
     mol.delete();
@@ -137,14 +143,15 @@ for (let pass = 1; pass <= Number(values.passes); pass++)
     if (values.cutoff !== 'none') {
       t = performance.now();
       c0 = process.cpuUsage();
+      const threshold = cutoff ?? Number(values.cutoff);
       const cut = similaritySearch(rd, space, fp, {
-        threshold: Number(values.cutoff),
+        threshold,
         maxHits,
         timeoutMs,
         reactions: pickReactions,
       });
       line +=
-        ` | >= ${values.cutoff} ${s(performance.now() - t)} wall, ${s(cpuSince(c0))} CPU (${cut.hits.length} hits, ` +
+        ` | >= ${threshold} ${s(performance.now() - t)} wall, ${s(cpuSince(c0))} CPU (${cut.hits.length} hits, ` +
         `${cut.counts.candidates} candidates${cut.timedOut ? ', TIMED OUT' : ''})`;
     }
     console.log(line + (p ? ` | RDKit ${p.seconds.toFixed(2)} s (${p.hits.length} hits)` : ''));

@@ -7,8 +7,8 @@
  * of synthons holds only a hundred or two distinct (mask, u): on the 10^9 space, caffeine's
  * benzimidazole slots have 5,014 and 5,030 synthons and 173 and 231 of them. So per pair of
  * groups, x + u is one number, and it gives the largest d that passes (`dMax`): with each group's
- * synthons in ascending d (or the larger fold bound, `e`), the pairs that pass are a prefix of one
- * times a prefix of the other, met without visiting the others. The walk of synthon pairs this replaces visited 18 M pairs for
+ * synthons in ascending d, the pairs that pass are a prefix of one times a prefix of the other,
+ * met without visiting the others. The walk of synthon pairs this replaces visited 18 M pairs for
  * caffeine's top 100, 83 % of them failing that cut one at a time (bench/synthons/README.md,
  * "Pair walk by query-mask groups").
  *
@@ -16,7 +16,7 @@
  * cannot join (ring-pairs.ts), the folds' lower bound on |G \ Q|, the 64-word OR bound (x from
  * the masks, so only |G| is counted). The separable cuts of the synthon walk (Σw, max d) are
  * implied by the exact-x cut, so the pairs proposed are the same; the order differs (groups by w,
- * then ascending e).
+ * then ascending d).
  */
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import { columnWords, FOLD_WORDS, pop32, type SlotTerms } from './bounds.ts';
@@ -25,14 +25,13 @@ import { pairEntry, PAIR_INVALID, ringPairsOf } from './ring-pairs.ts';
 
 /** A slot's synthons grouped by (query mask, u), for one query. */
 interface MaskGroups {
-  /** Members of group g: order[start[g]] … order[start[g + 1] − 1], ascending e. */
-  order: Int32Array;
   /**
-   * Per synthon, max(d, its own fold bound on |G \ Q|): a pair's |G \ Q| is at least either's,
-   * so a member with e above a pair of groups' dMax ends that group's loop (the fold cut alone
-   * failed 0.9 M of caffeine's 1.0 M Niementowski pairs one at a time).
+   * Members of group g: order[start[g]] … order[start[g + 1] − 1], ascending d = |G \ Q|: a
+   * pair's |G \ Q| is at least either's, so a member with d above a pair of groups' dMax ends
+   * that group's loop. (A synthon's own fold bound on |G \ Q| never exceeds its exact d, so the
+   * folds only cut pairs.)
    */
-  e: Int32Array;
+  order: Int32Array;
   start: Int32Array;
   /** Group g's mask (qw words at g · qw), u and w = popcount(mask) + u; groups by w descending. */
   mask: Uint32Array;
@@ -47,14 +46,8 @@ const WORDS = FP_BYTES / 4;
 export function maskGroups(ts: SlotTerms, unstable: Uint16Array): MaskGroups {
   const known = memo.get(ts);
   if (known) return known;
-  const { qm, qw, w, d, fold, keep } = ts;
+  const { qm, qw, w, d } = ts;
   const n = w.length;
-  const e = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    let out = 0;
-    for (let k = 0; k < FOLD_WORDS; k++) out += pop32(fold[i * FOLD_WORDS + k] & keep[k]);
-    e[i] = Math.max(d[i], out);
-  }
   const groupOf = new Int32Array(n);
   const first: number[] = [];
   // Open addressing over (mask words, u), compared against each group's first member: a Map with
@@ -80,7 +73,7 @@ export function maskGroups(ts: SlotTerms, unstable: Uint16Array): MaskGroups {
     }
     groupOf[i] = table[at];
   }
-  // Groups by w descending (ties by first member), members by e ascending (ties by index).
+  // Groups by w descending (ties by first member), members by d ascending (ties by index).
   const rank = first.map((_, g) => g).sort((x, y) => w[first[y]] - w[first[x]] || x - y);
   const at = new Int32Array(rank.length);
   rank.forEach((g, r) => (at[g] = r));
@@ -89,7 +82,7 @@ export function maskGroups(ts: SlotTerms, unstable: Uint16Array): MaskGroups {
   for (let r = 0; r < rank.length; r++) start[r + 1] += start[r];
   const fill = start.slice(0, rank.length);
   const order = new Int32Array(n);
-  for (const i of ascending(e)) order[fill[at[groupOf[i]]]++] = i;
+  for (const i of ascending(d)) order[fill[at[groupOf[i]]]++] = i;
   const mask = new Uint32Array(rank.length * qw);
   const gu = new Int32Array(rank.length);
   const gw = new Int32Array(rank.length);
@@ -99,7 +92,7 @@ export function maskGroups(ts: SlotTerms, unstable: Uint16Array): MaskGroups {
     gu[r] = unstable[i];
     gw[r] = w[i];
   });
-  const out = { order, e, start, mask, u: gu, w: gw };
+  const out = { order, start, mask, u: gu, w: gw };
   memo.set(ts, out);
   return out;
 }
@@ -145,7 +138,7 @@ export function pairWalk(
   if (Math.min(a, ta.w[ta.order[0]] + tb.w[tb.order[0]]) < t * a) return;
   const A = maskGroups(ta, slots[0].unstableEnvs);
   const B = maskGroups(tb, slots[1].unstableEnvs);
-  const [ea, eb, fa, fb, keep] = [A.e, B.e, ta.fold, tb.fold, ta.keep];
+  const [ea, eb, fa, fb, keep] = [ta.d, tb.d, ta.fold, tb.fold, ta.keep];
   const qw = ta.qw;
   const F = FOLD_WORDS;
   const nA = A.u.length;
@@ -163,11 +156,16 @@ export function pairWalk(
       if (Math.min(a, A.w[ga] + B.w[gb]) < t * a) break;
       // Slots of many distinct masks make many pairs of groups with nothing screened.
       if (++met % 65_536 === 0 && expired()) return;
+      // x + u ≤ Σw, so a pair of groups whose first members' d fail against Σw admits no pair,
+      // known before x is counted (three in four of the 2.3 M pairs of groups caffeine's and
+      // nicotine's walks at their 100th scores meet).
+      const eFirst = Math.max(ea[aFirst], eb[B.order[B.start[gb]]]);
+      if (Math.min(a, A.w[ga] + B.w[gb]) < t * (a + eFirst)) continue;
       let x = 0;
       for (let k = 0; k < qw; k++) x += pop32(A.mask[ga * qw + k] | B.mask[gb * qw + k]);
       const u = A.u[ga] + B.u[gb];
       const most = dMax(Math.min(a, x + u), a, t);
-      if (ea[aFirst] > most || eb[B.order[B.start[gb]]] > most) continue;
+      if (eFirst > most) continue;
       for (let p = A.start[ga]; p < A.start[ga + 1]; p++) {
         const i = A.order[p];
         if (ea[i] > most) break;

@@ -64,6 +64,17 @@ export interface TopKOptions {
   terms?: Map<number, SlotTerms[]>;
   /** Hits' SMILES by tuple key, assembled once across steps and rounds (productSmiles). */
   products?: Map<string, string | null>;
+  /** Called after each completed step (bench/synthons/ladder-steps.ts reports them). */
+  onStep?: (step: LadderStep) => void;
+}
+
+/** One threshold step of the ladder, as it ended. */
+export interface LadderStep {
+  threshold: number;
+  ms: number;
+  result: SimilarityResult;
+  /** The k-th best score known after the step and its spares, when k are known. */
+  kth: number | undefined;
 }
 
 export interface TopKResult extends SimilarityResult {
@@ -101,6 +112,7 @@ export function ladderTopK(
   // Walk time over all steps: the answer's timing covers the whole ladder, not its last step.
   let walked = 0;
   for (;;) {
+    const stepStart = performance.now();
     res = similaritySearch(rd, space, queryFp, {
       threshold,
       maxHits: k,
@@ -123,9 +135,11 @@ export function ladderTopK(
     if (res.hits.length < k && kthBest(scored, k) === undefined)
       scoreSpares(rd, space, queryFp, spares, scored, k, stepsUntil);
     spares.length = 0;
+    const kth = kthBest(scored, k);
+    opts.onStep?.({ threshold, ms: performance.now() - stepStart, result: res, kth });
     // Complete at this threshold: every product at or above it is scored, so k of them scored
     // (from this search or known before) are the top k.
-    if (res.hits.length >= k || threshold <= floor || (kthBest(scored, k) ?? -1) >= threshold)
+    if (res.hits.length >= k || threshold <= floor || (kth ?? -1) >= threshold)
       return {
         ...res,
         timingMs: { proposal: walked, assembly: performance.now() - start - walked },
@@ -135,7 +149,7 @@ export function ladderTopK(
       };
     provenAbove = threshold;
     const next = ladder.find((t) => t < threshold) ?? floor;
-    const jump = Math.max(next, kthBest(scored, k) ?? -Infinity);
+    const jump = Math.max(next, kth ?? -Infinity);
     threshold = jump < threshold ? jump : next;
   }
   // Out of time or candidates: the reserve scores what the steps proposed, best bound first.
