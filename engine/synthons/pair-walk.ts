@@ -131,6 +131,12 @@ export function pairWalk(
   counts: { screened: number },
   push: (pick: Int32Array, bound: number) => boolean,
   expired: () => boolean,
+  /**
+   * True when a bound already known for (i, j) cuts it: the ring-core cross bound an earlier
+   * threshold step computed (ring-cross.ts `known`), so its 64-word OR bound is not counted again
+   * (the ladder walks the same pairs at every step).
+   */
+  cutKnown?: (i: number, j: number) => boolean,
 ): void {
   const [ta, tb] = terms;
   if (ta.w.length === 0 || tb.w.length === 0) return;
@@ -178,6 +184,7 @@ export function pairWalk(
           for (let k = 0; k < F; k++) out += pop32((fa[i * F + k] | fb[j * F + k]) & keep[k]);
           if (out > most) continue;
           counts.screened++;
+          if (cutKnown?.(i, j)) continue;
           // bounds.ts pickBound with x known from the masks: |G| in one pass, nothing stored.
           let all = 0;
           for (let k = 0, oi = i * WORDS, oj = j * WORDS; k < WORDS; k++)

@@ -34,6 +34,7 @@ import type { ReactionInfo, SlotColumns } from './format.ts';
 import { pairEntry, readState, ringPairsOf, type RingPairs } from './ring-pairs.ts';
 import { makeSide, sideIdOf } from './ring-side.ts';
 import { attachTwoBits, keptAttach, nearBits } from './ring-side-codes.ts';
+import { clearNearMemo, nearOf } from './ring-near-memo.ts';
 import { ringSideOf } from './ring-zip.ts';
 import { numberMemo, type NumberMemo } from './number-memo.ts';
 
@@ -83,6 +84,7 @@ function sideOf(
     // Full: start again (offsets handed out before are not read after this call returns).
     used = 0;
     offsets = new Map([[slots[s], (m = new Map())]]);
+    clearNearMemo();
   }
   if (used + words.length > pool.length) {
     const grown = new Uint32Array(Math.max(used + words.length, Math.min(maxWords, 2 * pool.length)));
@@ -182,9 +184,9 @@ export function ringCrossBound(
     x += pop32(v & q[k]);
   }
   nearList.length = 0;
-  if (!nearBits(p, sa, p, sb, nearList, codesA)) return undefined;
+  if (!nearOf(p, sa, sb, nearList, codesA)) return undefined;
   const fromB = nearList.length;
-  if (!nearBits(p, sb, p, sa, nearList, codesB)) return undefined;
+  if (!nearOf(p, sb, sa, nearList, codesB)) return undefined;
   const nA = keptAttach(p, sa, keptA);
   const nB = keptAttach(p, sb, keptB);
   if (nA > keptA.length || nB > keptB.length) return undefined;
@@ -245,6 +247,7 @@ export function clearRingSides(limit = 24_000_000): void {
   pool = new Uint32Array(1 << 20);
   used = 0;
   offsets = new Map();
+  clearNearMemo();
 }
 
 /**
@@ -261,7 +264,7 @@ export function crossBounder(
    * similarityTopK's threshold steps, which walk the same tuples again, compute each once.
    */
   memoKey?: object,
-): ((i: number, j: number, t: number) => number | undefined) | undefined {
+): CrossBounder | undefined {
   const r = ringReaction(rd, reaction);
   if (!r) return undefined;
   let memo = memoKey && memos.get(memoKey);
@@ -271,7 +274,7 @@ export function crossBounder(
   // computing those codes for every tuple slowed the fast queries by a quarter. A lower
   // threshold step refines a loose bound that no longer cuts.
   const status = { loose: false };
-  return (i, j, t) => {
+  const bound = (i: number, j: number, t: number): number | undefined => {
     const key = i * n1 + j;
     const known = memo?.get(key);
     if (known !== undefined) {
@@ -283,7 +286,20 @@ export function crossBounder(
     memo?.set(key, b === undefined ? -1 : status.loose ? b + LOOSE : b);
     return b;
   };
+  const known = (i: number, j: number): number | undefined => {
+    const v = memo?.get(i * n1 + j);
+    return v === undefined || v < 0 ? undefined : v >= LOOSE ? v - LOOSE : v;
+  };
+  return Object.assign(bound, { known });
 }
+
+/**
+ * The cross bound of a tuple (i, j) at threshold t, and `known`: the bound a step before already
+ * computed for it (loose or not, an upper bound either way), without computing one.
+ */
+export type CrossBounder = ((i: number, j: number, t: number) => number | undefined) & {
+  known: (i: number, j: number) => number | undefined;
+};
 
 const memos = new WeakMap<object, NumberMemo>();
 /** Added to a memoised bound computed without the (A, 2) codes (bounds are at most 1). */

@@ -124,7 +124,9 @@ export function ladderTopK(
       terms,
       products,
       walkShare: 1,
-      spares,
+      // Spares serve only a step that starts without k scores: with a k-th best known the next
+      // step can jump to it, so keeping them (every cut tuple near the threshold) is wasted.
+      spares: kthBest(scored, k) === undefined ? spares : undefined,
     });
     walked += res.timingMs.proposal;
     if (res.timedOut) break;
