@@ -18,7 +18,7 @@ let memo = new Map<number, number[]>();
 let held = 0;
 /** Numbers held before the memo starts again (~100 MB at most as small integers). */
 const MAX_HELD = 12_000_000;
-/** Entries kept per side: beyond them the bits are computed each time. */
+/** Numbers kept per side (a few dozen entries): beyond them the bits are computed each time. */
 const MAX_PER_SIDE = 512;
 
 /** Forgets every side (their offsets are about to be reused). */
