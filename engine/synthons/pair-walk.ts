@@ -144,7 +144,7 @@ export function pairWalk(
   if (Math.min(a, ta.w[ta.order[0]] + tb.w[tb.order[0]]) < t * a) return;
   const A = maskGroups(ta, slots[0].unstableEnvs);
   const B = maskGroups(tb, slots[1].unstableEnvs);
-  const [ea, eb, fa, fb, keep] = [ta.d, tb.d, ta.fold, tb.fold, ta.keep];
+  const [da, db, fa, fb, keep] = [ta.d, tb.d, ta.fold, tb.fold, ta.keep];
   const qw = ta.qw;
   const F = FOLD_WORDS;
   const nA = A.u.length;
@@ -165,20 +165,20 @@ export function pairWalk(
       // x + u ≤ Σw, so a pair of groups whose first members' d fail against Σw admits no pair,
       // known before x is counted (three in four of the 2.3 M pairs of groups caffeine's and
       // nicotine's walks at their 100th scores meet).
-      const eFirst = Math.max(ea[aFirst], eb[B.order[B.start[gb]]]);
-      if (Math.min(a, A.w[ga] + B.w[gb]) < t * (a + eFirst)) continue;
+      const dFirst = Math.max(da[aFirst], db[B.order[B.start[gb]]]);
+      if (Math.min(a, A.w[ga] + B.w[gb]) < t * (a + dFirst)) continue;
       let x = 0;
       for (let k = 0; k < qw; k++) x += pop32(A.mask[ga * qw + k] | B.mask[gb * qw + k]);
       const u = A.u[ga] + B.u[gb];
       const most = dMax(Math.min(a, x + u), a, t);
-      if (eFirst > most) continue;
+      if (dFirst > most) continue;
       for (let p = A.start[ga]; p < A.start[ga + 1]; p++) {
         const i = A.order[p];
-        if (ea[i] > most) break;
+        if (da[i] > most) break;
         pick[0] = i;
         for (let r = B.start[gb]; r < B.start[gb + 1]; r++) {
           const j = B.order[r];
-          if (eb[j] > most) break;
+          if (db[j] > most) break;
           if (pairs && pairEntry(pairs, i, j) === PAIR_INVALID) continue;
           let out = 0;
           for (let k = 0; k < F; k++) out += pop32((fa[i * F + k] | fb[j * F + k]) & keep[k]);

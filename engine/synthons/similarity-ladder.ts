@@ -134,10 +134,12 @@ export function ladderTopK(
     // tuples the cross bound cut just below this threshold, best bound first (ring-core bounds
     // tight enough to cut nearly every non-hit left the ladder stepping down blindly: the
     // benzothiazole product query walked at 0.55 instead of its k-th best, 0.582).
-    if (res.hits.length < k && kthBest(scored, k) === undefined)
+    let kth = kthBest(scored, k);
+    if (res.hits.length < k && kth === undefined) {
       scoreSpares(rd, space, queryFp, spares, scored, k, stepsUntil);
+      kth = kthBest(scored, k);
+    }
     spares.length = 0;
-    const kth = kthBest(scored, k);
     opts.onStep?.({ threshold, ms: performance.now() - stepStart, result: res, kth });
     // Complete at this threshold: every product at or above it is scored, so k of them scored
     // (from this search or known before) are the top k.

@@ -23,9 +23,9 @@ import { joinWalk, slotJoinEnvs } from './join-walk.ts';
 import { tupleWalk } from './tuple-walk.ts';
 import { crossBounder } from './ring-cross.ts';
 import { keepSpare, SPARE_BELOW } from './spares.ts';
+import { tupleId, type OpenSpace } from './space.ts';
 
 export { SPARE_BELOW, SPARE_MAX } from './spares.ts';
-import { tupleId, type OpenSpace } from './space.ts';
 
 export interface SimilarityOptions {
   /** Lowest Tanimoto returned (0..1). */
@@ -51,7 +51,7 @@ export interface SimilarityOptions {
   /**
    * Receives tuples the cross bound cut just below the threshold (bound ≥ threshold − SPARE_BELOW,
    * at most SPARE_MAX of the best): similarityTopK's ladder scores some when a step ends with too
-   * few scores to know a k-th best, so that it can still jump to it (ladder-spares.ts).
+   * few scores to know a k-th best, so that it can still jump to it (spares.ts, similarity-scored.ts scoreSpares).
    */
   spares?: TupleCandidate[];
   /** Per reaction index, the slot terms of this query (filled and reused across searches). */
@@ -170,6 +170,7 @@ export function similaritySearch(
         if (candidates.length >= cap) stop = true;
       };
       const slots = reaction.slots;
+      const spares = opts.spares;
       // The per-synthon terms depend on the query only: similarityTopK's steps share them.
       let terms = opts.terms?.get(r);
       if (!terms) {
@@ -184,7 +185,6 @@ export function similaritySearch(
           return !stop;
         };
         const expired = (): boolean => (stop = stop || performance.now() > until);
-        const spares = opts.spares;
         const spare = spares
           ? (i: number, j: number, b: number): void =>
               keepSpare(spares, { reaction: r, synthons: [i, j], bound: b })
@@ -196,7 +196,6 @@ export function similaritySearch(
       // Any other shape: the slot-by-slot walk (tuple-walk.ts); ring-core tuples then take the
       // bound from their pair of cores (ring-cross.ts), which drops most of them.
       const cross = crossBounder(rd, reaction, q, a, terms);
-      const spares = opts.spares;
       const pushPick = (pick: Int32Array, bound: number): boolean => {
         const b = cross ? Math.min(bound, cross(pick[0], pick[1], t) ?? bound) : bound;
         if (b + 1e-9 >= t) propose(Array.from(pick), b);
