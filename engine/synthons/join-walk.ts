@@ -11,7 +11,8 @@
  */
 import { FP_BYTES } from '../chem/fingerprint.ts';
 import type { SlotColumns } from './format.ts';
-import { byWeight, columnWords, FOLD_WORDS, type SlotTerms } from './bounds.ts';
+import { byWeight, columnWords, type SlotTerms } from './bounds.ts';
+import { outBitsAt, outBitsOf } from './out-bits.ts';
 import { mostNear, nearBits, nearInQ } from './near-bits.ts';
 import { acrossCodes, exactCrossCodes, nearCodes, type JoinEnv } from './join-env.ts';
 import { envAt, envC0, packJoinEnvs, type PackedEnvs } from './packed-envs.ts';
@@ -193,6 +194,10 @@ export function joinWalk(
   const x = memo.x.length ? memo.x : (memo.x = terms.map((ts, s) => overlaps(ts.w, slots[s].unstableEnvs)));
   const [ga, gb] = envs.map(byAttachment);
   const scratch = new Uint32Array(WORDS);
+  const mark = new Uint32Array(WORDS);
+  const outA = outBitsOf(terms[0], slots[0].guaranteed, q);
+  const outB = outBitsOf(terms[1], slots[1].guaranteed, q);
+  const tCut = spare ? t - spareBelow : t;
   for (const [ka, ia] of ga)
     for (const [kb, jb] of gb) {
       const key = `${ka}:${kb}`;
@@ -224,22 +229,28 @@ export function joinWalk(
         const di = terms[0].d[i];
         if (Math.min(a, wa[pa] + wbMax) < t * a) break;
         if (Math.min(a, wa[pa] + wbMax) < t * (a + di)) continue;
+        // i's bits of G \ Q marked: a partner's list then gives the pair's exact |G \ Q|.
+        const ai = outBitsAt(outA, i, di);
+        for (let k = ai; k < ai + di; k++) mark[outA.bits[k] >>> 5] |= 1 << (outA.bits[k] & 31);
         for (let kb2 = 0; kb2 < ob.length; kb2++) {
           const pb = ob[kb2];
           const j = jb[pb];
           const w = Math.min(a, wa[pa] + wb[pb]);
           if (w < t * (a + di)) break;
-          const d = Math.max(di, terms[1].d[j]);
-          if (w < t * (a + d)) continue;
-          // As in similarity.ts's walk: the pair's exact |Q ∩ G| (x_i + x_j counts shared bits
-          // twice) and a lower bound on |G \ Q| from the folds, before the 64-word OR bound.
+          const dj = terms[1].d[j];
+          if (w < t * (a + Math.max(di, dj))) continue;
+          // As in pair-walk.ts: the pair's exact |Q ∩ G| (x_i + x_j counts shared bits twice)
+          // and exact |G \ Q|, before the cross codes. Cut at the spares' floor when spares are
+          // wanted: orBound never exceeds this bound, so every tuple it would keep gets there.
           let xu = 0;
           for (let k = 0; k < qw; k++) xu += pop32(ta.qm[i * qw + k] | tb.qm[j * qw + k]);
-          let out = 0;
-          for (let k = 0; k < FOLD_WORDS; k++)
-            out += pop32((ta.fold[i * FOLD_WORDS + k] | tb.fold[j * FOLD_WORDS + k]) & ta.keep[k]);
           const near = wa[pa] - x[0][i] + wb[pb] - x[1][j];
-          if (Math.min(a, xu + near) < t * (a + Math.max(d, out))) continue;
+          const m = Math.min(a, xu + near);
+          const bj = outBitsAt(outB, j, dj);
+          const bits = outB.bits;
+          let dij = di;
+          for (let k = bj; k < bj + dj; k++) if ((mark[bits[k] >>> 5] & (1 << (bits[k] & 31))) === 0) dij++;
+          if (m < tCut * (a + dij)) continue;
           if (++counts.screened % 4096 === 0 && expired()) return false;
           const ea = (ua[i] ??= envAt(envs[0], i));
           const eb = (ub[j] ??= envAt(envs[1], j));
@@ -251,6 +262,7 @@ export function joinWalk(
             if (!push(i, j, bound)) return false;
           } else if (spare && bound >= t - spareBelow) spare(i, j, bound);
         }
+        for (let k = ai; k < ai + di; k++) mark[outA.bits[k] >>> 5] = 0;
       }
     }
   return true;

@@ -204,14 +204,7 @@ export function similaritySearch(
         return !stop;
       };
       const expired = (): boolean => (stop = stop || performance.now() > until);
-      // A cross bound an earlier step computed that cuts at t, where no spare is wanted of it.
-      const cutKnown = cross
-        ? (i: number, j: number): boolean => {
-            const b = cross.known(i, j);
-            return b !== undefined && b + 1e-9 < t && !(spares && b >= t - SPARE_BELOW);
-          }
-        : undefined;
-      tupleWalk(q, a, t, slots, terms, counts, pushPick, expired, cutKnown);
+      tupleWalk(q, a, t, slots, terms, counts, pushPick, expired);
       if (stop || performance.now() > until) cutOff(r);
     }
     queue = cut;

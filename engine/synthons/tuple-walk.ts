@@ -34,10 +34,8 @@ export function tupleWalk(
   counts: { screened: number },
   push: (pick: Int32Array, bound: number) => boolean,
   expired: () => boolean,
-  /** Two slots: true when a bound already known for the pair cuts it (pairWalk `cutKnown`). */
-  cutKnown?: (i: number, j: number) => boolean,
 ): void {
-  if (slots.length === 2) return pairWalk(q, a, t, slots, terms, counts, push, expired, cutKnown);
+  if (slots.length === 2) return pairWalk(q, a, t, slots, terms, counts, push, expired);
   // Most that the slots after s can still add to Σw.
   const rest = new Int32Array(slots.length + 1);
   for (let s = slots.length - 1; s >= 0; s--) rest[s] = rest[s + 1] + terms[s].w[terms[s].order[0]];

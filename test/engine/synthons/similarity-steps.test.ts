@@ -1,7 +1,7 @@
 // A threshold step after another (similarityTopK's ladder) proposes exactly what a fresh search at
-// its threshold proposes, though it skips the OR bound of pairs whose ring-core cross bound the
-// earlier step computed and found below the threshold (pair-walk.ts `cutKnown`): on the AutoGrow4
-// ring sample (21 ring-closing reactions and the Wittig), against brute force by RDKit.
+// its threshold proposes, though it reads the ring-core cross bounds the earlier step computed
+// (ring-cross.ts crossBounder's memo, loose ones among them) instead of computing them: on the
+// AutoGrow4 ring sample (21 ring-closing reactions and the Wittig), against brute force by RDKit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
