@@ -257,7 +257,8 @@ export function joinWalk(
           const na = (nearA[pa] ??= nearCodes(ea, kb));
           const nb = (nearB[pb] ??= nearCodes(eb, ka));
           const across = acrossCodes(ea, eb, na[0], nb[0]);
-          const bound = orBound(q, a, slots, i, j, na, nb, across, scratch);
+          const ownA = ea.nbrs.length > 0;
+          const bound = orBound(q, a, slots, i, j, na, nb, across, scratch, ownA, eb.nbrs.length > 0);
           if (bound + 1e-9 >= t) {
             if (!push(i, j, bound)) return false;
           } else if (spare && bound >= t - spareBelow) spare(i, j, bound);
@@ -268,8 +269,15 @@ export function joinWalk(
   return true;
 }
 
-/** min(a, |Q ∩ G| + |Q ∩ X \ G|) / (a + |G \ Q|) for the tuple (i, j). */
-function orBound(
+/**
+ * min(a, |Q ∩ G| + |Q ∩ X \ G|) / (a + |G \ Q| + k) for the tuple (i, j), k the (A,1) and (B,1)
+ * codes outside Q and G of attachment atoms with a neighbour of their own (`ownA`, `ownB`):
+ * those are in every product, since no other atom's radius-1 environment has the same two or
+ * more bonds (join-env.ts exactCrossCodes keeps them; ring-cross.ts keptAttach). They cut
+ * caffeine's scored epoxide products on the 10^9 space (bench/synthons/README.md, "Exact
+ * |G \ Q| from lists").
+ */
+export function orBound(
   q: Uint32Array,
   a: number,
   slots: readonly SlotColumns[],
@@ -279,6 +287,8 @@ function orBound(
   nb: readonly number[],
   across: readonly number[],
   g: Uint32Array,
+  ownA: boolean,
+  ownB: boolean,
 ): number {
   const ra = columnWords(slots[0].guaranteed);
   const rb = columnWords(slots[1].guaranteed);
@@ -302,6 +312,15 @@ function orBound(
       if (inQ(q, bit) && ((g[bit >>> 5] >>> (bit & 31)) & 1) === 0) extra = addDistinct(seen, extra, bit);
     }
   }
-  const den = a + all - common;
+  let kept = 0;
+  for (let side = 0; side < 2; side++) {
+    if (!(side === 0 ? ownA : ownB)) continue;
+    const bit = (side === 0 ? na : nb)[0] % NBITS;
+    const mask = 1 << (bit & 31);
+    if (q[bit >>> 5] & mask || g[bit >>> 5] & mask) continue;
+    g[bit >>> 5] |= mask;
+    kept++;
+  }
+  const den = a + all - common + kept;
   return den <= 0 ? 1 : Math.min(a, common + extra) / den;
 }

@@ -7,9 +7,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRDKit, type RDKitModule } from '../../../engine/chem/rdkit.ts';
+import { fpWords, popcountWords } from '../../../engine/synthons/bounds.ts';
 import { tanimoto } from '../../../engine/chem/fingerprint.ts';
 import { assembleProduct } from '../../../engine/synthons/assemble.ts';
 import { joinable } from '../../../engine/synthons/join-bits.ts';
+import { acrossCodes, nearCodes } from '../../../engine/synthons/join-env.ts';
+import { orBound, slotJoinEnvs } from '../../../engine/synthons/join-walk.ts';
+import { envAt } from '../../../engine/synthons/packed-envs.ts';
 import { similaritySearch } from '../../../engine/synthons/similarity.ts';
 import { similarityTopK } from '../../../engine/synthons/similarity-topk.ts';
 import { reactionTuples, tupleId, tupleSmiles, type OpenSpace } from '../../../engine/synthons/space.ts';
@@ -50,6 +54,41 @@ describe('join walk on an AutoGrow4 sample', () => {
     expect(space.reactions.filter((r) => joinable(r.info)).length).toBeGreaterThan(40);
     expect(space.reactions.filter((r) => r.info.ringForming).length).toBeGreaterThan(10);
     expect(products.length).toBeGreaterThan(2000);
+  });
+
+  it('bounds every product at or above its RDKit Tanimoto, the kept (A,1) codes in its fingerprint', () => {
+    const fps = new Map(products.map((p) => [p.id, p.fp]));
+    const has = (fp: Uint8Array, code: number): boolean => ((fp[(code % 2048) >> 3] >> (code % 8)) & 1) === 1;
+    let [tuples, tighter] = [0, 0];
+    for (const smiles of queries()) {
+      const fq = fpOf(smiles);
+      const q = fpWords(fq);
+      const a = popcountWords(q);
+      space.reactions.forEach((reaction, r) => {
+        const envs = joinable(reaction.info) ? reaction.slots.map(slotJoinEnvs) : [];
+        if (envs.length !== 2 || !envs[0] || !envs[1]) return;
+        for (const t of reactionTuples(space, r)) {
+          const fp = fps.get(tupleId(space, t));
+          if (!fp) continue;
+          const [i, j] = t.synthons;
+          const [ea, eb] = [envAt(envs[0], i), envAt(envs[1], j)];
+          const na = nearCodes(ea, eb.c0);
+          const nb = nearCodes(eb, ea.c0);
+          const across = acrossCodes(ea, eb, na[0], nb[0]);
+          const [ownA, ownB] = [ea.nbrs.length > 0, eb.nbrs.length > 0];
+          if (ownA) expect(has(fp, na[0]), `${t.synthons} (A,1)`).toBe(true);
+          if (ownB) expect(has(fp, nb[0]), `${t.synthons} (B,1)`).toBe(true);
+          const g = new Uint32Array(64);
+          const args = [q, a, reaction.slots, i, j, na, nb, across, g] as const;
+          const bound = orBound(...args, ownA, ownB);
+          expect(bound + 1e-12, `${smiles} ${t.synthons}`).toBeGreaterThanOrEqual(tanimoto(fq, fp));
+          if (bound < orBound(...args, false, false)) tighter++;
+          tuples++;
+        }
+      });
+    }
+    expect(tuples).toBeGreaterThan(5000);
+    expect(tighter).toBeGreaterThan(tuples / 10);
   });
 
   it('finds every product at or above 0.4 with its brute-force score', { timeout: 600_000 }, () => {
