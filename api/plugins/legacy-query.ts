@@ -15,7 +15,35 @@ export function normalizeLegacyQuery(request: FastifyRequest): void {
     else if (v === 'False' || v === 'FALSE') q[k] = 'false';
     else if (k === 'search_quality' && typeof v === 'string') q[k] = v.trim().replace(/\s+/g, '_');
   }
+  if (q.search_type !== undefined) q.search_type = unalias(request, q.search_type);
 }
+
+/**
+ * Search types older clients still send (client-contract.md), answered by the nearest type served:
+ * `usr_shape` (USR, an alignment-free shape score) by `espsim_shape`, the aligned shape Tanimoto,
+ * and `active_pairs` (a 2D pair-fingerprint similarity) by `morgan`. Such clients write an empty
+ * output on a 422, so the search is answered and /molsearch says so in `remarks`.
+ */
+export const SEARCH_TYPE_ALIASES: Readonly<Record<string, string>> = {
+  usr_shape: 'espsim_shape',
+  active_pairs: 'morgan',
+};
+const notes = new WeakMap<FastifyRequest, string>();
+
+function unalias(request: FastifyRequest, v: unknown): unknown {
+  const one = (t: unknown): unknown => {
+    const to = typeof t === 'string' ? SEARCH_TYPE_ALIASES[t] : undefined;
+    if (!to) return t;
+    const note = `search_type ${t as string} is answered by ${to}.`;
+    const before = notes.get(request);
+    if (!before?.includes(note)) notes.set(request, before ? `${before} ${note}` : note);
+    return to;
+  };
+  return Array.isArray(v) ? v.map(one) : one(v);
+}
+
+/** What unaliasing changed in this request's search_type, as a remark (undefined: nothing). */
+export const searchTypeNote = (request: FastifyRequest): string | undefined => notes.get(request);
 
 /**
  * The official v2 client sends unset optional parameters as empty values (`status_filter=`); in

@@ -60,6 +60,8 @@ export interface SubstructureRequest {
   limit: number;
   timeout_seconds: number;
   include_synthons: boolean;
+  /** superstructure: synthon spaces only (a catalog answers a 422 naming it). */
+  search_mode?: 'substructure' | 'superstructure';
 }
 export interface SampleRequest {
   database_id: string;

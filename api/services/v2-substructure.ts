@@ -1,5 +1,5 @@
 /** Substructure search of a v2 library on its own thread (POST /api/v2/search_substructure). */
-import { DomainError, invalidSmiles } from '../../platform/errors.ts';
+import { DomainError, invalidSmiles, validationError } from '../../platform/errors.ts';
 import { getRDKit } from '../../engine/chem/index.ts';
 import type { Library } from '../../engine/selection/index.ts';
 import { isValidQuery } from '../../engine/substructure/index.ts';
@@ -40,6 +40,15 @@ export function createV2Substructure(deps: V2SearchServiceDeps, library: (id: st
     if (!isValidQuery(await getRDKit(), query.format, query.value)) throw bad();
     // After the query: a bad query is named even when the database is still being built.
     const lib = await library(b.database_id);
+    // Spaces take their own path (v2-space-search.ts); a catalog answering a substructure search
+    // here would silently answer the wrong question (user trial: CCO "superstructures" were
+    // ethylene glycol and acetic acid).
+    if (b.search_mode === 'superstructure')
+      throw validationError(
+        ['body', 'search_mode'],
+        `superstructure search is offered on synthon spaces only; ${lib.info.database_id} is an enumerated catalog (use search_mode=substructure, or a space from /api/v2/catalog)`,
+        'value_error.unavailable',
+      );
     const key = `${lib.info.database_id}@${lib.info.release}`;
     const r = await deps.substructure.scan(
       key,

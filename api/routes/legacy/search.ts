@@ -5,6 +5,7 @@ import { DomainError, validationError } from '../../../platform/errors.ts';
 import { THREE_D_TYPES, type ShapeSearchService } from '../../services/shape-search.ts';
 import { RANKED_TYPES, THREE_D_ORDERINGS, type RankedType } from '../../services/shape-rank.ts';
 import { parseQuery } from '../../services/v2-search-common.ts';
+import { searchTypeNote } from '../../plugins/legacy-query.ts';
 import {
   ORDERINGS,
   SEARCH_TYPES,
@@ -130,9 +131,13 @@ async function molsearch(
   q: Partial<MolsearchQueryT> & Static<typeof MolsearchSimpleQuery>,
   reply: { header(name: string, value: string): unknown },
   shape?: ShapeSearchService,
+  /** A remark on search types older clients send, answered by another (legacy-query.ts). */
+  aliasNote?: string,
 ) {
   const searchTypes = [...new Set(q.search_type)] as MolsearchType[];
-  const { k, remark } = capNeighbors(q.n_neighbors);
+  const capped = capNeighbors(q.n_neighbors);
+  const k = capped.k;
+  const remark = [aliasNote, capped.remark].filter(Boolean).join(' ') || undefined;
   const requested = q.order_molecules === false ? [] : (q.ordering ?? ['Similarity']);
   const threeD =
     searchTypes.some((t) => t === 'consensus' || (THREE_D_TYPES as readonly string[]).includes(t)) ||
@@ -252,7 +257,7 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
         response: { 200: SearchResultSchema },
       },
     },
-    (request, reply) => molsearch(search, request.query, reply, shape),
+    (request, reply) => molsearch(search, request.query, reply, shape, searchTypeNote(request)),
   );
   app.get(
     '/molsearch_simple',
@@ -264,6 +269,6 @@ export function registerSearchRoutes(app: App, search: SearchService, shape?: Sh
         response: { 200: SearchResultSchema },
       },
     },
-    (request, reply) => molsearch(search, request.query, reply, shape),
+    (request, reply) => molsearch(search, request.query, reply, shape, searchTypeNote(request)),
   );
 }

@@ -46,6 +46,21 @@ describe('GET /molsearch with 3D search types', () => {
     expect(r.body.remarks).toMatch(/first stage \(shape grid\) screened 41 rows/);
   });
 
+  it('answers usr_shape, which older clients send, by espsim_shape with a remark', async () => {
+    const url = (t: string) =>
+      `/molsearch?search_input=${encodeURIComponent(ASPIRIN)}&n_neighbors=5&db_names=drugs3d&search_type=${t}`;
+    const [usr, shape] = [
+      await call(s, 'GET', url('usr_shape'), s.keyA),
+      await call(s, 'GET', url('espsim_shape'), s.keyA),
+    ];
+    expect(usr.status, usr.raw).toBe(200);
+    expect(usr.body.remarks).toMatch(/search_type usr_shape is answered by espsim_shape/);
+    expect(usr.body.search_info.search_type).toEqual(['espsim_shape']);
+    const ids = (r: typeof usr) =>
+      r.body.neighbors.map((n: { id: string; similarity: number }) => [n.id, n.similarity]);
+    expect(ids(usr)).toEqual(ids(shape));
+  });
+
   it('ranks by the electrostatic score with espsim_electrostatic', async () => {
     const r = await call(
       s,

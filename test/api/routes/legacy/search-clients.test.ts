@@ -29,6 +29,32 @@ const q = (params: Record<string, string | number | string[]>) =>
 // What real clients send (issue 15): oversized n_neighbors, empty and multi-token values, and
 // one score per pair across the synchronous searches.
 describe('GET /molsearch and /batch_search as real clients call them', () => {
+  it('answers the search types older clients send (active_pairs) by the nearest one, saying so', async () => {
+    // client-contract.md: a client that gets a 422 for active_pairs or usr_shape writes nothing.
+    const base = { search_input: 'c1ccccc1O', db_names: 'refcat_a', n_neighbors: 5 };
+    const morgan = (await get(`/molsearch?${q({ ...base, search_type: 'morgan' })}`)).json();
+    for (const path of ['/molsearch', '/molsearch_simple']) {
+      const res = await get(`${path}?${q({ ...base, search_type: 'active_pairs' })}`);
+      expect(res.statusCode, path).toBe(200);
+      expect(res.json().remarks, path).toMatch(/search_type active_pairs is answered by morgan/);
+      expect(res.json().search_info.search_type).toEqual(['morgan']);
+      const pairs = (r: { neighbors: Array<{ id: string; similarity: number }> }) =>
+        r.neighbors.map((n) => [n.id, n.similarity]);
+      expect(pairs(res.json()), path).toEqual(pairs(morgan));
+    }
+    const batch = await get(
+      `/batch_search?${q({ ...base, search_type: 'active_pairs', search_mode: 'batch' })}`,
+    );
+    expect(batch.statusCode).toBe(200);
+    expect(batch.json()[0].neighbors.map((n: { id: string }) => n.id)).toEqual(
+      morgan.neighbors.map((n: { id: string }) => n.id),
+    );
+    // Any other unknown type is still a 422 naming search_type.
+    const bad = await get(`/molsearch?${q({ ...base, search_type: 'active_pair' })}`);
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().detail[0].loc).toEqual(['query', 'search_type', 0]);
+  });
+
   it('caps n_neighbors above 100 at 100 rows with a remark, on every synchronous search', async () => {
     const base = { search_input: 'CCO', search_type: 'morgan', db_names: ['refcat_a', 'refcat_b'] };
     const hundred = (await get(`/molsearch?${q({ ...base, n_neighbors: 100 })}`)).json();

@@ -134,6 +134,20 @@ describe('strict JSON bodies', () => {
     expect(r.body!.error).toMatchObject({ code: 'invalid_smiles', field: 'query_smiles', retryable: false });
   });
 
+  it('refuses superstructure search on a catalog with a 422 naming search_mode, not substructure hits', async () => {
+    // A trial's CCO "superstructures" on a catalog were ethylene glycol and acetic acid: the
+    // substructure answer under another name.
+    const body = { query: { format: 'smiles', value: 'CCO' }, database_id: 'drugs', limit: 5 };
+    const r = await call(h, 'POST', '/api/v2/search_substructure', {
+      body: { ...body, search_mode: 'superstructure' },
+    });
+    expect(r.status).toBe(422);
+    expect(r.body!.error.field).toBe('search_mode');
+    expect(r.body!.error.message).toMatch(/synthon spaces only.*drugs.*catalog/);
+    const sub = await call(h, 'POST', '/api/v2/search_substructure', { body });
+    expect(sub.status).toBe(200);
+  });
+
   it('answers a query_smiles holding a tab or newline with a 422 naming it', async () => {
     for (const q of ['CCO\tCCN', 'CCO\nCCN']) {
       const r = await call(h, 'POST', '/api/v2/search', { body: { query_smiles: q, database_id: 'drugs' } });
