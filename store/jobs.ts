@@ -27,6 +27,11 @@ export interface JobProgress {
    */
   slices?: Record<string, number>;
   slicesTotal?: number;
+  /**
+   * Synthon jobs with a 3D scorer: `rerank_3d` once the slices are done and the shortlist is
+   * being embedded (shardsDone/shardsTotal then count its products).
+   */
+  stage?: 'rerank_3d';
 }
 
 export interface JobRecord {

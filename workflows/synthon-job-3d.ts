@@ -52,6 +52,9 @@ export async function runSynthon3d(
       type: INVALID_INPUT_FAILURE,
       nonRetryable: true,
     });
+  // A stage of its own in the job's progress: the slices' fraction alone read 1 here while
+  // the products were still being embedded (user trial: "fraction 1" for 13 minutes).
+  await record({ progress: { stage: 'rerank_3d', shardsDone: 0, shardsTotal: list.smiles.length } });
   const batches = Math.ceil(list.smiles.length / SYNTHON_3D_BATCH);
   const scores: SynthonScore3dResult = new Array(list.smiles.length).fill(null);
   let done = 0;

@@ -7,7 +7,7 @@
  */
 import { Readable } from 'node:stream';
 import { splitQuoted } from '../../engine/catalog/index.ts';
-import { DomainError, validationError } from '../../platform/errors.ts';
+import { DomainError, notFound, validationError } from '../../platform/errors.ts';
 import type { ObjectStore } from '../../platform/object-store/index.ts';
 import type { UploadRecord, Uploads } from '../../store/jobs.ts';
 import type { SearchService, SimilarityResult } from './search-service.ts';
@@ -123,13 +123,36 @@ export interface FileServiceDeps {
 export function createFileService(deps: FileServiceDeps) {
   const { uploads } = deps;
   return {
-    /** The caller's uploads, newest first. */
+    /**
+     * The caller's file area: uploads newest first (`kind: upload`), then what searches and
+     * analyses wrote there (`kind: output`, by path; no upload record, so no time). A user trial
+     * found results written to the area that no route listed.
+     */
     async list(accountId: string) {
-      return (await uploads.list(accountId)).map((u) => ({
+      const up = (await uploads.list(accountId)).map((u) => ({
         path: u.path,
         bytes: u.bytes,
-        uploaded_at: u.createdAt.toISOString(),
+        uploaded_at: u.createdAt.toISOString() as string | null,
+        kind: 'upload' as const,
       }));
+      const seen = new Set(up.map((u) => u.path));
+      const prefix = userFileKey(accountId, '');
+      const outputs = [];
+      for (const key of (await deps.objects.list(prefix)).sort()) {
+        const path = key.slice(prefix.length);
+        if (seen.has(path)) continue;
+        const bytes = await deps.objects.head(key);
+        if (bytes !== undefined) outputs.push({ path, bytes, uploaded_at: null, kind: 'output' as const });
+      }
+      return [...up, ...outputs];
+    },
+    /** A file of the caller's area as a stream, or a 404 naming the path. */
+    async open(accountId: string, rawPath: string) {
+      const path = checkUserPath(rawPath, 'path');
+      const key = userFileKey(accountId, path);
+      const bytes = await deps.objects.head(key);
+      if (bytes === undefined) throw notFound(`file ${JSON.stringify(path)} in your file area`);
+      return { path, bytes, stream: await deps.objects.getStream(key) };
     },
     /** Stores `body` at the user's `path` (overwriting) and records the upload. */
     async upload(accountId: string, rawPath: string, body: Uint8Array): Promise<UploadRecord> {

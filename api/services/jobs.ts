@@ -77,20 +77,31 @@ export interface JobView {
     /** Synthon structure jobs: more hits exist than the slices ranked (10 × the wanted count). */
     hit_cap_reached?: boolean;
     /**
-     * Synthon jobs: share of the slice scan done, 0..1 (each slice counts by how far it got, so
-     * it moves within slices; shards_done still counts whole slices). 1 once the slices are done.
+     * Synthon jobs: share done, 0..1 (each slice counts by how far it got, so it moves within
+     * slices; shards_done still counts whole slices). With a 3D scorer the slices make the first
+     * half and the 3D stage's embedded products the second; 1 after SUCCESS.
      */
     fraction?: number;
+    /** Synthon jobs with a 3D scorer, once the slices are done: the 3D reranking. */
+    stage?: 'rerank_3d';
   };
 }
 
-/** The synthon slice scan's share done: the mean of the slices' fractions (1 after SUCCESS). */
-function sliceFraction(j: JobRecord): number | undefined {
-  const { slices, slicesTotal } = j.progress;
+/**
+ * A synthon job's share done (1 after SUCCESS): the mean of the slices' fractions; with a 3D
+ * scorer the slices are the first half and the 3D stage's embedded products the second.
+ */
+export function sliceFraction(j: Pick<JobRecord, 'progress' | 'status' | 'params'>): number | undefined {
+  const { slices, slicesTotal, stage, shardsDone, shardsTotal } = j.progress;
   if (!slices || !slicesTotal) return undefined;
   if (j.status === 'SUCCESS') return 1;
+  const round = (f: number) => Math.round(1000 * f) / 1000;
+  if (stage === 'rerank_3d') return round(0.5 + (0.5 * (shardsDone ?? 0)) / Math.max(1, shardsTotal ?? 0));
   const sum = Object.values(slices).reduce((n, f) => n + Math.min(1, Math.max(0, f)), 0);
-  return Math.round((1000 * sum) / slicesTotal) / 1000;
+  const scorer = j.params.synthon_scorer;
+  const threeD =
+    (j.params.search_mode ?? 'similarity') === 'similarity' && (scorer === 'shape' || scorer === 'esp');
+  return round((threeD ? 0.5 : 1) * (sum / slicesTotal));
 }
 
 const toView = (j: JobRecord): JobView => ({
@@ -112,6 +123,7 @@ const toView = (j: JobRecord): JobView => ({
     ...(j.progress.timedOut ? { timed_out: true } : {}),
     ...(j.progress.hitCapReached ? { hit_cap_reached: true } : {}),
     ...(sliceFraction(j) !== undefined ? { fraction: sliceFraction(j) } : {}),
+    ...(j.progress.stage ? { stage: j.progress.stage } : {}),
   },
 });
 

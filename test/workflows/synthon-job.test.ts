@@ -464,6 +464,14 @@ describe('synthon jobs (/submit_synthongpt_job)', () => {
       const acts = await scheduledActivities(job);
       expect(acts.get('chem3dEmbedQuery') ?? 0, metric).toBe(0);
       expect(acts.get('chem3dEmbedBatch'), metric).toBe(Math.ceil(short / SYNTHON_3D_BATCH));
+      // The 3D stage is a stage of its own in the progress, its products counted.
+      const info = (await call(s, 'GET', `/job_info?job_name=${job}`, s.keyA)).body;
+      expect(info.progress, metric).toMatchObject({
+        stage: 'rerank_3d',
+        shards_done: shortlist.length,
+        shards_total: shortlist.length,
+        fraction: 1,
+      });
       const p = await page(job);
       const want = [...ref3d]
         .map(([smi, v]) => ({ smi, v: v[metric], i: shortlist.indexOf(smi) }))

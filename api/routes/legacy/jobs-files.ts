@@ -13,6 +13,14 @@ const UploadQuery = Type.Object({
   path: Type.String({ description: 'Destination inside your file area, e.g. inputs/mols.csv' }),
 });
 const UploadView = Type.Object({ path: Type.String(), bytes: Type.Integer(), uploaded_at: Type.String() });
+const FileView = Type.Object({
+  path: Type.String(),
+  bytes: Type.Integer(),
+  uploaded_at: Type.Union([Type.String(), Type.Null()], { description: 'null for outputs' }),
+  kind: Type.Union([Type.Literal('upload'), Type.Literal('output')], {
+    description: 'upload: POST /upload_file; output: written by /search_file or an analysis',
+  }),
+});
 
 const SearchFileQuery = Type.Object({
   input_file: Type.String({
@@ -65,8 +73,36 @@ export function registerFileRoutes(
   });
   app.get(
     '/user_files',
-    { schema: { tags, summary: 'Your uploads, newest first', response: { 200: Type.Array(UploadView) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Your file area: uploads newest first, then outputs written there by searches and analyses',
+        response: { 200: Type.Array(FileView) },
+      },
+    },
     (request) => deps.files.list(request.account.id),
+  );
+  app.get(
+    '/user_file',
+    {
+      schema: {
+        tags,
+        summary: 'Downloads a file of your file area (an upload or an output), by its path',
+        querystring: UploadQuery,
+      },
+    },
+    async (request, reply) => {
+      const f = await deps.files.open(request.account.id, request.query.path);
+      const name = f.path
+        .split('/')
+        .pop()!
+        .replace(/[^\w.-]/g, '_');
+      return reply
+        .header('content-type', 'application/octet-stream')
+        .header('content-length', String(f.bytes))
+        .header('content-disposition', `attachment; filename="${name}"`)
+        .send(f.stream);
+    },
   );
   app.get(
     '/search_file',

@@ -61,7 +61,13 @@ export const JobViewSchema = Type.Object({
         minimum: 0,
         maximum: 1,
         description:
-          'Synthon jobs: share of the slice scan done (moves within slices; shards_done counts whole slices)',
+          'Synthon jobs: share done (moves within slices; shards_done counts whole slices); with synthon_scorer shape or esp the slices are the first half and the 3D reranking the second',
+      }),
+    ),
+    stage: Type.Optional(
+      Type.Literal('rerank_3d', {
+        description:
+          'Synthon jobs with a 3D scorer: the shortlist is being embedded and scored (shards_done / shards_total count its products)',
       }),
     ),
   }),

@@ -135,3 +135,38 @@ describe('GET /search_file n_neighbors', () => {
     expect(bad.json<{ detail: { loc: string[] }[] }>().detail[0].loc).toEqual(['query', 'n_neighbors']);
   });
 });
+
+describe('the file area: /user_files and /user_file', () => {
+  const get = (url: string, k: string = key) =>
+    app.inject({ method: 'GET', url, headers: { 'X-API-Key': k } });
+
+  it('lists what /search_file wrote (kind output) after the uploads, and serves both by path', async () => {
+    // A user trial's results were written to the area, yet no route listed or served them.
+    const s = await get(
+      '/search_file?input_file=in/q.csv&search_type=morgan&db_names=refcat_sf&n_neighbors=2&output_file=out/r.csv',
+    );
+    expect(s.statusCode, s.body).toBe(200);
+    const files = (await get('/user_files')).json() as Array<{ path: string; kind: string; bytes: number }>;
+    const upload = files.find((f) => f.path === 'in/q.csv');
+    const output = files.find((f) => f.path === 'out/r.csv');
+    expect(upload).toMatchObject({ kind: 'upload', bytes: 20 });
+    expect(output).toMatchObject({ kind: 'output', uploaded_at: null });
+    expect(files.indexOf(upload!)).toBeLessThan(files.indexOf(output!));
+    const dl = await get('/user_file?path=out/r.csv');
+    expect(dl.statusCode).toBe(200);
+    expect(dl.headers['content-disposition']).toBe('attachment; filename="r.csv"');
+    expect(dl.body.split('\n')[0]).toMatch(/^query_smiles,rank,smiles,id/);
+    expect(dl.rawPayload.length).toBe(output!.bytes);
+    expect((await get('/user_file?path=in/q.csv')).body).toBe('SMILES\nCCO\nc1ccccc1\n');
+  });
+
+  it('answers 404 for a path not in the area, 422 naming path for one escaping it, and only your own', async () => {
+    expect((await get('/user_file?path=out/none.csv')).statusCode).toBe(404);
+    const bad = await get('/user_file?path=../x.csv');
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().detail[0].loc).toEqual(['query', 'path']);
+    const other = (await store.accounts.createApiKey({ user: 'sf2', tier: 'premium' })).key;
+    expect((await get('/user_file?path=in/q.csv', other)).statusCode).toBe(404);
+    expect((await get('/user_files', other)).json()).toEqual([]);
+  });
+});
