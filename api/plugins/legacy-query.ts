@@ -24,7 +24,7 @@ export function normalizeLegacyQuery(request: FastifyRequest): void {
  * and `active_pairs` (a 2D pair-fingerprint similarity) by `morgan`. Such clients write an empty
  * output on a 422, so the search is answered and /molsearch says so in `remarks`.
  */
-export const SEARCH_TYPE_ALIASES: Readonly<Record<string, string>> = {
+const SEARCH_TYPE_ALIASES: Readonly<Record<string, string>> = {
   usr_shape: 'espsim_shape',
   active_pairs: 'morgan',
 };

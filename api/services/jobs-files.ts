@@ -137,13 +137,14 @@ export function createFileService(deps: FileServiceDeps) {
       }));
       const seen = new Set(up.map((u) => u.path));
       const prefix = userFileKey(accountId, '');
-      const outputs = [];
-      for (const key of (await deps.objects.list(prefix)).sort()) {
-        const path = key.slice(prefix.length);
-        if (seen.has(path)) continue;
-        const bytes = await deps.objects.head(key);
-        if (bytes !== undefined) outputs.push({ path, bytes, uploaded_at: null, kind: 'output' as const });
-      }
+      // One HEAD per output, at once rather than one after another (a round trip each on S3).
+      const keys = (await deps.objects.list(prefix)).sort().filter((k) => !seen.has(k.slice(prefix.length)));
+      const sizes = await Promise.all(keys.map((k) => deps.objects.head(k)));
+      const outputs = keys.flatMap((k, n) => {
+        const bytes = sizes[n];
+        const path = k.slice(prefix.length);
+        return bytes === undefined ? [] : [{ path, bytes, uploaded_at: null, kind: 'output' as const }];
+      });
       return [...up, ...outputs];
     },
     /** A file of the caller's area as a stream, or a 404 naming the path. */

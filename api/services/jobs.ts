@@ -104,28 +104,31 @@ export function sliceFraction(j: Pick<JobRecord, 'progress' | 'status' | 'params
   return round((threeD ? 0.5 : 1) * (sum / slicesTotal));
 }
 
-const toView = (j: JobRecord): JobView => ({
-  job_name: j.id,
-  status: j.status,
-  kind: j.kind,
-  parameters: j.params,
-  created_at: j.createdAt.toISOString(),
-  updated_at: j.updatedAt.toISOString(),
-  finished_at: j.finishedAt ? j.finishedAt.toISOString() : null,
-  rows: j.rows,
-  error: j.error,
-  progress: {
-    shards_done: j.progress.shardsDone ?? null,
-    shards_total: j.progress.shardsTotal ?? null,
-    ...(j.progress.rowsScored !== undefined
-      ? { rows_scored: j.progress.rowsScored, rows_rejected: j.progress.rowsRejected ?? 0 }
-      : {}),
-    ...(j.progress.timedOut ? { timed_out: true } : {}),
-    ...(j.progress.hitCapReached ? { hit_cap_reached: true } : {}),
-    ...(sliceFraction(j) !== undefined ? { fraction: sliceFraction(j) } : {}),
-    ...(j.progress.stage ? { stage: j.progress.stage } : {}),
-  },
-});
+function toView(j: JobRecord): JobView {
+  const fraction = sliceFraction(j);
+  return {
+    job_name: j.id,
+    status: j.status,
+    kind: j.kind,
+    parameters: j.params,
+    created_at: j.createdAt.toISOString(),
+    updated_at: j.updatedAt.toISOString(),
+    finished_at: j.finishedAt ? j.finishedAt.toISOString() : null,
+    rows: j.rows,
+    error: j.error,
+    progress: {
+      shards_done: j.progress.shardsDone ?? null,
+      shards_total: j.progress.shardsTotal ?? null,
+      ...(j.progress.rowsScored !== undefined
+        ? { rows_scored: j.progress.rowsScored, rows_rejected: j.progress.rowsRejected ?? 0 }
+        : {}),
+      ...(j.progress.timedOut ? { timed_out: true } : {}),
+      ...(j.progress.hitCapReached ? { hit_cap_reached: true } : {}),
+      ...(fraction !== undefined ? { fraction } : {}),
+      ...(j.progress.stage ? { stage: j.progress.stage } : {}),
+    },
+  };
+}
 
 /** Temporal's terminal states → the legacy status a job in that state must show. */
 const CLOSED_STATUS: Record<string, JobStatus | undefined> = {
